@@ -1,0 +1,2 @@
+/* cmd_dir.c */
+#include "debugfs.h"

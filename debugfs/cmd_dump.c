@@ -1,0 +1,2 @@
+/* cmd_dump.c */
+#include "debugfs.h"

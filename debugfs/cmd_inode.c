@@ -1,0 +1,2 @@
+/* cmd_inode.c */
+#include "debugfs.h"

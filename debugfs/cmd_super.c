@@ -1,0 +1,2 @@
+/* cmd_super.c */
+#include "debugfs.h"

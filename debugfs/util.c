@@ -1,0 +1,2 @@
+/* util.c */
+#include "debugfs.h"

@@ -1,0 +1,2 @@
+/* extent.c: see e4.h */
+#include "e4_private.h"

@@ -1,0 +1,2 @@
+/* feature.c: see e4.h */
+#include "e4_private.h"

@@ -1,0 +1,2 @@
+/* xattr.c: see e4.h */
+#include "e4_private.h"
