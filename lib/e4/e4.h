@@ -216,7 +216,7 @@ struct e4_group {
 	uint32_t free_inodes;
 	uint32_t used_dirs;
 	uint32_t itable_unused;
-	uint32_t exclude_bitmap;
+	e4_blk_t exclude_bitmap;
 	uint32_t block_bitmap_csum, inode_bitmap_csum;
 	uint16_t flags;			/* EXT4_BG_* */
 	uint16_t checksum;

@@ -1,2 +1,246 @@
-/* journal.c: see e4.h */
+/*
+ * journal.c: the jbd2 journal: locating it (internal inode or external
+ * device), loading and validating its superblock, mapping journal blocks
+ * (format doc sections 11 and 14).
+ */
 #include "e4_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct e4_journal {
+	e4_fs *fs;
+	e4_io *ext_io;			/* external journal device, or NULL */
+	unsigned blocksize;
+	uint32_t maxlen;		/* blocks */
+	e4_blk_t *map;			/* internal: jblk -> device block */
+	e4_blk_t jsb_block;		/* device block of the journal superblock */
+	journal_superblock_t jsb;
+};
+
+errcode_t e4_journal_super_validate(const journal_superblock_t *jsb, unsigned fs_blocksize)
+{
+	uint32_t type = e4_be32(jsb->s_header.h_blocktype);
+	uint32_t incompat = e4_be32(jsb->s_feature_incompat);
+	uint32_t maxlen = e4_be32(jsb->s_maxlen), first = e4_be32(jsb->s_first);
+	int nchk = 0;
+
+	if (e4_be32(jsb->s_header.h_magic) != JBD2_MAGIC_NUMBER)
+		return E4_ERR_JOURNAL_MAGIC;
+	if (type != JBD2_SUPERBLOCK_V1 && type != JBD2_SUPERBLOCK_V2)
+		return E4_ERR_JOURNAL_VERSION;
+	if (e4_be32(jsb->s_blocksize) != fs_blocksize)
+		return E4_ERR_JOURNAL_CORRUPT;
+	if (maxlen < JBD2_MIN_JOURNAL_BLOCKS / 4 || first == 0 || first >= maxlen)
+		return E4_ERR_JOURNAL_CORRUPT;
+	if (type == JBD2_SUPERBLOCK_V2) {
+		if (incompat & ~JBD2_KNOWN_INCOMPAT_FEATURES ||
+		    e4_be32(jsb->s_feature_ro_compat) & ~JBD2_KNOWN_ROCOMPAT_FEATURES)
+			return E4_ERR_JOURNAL_UNSUPP;
+		if (e4_be32(jsb->s_nr_users) > JBD2_USERS_MAX)
+			return E4_ERR_JOURNAL_CORRUPT;
+		nchk += !!(e4_be32(jsb->s_feature_compat) & JBD2_FEATURE_COMPAT_CHECKSUM);
+		nchk += !!(incompat & JBD2_FEATURE_INCOMPAT_CSUM_V2);
+		nchk += !!(incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3);
+		if (nchk > 1)
+			return E4_ERR_JOURNAL_CORRUPT;
+		if (incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3)) {
+			if (jsb->s_checksum_type != JBD2_CRC32C_CHKSUM)
+				return E4_ERR_JOURNAL_CORRUPT;
+			if (e4_be32(jsb->s_checksum) != e4_jsb_csum(jsb))
+				return E4_ERR_JOURNAL_CSUM;
+		}
+	}
+	if (e4_be32(jsb->s_start) && (e4_be32(jsb->s_start) < first ||
+				      e4_be32(jsb->s_start) >= maxlen))
+		return E4_ERR_JOURNAL_CORRUPT;
+	return 0;
+}
+
+struct map_ctx {
+	e4_journal *j;
+	uint64_t limit;
+};
+
+static int map_cb(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
+{
+	struct map_ctx *c = priv;
+
+	(void)fs;
+	if (ext->flags & E4_MAP_META)
+		return 0;
+	for (uint32_t k = 0; k < ext->len && ext->lblk + k < c->limit; k++)
+		c->j->map[ext->lblk + k] = ext->pblk + k;
+	return 0;
+}
+
+static errcode_t open_internal(e4_journal *j)
+{
+	e4_fs *fs = j->fs;
+	union e4_inode_buf ib;
+	uint64_t nblocks;
+	struct map_ctx ctx;
+	uint8_t *blk;
+	errcode_t err;
+	e4_ino_t ino = e4_le32(fs->sb->s_journal_inum);
+
+	err = e4_inode_read(fs, ino, &ib);
+	if (err && err != E4_ERR_INODE_CSUM)
+		return err;
+	if (!e4_is_reg(&ib.inode) && e4_le16(ib.inode.i_mode) != 0)
+		return E4_ERR_JOURNAL_INODE;
+	if (!e4_le16(ib.inode.i_links_count) && !e4_le16(ib.inode.i_mode))
+		return E4_ERR_JOURNAL_INODE;
+	nblocks = e4_inode_size(&ib.inode) / fs->geom.block_size;
+	if (nblocks < 1 || nblocks > (1u << 30))
+		return E4_ERR_JOURNAL_INODE;
+	j->map = calloc(nblocks, sizeof(*j->map));
+	if (!j->map)
+		return E4_ERR_NO_MEMORY;
+	ctx.j = j;
+	ctx.limit = nblocks;
+	err = e4_map_iterate(fs, ino, &ib.inode, 0, map_cb, &ctx);
+	if (err)
+		return err;
+	if (!j->map[0])
+		return E4_ERR_JOURNAL_INODE;
+	j->maxlen = (uint32_t)nblocks;
+	j->jsb_block = j->map[0];
+	blk = malloc(fs->geom.block_size);
+	if (!blk)
+		return E4_ERR_NO_MEMORY;
+	err = e4_read_block(fs, j->jsb_block, blk);
+	if (!err)
+		memcpy(&j->jsb, blk, sizeof(j->jsb));
+	free(blk);
+	if (err)
+		return err;
+	err = e4_journal_super_validate(&j->jsb, fs->geom.block_size);
+	if (err)
+		return err;
+	if (e4_be32(j->jsb.s_maxlen) > nblocks)
+		return E4_ERR_JOURNAL_TOO_SMALL;
+	j->maxlen = e4_be32(j->jsb.s_maxlen);
+	return 0;
+}
+
+static errcode_t open_external(e4_journal *j, const char *path)
+{
+	e4_fs *fs = j->fs;
+	struct ext4_super_block esb;
+	errcode_t err;
+	unsigned bs = fs->geom.block_size;
+	uint8_t *blk;
+
+	err = e4_io_open(path, 0, &j->ext_io);
+	if (err)
+		return err;
+	err = e4_io_pread(j->ext_io, EXT4_SUPERBLOCK_OFFSET, &esb, sizeof(esb));
+	if (err)
+		return err;
+	if (e4_le16(esb.s_magic) != EXT4_SUPER_MAGIC ||
+	    !(e4_le32(esb.s_feature_incompat) & EXT4_FEATURE_INCOMPAT_JOURNAL_DEV))
+		return E4_ERR_JOURNAL_MAGIC;
+	if ((EXT4_MIN_BLOCK_SIZE << (e4_le32(esb.s_log_block_size) & 7)) != (int)bs)
+		return E4_ERR_JOURNAL_CORRUPT;
+	if (memcmp(esb.s_uuid, fs->sb->s_journal_uuid, 16))
+		return E4_ERR_JOURNAL_UUID;
+	err = e4_io_set_blksize(j->ext_io, bs);
+	if (err)
+		return err;
+	j->jsb_block = bs == 1024 ? 2 : 1;
+	blk = malloc(bs);
+	if (!blk)
+		return E4_ERR_NO_MEMORY;
+	err = e4_io_read_blk(j->ext_io, j->jsb_block, 1, blk);
+	if (!err)
+		memcpy(&j->jsb, blk, sizeof(j->jsb));
+	free(blk);
+	if (err)
+		return err;
+	err = e4_journal_super_validate(&j->jsb, bs);
+	if (err)
+		return err;
+	j->maxlen = e4_be32(j->jsb.s_maxlen);
+	if ((uint64_t)j->maxlen * bs > e4_io_size(j->ext_io))
+		return E4_ERR_JOURNAL_TOO_SMALL;
+	return 0;
+}
+
+errcode_t e4_journal_open(e4_fs *fs, const char *ext_path, e4_journal **ret)
+{
+	e4_journal *j;
+	errcode_t err;
+
+	*ret = NULL;
+	if (!e4_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) && !ext_path)
+		return E4_ERR_NO_JOURNAL;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return E4_ERR_NO_MEMORY;
+	j->fs = fs;
+	j->blocksize = fs->geom.block_size;
+	if (e4_le32(fs->sb->s_journal_inum) && !ext_path) {
+		err = open_internal(j);
+	} else if (ext_path) {
+		err = open_external(j, ext_path);
+	} else {
+		err = E4_ERR_EXTERNAL_JOURNAL;
+	}
+	if (err) {
+		e4_journal_close(j);
+		return err;
+	}
+	*ret = j;
+	return 0;
+}
+
+void e4_journal_close(e4_journal *j)
+{
+	if (!j)
+		return;
+	if (j->ext_io)
+		e4_io_close(j->ext_io);
+	free(j->map);
+	free(j);
+}
+
+const journal_superblock_t *e4_journal_super(e4_journal *j)
+{
+	return &j->jsb;
+}
+
+uint32_t e4_journal_blocks(e4_journal *j)
+{
+	return j->maxlen;
+}
+
+unsigned e4_journal_blocksize(e4_journal *j)
+{
+	return j->blocksize;
+}
+
+errcode_t e4_journal_bmap(e4_journal *j, uint32_t jblk, e4_blk_t *pblk)
+{
+	if (jblk >= j->maxlen)
+		return E4_ERR_BAD_BLOCK_NUM;
+	if (j->ext_io) {
+		*pblk = jblk;
+		return 0;
+	}
+	*pblk = j->map[jblk];
+	return *pblk ? 0 : E4_ERR_JOURNAL_INODE;
+}
+
+errcode_t e4_journal_read_block(e4_journal *j, uint32_t jblk, void *buf)
+{
+	e4_blk_t pblk;
+	errcode_t err;
+
+	err = e4_journal_bmap(j, jblk, &pblk);
+	if (err)
+		return err;
+	if (j->ext_io)
+		return e4_io_read_blk(j->ext_io, pblk, 1, buf);
+	return e4_read_block(j->fs, pblk, buf);
+}

@@ -1,2 +1,402 @@
-/* super.c: see e4.h */
+/*
+ * super.c: opening a filesystem: superblock parsing and validation,
+ * geometry, feature policy, loading the group descriptors
+ * (format doc sections 1-4).
+ */
 #include "e4_private.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void e4_init_errors(void)
+{
+	initialize_e4_error_table();
+}
+
+uint64_t e4_sb_blocks_count(const struct ext4_super_block *sb)
+{
+	uint64_t v = e4_le32(sb->s_blocks_count_lo);
+
+	if (e4_le32(sb->s_feature_incompat) & EXT4_FEATURE_INCOMPAT_64BIT)
+		v |= (uint64_t)e4_le32(sb->s_blocks_count_hi) << 32;
+	return v;
+}
+
+uint64_t e4_sb_r_blocks_count(const struct ext4_super_block *sb)
+{
+	uint64_t v = e4_le32(sb->s_r_blocks_count_lo);
+
+	if (e4_le32(sb->s_feature_incompat) & EXT4_FEATURE_INCOMPAT_64BIT)
+		v |= (uint64_t)e4_le32(sb->s_r_blocks_count_hi) << 32;
+	return v;
+}
+
+uint64_t e4_sb_free_blocks_count(const struct ext4_super_block *sb)
+{
+	uint64_t v = e4_le32(sb->s_free_blocks_count_lo);
+
+	if (e4_le32(sb->s_feature_incompat) & EXT4_FEATURE_INCOMPAT_64BIT)
+		v |= (uint64_t)e4_le32(sb->s_free_blocks_count_hi) << 32;
+	return v;
+}
+
+int64_t e4_sb_time(uint32_t lo, uint8_t hi)
+{
+	return (int64_t)((uint64_t)lo | ((uint64_t)hi << 32));
+}
+
+static int is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+errcode_t e4_super_validate(const struct ext4_super_block *sb, uint64_t dev_bytes)
+{
+	uint32_t log_bs = e4_le32(sb->s_log_block_size);
+	uint32_t log_cs = e4_le32(sb->s_log_cluster_size);
+	uint32_t incompat = e4_le32(sb->s_feature_incompat);
+	uint32_t ro = e4_le32(sb->s_feature_ro_compat);
+	uint64_t blocks, groups;
+	uint32_t bs, bpg, cpg, ipg, fdb, isize;
+
+	(void)dev_bytes;
+	if (e4_le16(sb->s_magic) != EXT4_SUPER_MAGIC)
+		return E4_ERR_BAD_MAGIC;
+	if (e4_le32(sb->s_rev_level) > EXT4_DYNAMIC_REV)
+		return E4_ERR_BAD_REV;
+	if (log_bs > EXT4_MAX_BLOCK_LOG_SIZE - EXT4_MIN_BLOCK_LOG_SIZE)
+		return E4_ERR_BAD_BLOCK_SIZE;
+	bs = EXT4_MIN_BLOCK_SIZE << log_bs;
+	if (ro & EXT4_FEATURE_RO_COMPAT_BIGALLOC) {
+		if (log_cs < log_bs || log_cs > EXT4_MAX_CLUSTER_LOG_SIZE - EXT4_MIN_BLOCK_LOG_SIZE)
+			return E4_ERR_BAD_CLUSTER_SIZE;
+	} else if (log_cs != log_bs) {
+		return E4_ERR_BAD_CLUSTER_SIZE;
+	}
+	if (e4_le32(sb->s_rev_level) == EXT4_GOOD_OLD_REV) {
+		isize = EXT4_GOOD_OLD_INODE_SIZE;
+	} else {
+		isize = e4_le16(sb->s_inode_size);
+		if (isize < EXT4_GOOD_OLD_INODE_SIZE || isize > bs || !is_pow2(isize))
+			return E4_ERR_BAD_INODE_SIZE;
+	}
+	if (incompat & EXT4_FEATURE_INCOMPAT_64BIT) {
+		uint32_t ds = e4_le16(sb->s_desc_size);
+		if (ds < EXT4_MIN_DESC_SIZE_64BIT || ds > EXT4_MAX_DESC_SIZE || !is_pow2(ds))
+			return E4_ERR_BAD_DESC_SIZE;
+	}
+	blocks = e4_sb_blocks_count(sb);
+	fdb = e4_le32(sb->s_first_data_block);
+	bpg = e4_le32(sb->s_blocks_per_group);
+	cpg = e4_le32(sb->s_clusters_per_group);
+	ipg = e4_le32(sb->s_inodes_per_group);
+	if (!blocks || fdb >= blocks || (bs == 1024 ? fdb > 1 : fdb != 0))
+		return E4_ERR_BAD_GEOMETRY;
+	if (ro & EXT4_FEATURE_RO_COMPAT_BIGALLOC) {
+		if (!cpg || cpg > 8 * bs || (uint64_t)cpg << (log_cs - log_bs) != bpg)
+			return E4_ERR_BAD_GEOMETRY;
+	} else if (!bpg || bpg > 8 * bs || cpg != bpg) {
+		return E4_ERR_BAD_GEOMETRY;
+	}
+	if (!ipg || ipg > 8 * bs)
+		return E4_ERR_BAD_GEOMETRY;
+	groups = (blocks - fdb + bpg - 1) / bpg;
+	if (groups > UINT32_MAX || groups * ipg != e4_le32(sb->s_inodes_count))
+		return E4_ERR_BAD_GEOMETRY;
+	if (e4_le32(sb->s_rev_level) != EXT4_GOOD_OLD_REV &&
+	    (e4_le32(sb->s_first_ino) < EXT4_GOOD_OLD_FIRST_INO ||
+	     e4_le32(sb->s_first_ino) > e4_le32(sb->s_inodes_count)))
+		return E4_ERR_BAD_GEOMETRY;
+	if ((incompat & EXT4_FEATURE_INCOMPAT_META_BG) &&
+	    e4_le32(sb->s_first_meta_bg) > (groups + bs / 32 - 1) / (bs / 32) + 1)
+		return E4_ERR_BAD_GEOMETRY;
+	return 0;
+}
+
+static void compute_geom(e4_fs *fs)
+{
+	struct ext4_super_block *sb = fs->sb;
+	struct e4_geom *g = &fs->geom;
+
+	g->log_block_size = e4_le32(sb->s_log_block_size);
+	g->block_size = EXT4_MIN_BLOCK_SIZE << g->log_block_size;
+	g->cluster_size = EXT4_MIN_BLOCK_SIZE << e4_le32(sb->s_log_cluster_size);
+	g->cluster_bits = e4_le32(sb->s_log_cluster_size) - g->log_block_size;
+	g->blocks_count = e4_sb_blocks_count(sb);
+	g->r_blocks_count = e4_sb_r_blocks_count(sb);
+	g->first_data_block = e4_le32(sb->s_first_data_block);
+	g->blocks_per_group = e4_le32(sb->s_blocks_per_group);
+	g->clusters_per_group = e4_le32(sb->s_clusters_per_group);
+	g->inodes_per_group = e4_le32(sb->s_inodes_per_group);
+	g->inodes_count = e4_le32(sb->s_inodes_count);
+	if (e4_le32(sb->s_rev_level) == EXT4_GOOD_OLD_REV) {
+		g->first_ino = EXT4_GOOD_OLD_FIRST_INO;
+		g->inode_size = EXT4_GOOD_OLD_INODE_SIZE;
+	} else {
+		g->first_ino = e4_le32(sb->s_first_ino);
+		g->inode_size = e4_le16(sb->s_inode_size);
+	}
+	g->group_count = (uint32_t)((g->blocks_count - g->first_data_block +
+				     g->blocks_per_group - 1) / g->blocks_per_group);
+	g->desc_size = (e4_le32(sb->s_feature_incompat) & EXT4_FEATURE_INCOMPAT_64BIT) ?
+		       e4_le16(sb->s_desc_size) : EXT4_MIN_DESC_SIZE;
+	g->desc_per_block = g->block_size / g->desc_size;
+	g->desc_blocks = (g->group_count + g->desc_per_block - 1) / g->desc_per_block;
+	g->inode_blocks_per_group = (uint32_t)(((uint64_t)g->inodes_per_group * g->inode_size +
+						g->block_size - 1) / g->block_size);
+	g->metadata_csum = !!(e4_le32(sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM);
+	g->gdt_csum = !!(e4_le32(sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_GDT_CSUM);
+}
+
+static void compute_seeds(e4_fs *fs)
+{
+	struct ext4_super_block *sb = fs->sb;
+	int zero = 1;
+
+	if (e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_CSUM_SEED))
+		fs->csum_seed = e4_le32(sb->s_checksum_seed);
+	else
+		fs->csum_seed = e4_crc32c(~0U, sb->s_uuid, sizeof(sb->s_uuid));
+	for (int i = 0; i < 4; i++) {
+		fs->hash_seed[i] = e4_le32(sb->s_hash_seed[i]);
+		if (fs->hash_seed[i])
+			zero = 0;
+	}
+	if (zero) {
+		fs->hash_seed[0] = 0x67452301;
+		fs->hash_seed[1] = 0xEFCDAB89;
+		fs->hash_seed[2] = 0x98BADCFE;
+		fs->hash_seed[3] = 0x10325476;
+	}
+}
+
+/* Read the superblock copy at byte offset off and validate it. */
+static errcode_t read_super(e4_fs *fs, uint64_t off)
+{
+	errcode_t err;
+
+	err = e4_io_pread(fs->io, off, fs->sb, EXT4_SUPERBLOCK_SIZE);
+	if (err == E4_ERR_SHORT_READ)
+		return E4_ERR_BAD_MAGIC;
+	if (err)
+		return err;
+	return e4_super_validate(fs->sb, e4_io_size(fs->io));
+}
+
+static errcode_t check_features(e4_fs *fs)
+{
+	uint32_t c, i, r;
+
+	if (e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_JOURNAL_DEV))
+		return E4_ERR_JOURNAL_DEV;
+	if (fs->flags & E4_OPEN_FORCE)
+		return 0;
+	e4_unsupported_features(fs->sb, &c, &i, &r);
+	if (i)
+		return E4_ERR_UNSUPP_FEATURE;
+	if (r && (fs->flags & E4_OPEN_RW))
+		return E4_ERR_RO_UNSUPP_FEATURE;
+	return 0;
+}
+
+static errcode_t load_gdt(e4_fs *fs)
+{
+	const struct e4_geom *g = &fs->geom;
+	e4_group_t sb_group = 0;
+	uint8_t *blk;
+	errcode_t err = 0;
+
+	if (fs->sb_block)
+		sb_group = e4_group_of_block(fs, fs->sb_block);
+	fs->gdt = calloc(g->desc_blocks, g->block_size);
+	blk = malloc(g->block_size);
+	if (!fs->gdt || !blk) {
+		free(blk);
+		return E4_ERR_NO_MEMORY;
+	}
+	for (uint32_t i = 0; i < g->desc_blocks; i++) {
+		e4_blk_t b;
+
+		if (fs->sb_block && !(e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_META_BG) &&
+				      i >= e4_le32(fs->sb->s_first_meta_bg)))
+			b = fs->sb_block + 1 + i;
+		else
+			b = e4_group_desc_block(fs, sb_group, i);
+		if (b >= g->blocks_count) {
+			err = E4_ERR_GD_BAD_LOCATION;
+			break;
+		}
+		err = e4_io_read_blk(fs->io, b, 1, blk);
+		if (err)
+			break;
+		memcpy(fs->gdt + (size_t)i * g->block_size, blk, g->block_size);
+	}
+	free(blk);
+	return err;
+}
+
+static errcode_t check_gdt(e4_fs *fs)
+{
+	const struct e4_geom *g = &fs->geom;
+
+	if (fs->flags & E4_OPEN_CATASTROPHIC)
+		return 0;
+	for (e4_group_t i = 0; i < g->group_count; i++) {
+		struct e4_group d;
+		e4_blk_t first = g->first_data_block, last = g->blocks_count - 1;
+
+		e4_group_get(fs, i, &d);
+		if (d.block_bitmap < first || d.block_bitmap > last ||
+		    d.inode_bitmap < first || d.inode_bitmap > last ||
+		    d.inode_table < first ||
+		    d.inode_table + g->inode_blocks_per_group - 1 > last)
+			return E4_ERR_GD_BAD_LOCATION;
+		if (!e4_ignore_csum(fs) && !e4_group_csum_ok(fs, i))
+			return E4_ERR_GD_CSUM;
+	}
+	return 0;
+}
+
+static void free_fs(e4_fs *fs)
+{
+	if (!fs)
+		return;
+	if (fs->block_bitmaps)
+		for (uint32_t i = 0; i < fs->geom.group_count; i++)
+			free(fs->block_bitmaps[i]);
+	if (fs->inode_bitmaps)
+		for (uint32_t i = 0; i < fs->geom.group_count; i++)
+			free(fs->inode_bitmaps[i]);
+	free(fs->block_bitmaps);
+	free(fs->inode_bitmaps);
+	free(fs->gdt);
+	free(fs->sb);
+	free(fs->device_name);
+	if (fs->io)
+		e4_io_close(fs->io);
+	free(fs);
+}
+
+errcode_t e4_open(const char *path, int flags, e4_blk_t superblock,
+		  unsigned blocksize, e4_fs **ret)
+{
+	e4_fs *fs;
+	errcode_t err;
+
+	e4_init_errors();
+	*ret = NULL;
+	fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return E4_ERR_NO_MEMORY;
+	fs->flags = flags;
+	fs->device_name = strdup(path);
+	fs->sb = malloc(EXT4_SUPERBLOCK_SIZE);
+	if (!fs->device_name || !fs->sb) {
+		err = E4_ERR_NO_MEMORY;
+		goto fail;
+	}
+	err = e4_io_open(path, (flags & E4_OPEN_RW) ? E4_IO_RW : 0, &fs->io);
+	if (err)
+		goto fail;
+
+	if (!superblock) {
+		err = read_super(fs, EXT4_SUPERBLOCK_OFFSET);
+	} else if (blocksize) {
+		if (blocksize < EXT4_MIN_BLOCK_SIZE || blocksize > EXT4_MAX_BLOCK_SIZE ||
+		    !is_pow2(blocksize)) {
+			err = E4_ERR_BAD_BLOCK_SIZE;
+			goto fail;
+		}
+		err = read_super(fs, superblock * blocksize);
+		if (!err && (EXT4_MIN_BLOCK_SIZE << e4_le32(fs->sb->s_log_block_size)) != (int)blocksize)
+			err = E4_ERR_BAD_BLOCK_SIZE;
+	} else {
+		err = E4_ERR_BAD_MAGIC;
+		for (blocksize = EXT4_MIN_BLOCK_SIZE; blocksize <= EXT4_MAX_BLOCK_SIZE; blocksize *= 2) {
+			err = read_super(fs, superblock * blocksize);
+			if (!err && (EXT4_MIN_BLOCK_SIZE << e4_le32(fs->sb->s_log_block_size)) == (int)blocksize)
+				break;
+			if (!err)
+				err = E4_ERR_BAD_MAGIC;
+		}
+	}
+	if (err)
+		goto fail;
+	fs->sb_block = superblock;
+	compute_geom(fs);
+	err = check_features(fs);
+	if (err)
+		goto fail;
+	if (fs->geom.metadata_csum && !e4_ignore_csum(fs) &&
+	    e4_le32(fs->sb->s_checksum) != e4_superblock_csum(fs->sb)) {
+		err = E4_ERR_SB_CSUM;
+		goto fail;
+	}
+	compute_seeds(fs);
+	err = e4_io_set_blksize(fs->io, fs->geom.block_size);
+	if (err)
+		goto fail;
+	err = load_gdt(fs);
+	if (err && !(flags & E4_OPEN_CATASTROPHIC))
+		goto fail;
+	err = check_gdt(fs);
+	if (err)
+		goto fail;
+	fs->block_bitmaps = calloc(fs->geom.group_count, sizeof(uint8_t *));
+	fs->inode_bitmaps = calloc(fs->geom.group_count, sizeof(uint8_t *));
+	if (!fs->block_bitmaps || !fs->inode_bitmaps) {
+		err = E4_ERR_NO_MEMORY;
+		goto fail;
+	}
+	*ret = fs;
+	return 0;
+fail:
+	free_fs(fs);
+	return err;
+}
+
+errcode_t e4_flush(e4_fs *fs)
+{
+	return e4_io_flush(fs->io);
+}
+
+errcode_t e4_close(e4_fs *fs)
+{
+	errcode_t err = 0;
+
+	if (!fs)
+		return 0;
+	if (fs->flags & E4_OPEN_RW)
+		err = e4_flush(fs);
+	free_fs(fs);
+	return err;
+}
+
+const char *e4_device_name(e4_fs *fs) { return fs->device_name; }
+int e4_open_flags(e4_fs *fs) { return fs->flags; }
+e4_io *e4_fs_io(e4_fs *fs) { return fs->io; }
+struct ext4_super_block *e4_super(e4_fs *fs) { return fs->sb; }
+const struct e4_geom *e4_geom(e4_fs *fs) { return &fs->geom; }
+
+int e4_has_compat(e4_fs *fs, uint32_t mask)
+{
+	return (e4_le32(fs->sb->s_feature_compat) & mask) != 0;
+}
+
+int e4_has_incompat(e4_fs *fs, uint32_t mask)
+{
+	return (e4_le32(fs->sb->s_feature_incompat) & mask) != 0;
+}
+
+int e4_has_ro_compat(e4_fs *fs, uint32_t mask)
+{
+	return (e4_le32(fs->sb->s_feature_ro_compat) & mask) != 0;
+}
+
+errcode_t e4_read_block(e4_fs *fs, e4_blk_t blk, void *buf)
+{
+	if (blk >= fs->geom.blocks_count)
+		return E4_ERR_BAD_BLOCK_NUM;
+	return e4_io_read_blk(fs->io, blk, 1, buf);
+}
