@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The whole test suite: install what is missing, build with -Werror, run
+# `make check` (unit + integration tests), then an AddressSanitizer+UBSan
+# build running the unit tests and a representative subset of the
+# integration tests (SAN_TESTS below).  Last line: N passed, N failed, N skipped.
+set -uo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+cd "$src"
+
+# Integration tests run again under the sanitizers (the long image
+# matrices run once, in the normal build): the corpus sweep exercises every
+# error path of the read path on damaged images.
+SAN_TESTS="tests/t/corpus_ls.sh"
+
+need_kb=$((6 * 1024 * 1024))
+avail_kb=$(df -Pk "$src" | awk 'NR==2 {print $4}')
+if [ "${avail_kb:-0}" -lt "$need_kb" ]; then
+	echo "check: only $((avail_kb / 1024)) MiB free in $src; the suite needs 6 GiB" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+"$src/scripts/deps.sh" || { echo "check: installing dependencies failed" >&2; echo "0 passed, 1 failed"; exit 1; }
+
+pass=0 fail=0 skip=0
+tally() {	# tally LOGFILE
+	local log=$1 p f s x e
+	[ -f "$log" ] || { fail=$((fail + 1)); return; }
+	p=$(sed -n 's/^# PASS: *//p' "$log"); f=$(sed -n 's/^# FAIL: *//p' "$log")
+	s=$(sed -n 's/^# SKIP: *//p' "$log"); x=$(sed -n 's/^# XPASS: *//p' "$log")
+	e=$(sed -n 's/^# ERROR: *//p' "$log")
+	pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0} + ${x:-0} + ${e:-0})); skip=$((skip + ${s:-0}))
+}
+
+status=0
+echo "== build (-Werror)"
+if "$src/scripts/build.sh" "$src/build" --enable-werror; then
+	echo "== make check"
+	make -C "$src/build" -j2 check >"$src/build/check.out" 2>&1 || status=1
+	grep -E '^(PASS|FAIL|SKIP|ERROR|XPASS):' "$src/build/check.out"
+	tally "$src/build/test-suite.log"
+	[ $status -eq 0 ] || grep -A30 '^FAIL\|^ERROR' "$src/build/test-suite.log" | head -80
+else
+	echo "check: build failed" >&2
+	fail=$((fail + 1)); status=1
+fi
+
+echo "== sanitizer build (ASan + UBSan)"
+if "$src/scripts/build.sh" "$src/build-san" --enable-werror --enable-sanitizers; then
+	unit=$(make -s -C "$src/build-san" print-unit-tests)
+	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0}
+	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+	rm -f "$src/build-san/test-suite.log"
+	make -C "$src/build-san" -j2 check TESTS="$unit $SAN_TESTS" >"$src/build-san/check.out" 2>&1 || status=1
+	grep -E '^(PASS|FAIL|SKIP|ERROR|XPASS):' "$src/build-san/check.out" | sed 's/^/san /'
+	tally "$src/build-san/test-suite.log"
+	[ $status -eq 0 ] || grep -A30 '^FAIL\|^ERROR' "$src/build-san/test-suite.log" | head -80
+else
+	echo "check: sanitizer build failed" >&2
+	fail=$((fail + 1)); status=1
+fi
+
+[ $fail -eq 0 ] || status=1
+echo "$pass passed, $fail failed, $skip skipped"
+exit $status

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Install (through Debian packages) whatever e4kit needs to build and test
+# that is missing.  Root runs apt-get directly; others go through sudo.
+set -euo pipefail
+
+pkgs=(
+	build-essential autoconf automake libtool pkg-config
+	uuid-dev libblkid-dev comerr-dev libisal-dev libedit-dev libcmocka-dev
+	e2fsprogs util-linux attr xfsprogs python3 gzip coreutils
+	qemu-system-ppc cpio
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+echo "deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >&2 || true
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
