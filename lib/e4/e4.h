@@ -155,10 +155,15 @@ struct e4_geom {
  * E4_ERR_BAD_BLOCK_SIZE, E4_ERR_BAD_GEOMETRY, E4_ERR_SB_CSUM,
  * E4_ERR_UNSUPP_FEATURE (unknown incompat; the message should name it,
  * see e4_unsupported_features()), E4_ERR_RO_UNSUPP_FEATURE (unknown
- * ro_compat with E4_OPEN_RW), E4_ERR_GD_CSUM / E4_ERR_GD_BAD_LOCATION
- * (unless E4_OPEN_CATASTROPHIC or IGNORE_CSUM), E4_ERR_JOURNAL_DEV, errno. */
+ * ro_compat with E4_OPEN_RW), E4_ERR_JOURNAL_DEV, errno.  Descriptors are
+ * loaded but not judged (like the reference, a damaged group only fails
+ * the operations that need it): see e4_check_group_descs(). */
 errcode_t e4_open(const char *path, int flags, e4_blk_t superblock,
 		  unsigned blocksize, e4_fs **ret);
+/* Check every group descriptor: bitmaps and inode table inside the
+ * filesystem (E4_ERR_GD_BAD_LOCATION), checksum (E4_ERR_GD_CSUM unless
+ * IGNORE_CSUM).  *bad_group (may be NULL) gets the first bad group. */
+errcode_t e4_check_group_descs(e4_fs *fs, e4_group_t *bad_group);
 /* Flush (if read-write) and free everything. */
 errcode_t e4_close(e4_fs *fs);
 errcode_t e4_flush(e4_fs *fs);

@@ -63,6 +63,8 @@ errcode_t e4_super_validate(const struct ext4_super_block *sb, uint64_t dev_byte
 	(void)dev_bytes;
 	if (e4_le16(sb->s_magic) != EXT4_SUPER_MAGIC)
 		return E4_ERR_BAD_MAGIC;
+	if (incompat & EXT4_FEATURE_INCOMPAT_JOURNAL_DEV)
+		return E4_ERR_JOURNAL_DEV;
 	if (e4_le32(sb->s_rev_level) > EXT4_DYNAMIC_REV)
 		return E4_ERR_BAD_REV;
 	if (log_bs > EXT4_MAX_BLOCK_LOG_SIZE - EXT4_MIN_BLOCK_LOG_SIZE)
@@ -236,12 +238,10 @@ static errcode_t load_gdt(e4_fs *fs)
 	return err;
 }
 
-static errcode_t check_gdt(e4_fs *fs)
+errcode_t e4_check_group_descs(e4_fs *fs, e4_group_t *bad_group)
 {
 	const struct e4_geom *g = &fs->geom;
 
-	if (fs->flags & E4_OPEN_CATASTROPHIC)
-		return 0;
 	for (e4_group_t i = 0; i < g->group_count; i++) {
 		struct e4_group d;
 		e4_blk_t first = g->first_data_block, last = g->blocks_count - 1;
@@ -250,10 +250,16 @@ static errcode_t check_gdt(e4_fs *fs)
 		if (d.block_bitmap < first || d.block_bitmap > last ||
 		    d.inode_bitmap < first || d.inode_bitmap > last ||
 		    d.inode_table < first ||
-		    d.inode_table + g->inode_blocks_per_group - 1 > last)
+		    d.inode_table + g->inode_blocks_per_group - 1 > last) {
+			if (bad_group)
+				*bad_group = i;
 			return E4_ERR_GD_BAD_LOCATION;
-		if (!e4_ignore_csum(fs) && !e4_group_csum_ok(fs, i))
+		}
+		if (!e4_ignore_csum(fs) && !e4_group_csum_ok(fs, i)) {
+			if (bad_group)
+				*bad_group = i;
 			return E4_ERR_GD_CSUM;
+		}
 	}
 	return 0;
 }
@@ -339,9 +345,6 @@ errcode_t e4_open(const char *path, int flags, e4_blk_t superblock,
 		goto fail;
 	err = load_gdt(fs);
 	if (err && !(flags & E4_OPEN_CATASTROPHIC))
-		goto fail;
-	err = check_gdt(fs);
-	if (err)
 		goto fail;
 	fs->block_bitmaps = calloc(fs->geom.group_count, sizeof(uint8_t *));
 	fs->inode_bitmaps = calloc(fs->geom.group_count, sizeof(uint8_t *));
