@@ -1,0 +1,2 @@
+/* layout.c: see e4.h */
+#include "e4_private.h"
