@@ -1,0 +1,2 @@
+/* recovery.c: see e4.h */
+#include "e4_private.h"
