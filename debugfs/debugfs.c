@@ -1,3 +1,649 @@
-/* debugfs.c */
+/*
+ * debugfs.c: e4debugfs main program: options, the command table, the
+ * command-line parser and the interactive loop; open/close/quit/help.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <editline/readline.h>
+
 #include "debugfs.h"
-int main(void){return 1;}
+
+e4_fs *current_fs;
+e4_ino_t root_ino = EXT4_ROOT_INO;
+e4_ino_t cwd_ino = EXT4_ROOT_INO;
+int current_catastrophic;
+
+static int quit_requested;
+
+#define PROMPT		DEBUGFS_NAME ":  "
+#define MAIN_USAGE	"[-w] [-c] [-s superblock -b blocksize] [-R request] " \
+			"[-f cmd_file] [-V] [device]"
+#define WRITE_REFUSED	"read-write mode (-w) is not supported yet: this " \
+			"version of " DEBUGFS_NAME " is read-only"
+
+static const struct dbg_cmd cmd_table[] = {
+	{ "open", "open_filesys", do_open,
+	  "[-c] [-s superblock -b blocksize] device", "Open a filesystem" },
+	{ "close", "close_filesys", do_close, "", "Close the open filesystem" },
+	{ "stats", "show_super_stats", do_stats, "[-h]",
+	  "Show the superblock and journal superblock (and the groups without -h)" },
+	{ "stat", "show_inode_info", do_stat, "<inode>", "Show every field of an inode" },
+	{ "ls", "list_directory", do_ls, "[-l] [-p] [-d] [directory]",
+	  "List a directory (-l long, -p parseable, -d with deleted slots)" },
+	{ "cd", "chdir", do_cd, "<directory>", "Change the current directory" },
+	{ "pwd", "print_working_directory", do_pwd, "", "Print the current directory" },
+	{ "cat", NULL, do_cat, "<inode>", "Write a file's contents to standard output" },
+	{ "dump", "dump_inode", do_dump, "[-p] <inode> <native file>",
+	  "Copy a file out of the filesystem (-p: owner, mode and times too)" },
+	{ "rdump", NULL, do_rdump, "<inode>... <native directory>",
+	  "Copy files and directory trees out of the filesystem" },
+	{ "help", "?", do_help, "[command]", "List the commands, or show one command's usage" },
+	{ "quit", "q", do_quit, "", "Leave " DEBUGFS_NAME },
+	{ NULL, NULL, NULL, NULL, NULL }
+};
+
+static const struct dbg_cmd *find_command(const char *name)
+{
+	const struct dbg_cmd *c;
+
+	for (c = cmd_table; c->name; c++)
+		if (!strcmp(c->name, name) || (c->alias && !strcmp(c->alias, name)))
+			return c;
+	return NULL;
+}
+
+int usage(const char *cmd, const char *args)
+{
+	const struct dbg_cmd *c;
+
+	if (!args) {
+		c = find_command(cmd);
+		args = c ? c->usage : "";
+	}
+	fprintf(stderr, "Usage: %s%s%s\n", cmd, *args ? " " : "", args);
+	return 1;
+}
+
+/* ---- opening ---------------------------------------------------------- */
+static int is_csum_error(errcode_t err)
+{
+	return err == E4_ERR_SB_CSUM || err == E4_ERR_GD_CSUM ||
+	       err == E4_ERR_BLOCK_BITMAP_CSUM || err == E4_ERR_INODE_BITMAP_CSUM;
+}
+
+/*
+ * After E4_ERR_UNSUPP_FEATURE (kind E4_FEAT_INCOMPAT) or
+ * E4_ERR_RO_UNSUPP_FEATURE (E4_FEAT_RO_COMPAT): name the unknown feature
+ * bits of that kind (e.g. "FEATURE_I16") into buf, from the superblock
+ * copy the open tried.  Best effort: an empty string if it cannot be read.
+ */
+static void unknown_feature_names(const char *dev, e4_blk_t sb_blk, unsigned bs,
+				  enum e4_feature_kind kind, char *buf, size_t len)
+{
+	struct ext4_super_block sb;
+	uint32_t mask[3];
+	char name[16];
+	e4_io *io;
+	uint64_t off;
+	size_t used = 0;
+	int bit;
+
+	buf[0] = 0;
+	if (sb_blk && !bs)
+		return;
+	off = sb_blk ? sb_blk * (uint64_t)bs : EXT4_SUPERBLOCK_OFFSET;
+	if (e4_io_open(dev, 0, &io))
+		return;
+	if (e4_io_pread(io, off, &sb, sizeof(sb))) {
+		e4_io_close(io);
+		return;
+	}
+	e4_io_close(io);
+	e4_unsupported_features(&sb, &mask[E4_FEAT_COMPAT], &mask[E4_FEAT_INCOMPAT],
+				&mask[E4_FEAT_RO_COMPAT]);
+	for (bit = 0; bit < 32; bit++) {
+		if (!(mask[kind] & (1U << bit)))
+			continue;
+		e4_feature_name(kind, 1U << bit, name);
+		if (used + strlen(name) + 2 >= len)
+			return;
+		used += snprintf(buf + used, len - used, "%s%s", used ? " " : "", name);
+	}
+}
+
+/*
+ * Read every group's bitmaps once, as the reference does when it opens a
+ * filesystem without -c: a bitmap whose checksum does not match makes the
+ * open fail.  Other problems (a bitmap outside the filesystem) do not:
+ * the reference opens such filesystems too.
+ */
+static errcode_t check_bitmaps(e4_fs *fs)
+{
+	const struct e4_geom *geo = e4_geom(fs);
+	uint8_t *buf;
+	errcode_t err = 0;
+	e4_group_t g;
+
+	buf = malloc(geo->block_size);
+	if (!buf)
+		return E4_ERR_NO_MEMORY;
+	for (g = 0; g < geo->group_count; g++) {
+		err = e4_read_block_bitmap(fs, g, buf);
+		if (err == E4_ERR_BLOCK_BITMAP_CSUM)
+			break;
+		err = e4_read_inode_bitmap(fs, g, buf);
+		if (err == E4_ERR_INODE_BITMAP_CSUM)
+			break;
+		err = 0;
+	}
+	free(buf);
+	return err;
+}
+
+static int open_filesystem(const char *who, const char *dev, int catastrophic,
+			   e4_blk_t sb_blk, unsigned bs)
+{
+	int oflags = catastrophic ? (E4_OPEN_CATASTROPHIC | E4_OPEN_IGNORE_CSUM) : 0;
+	char names[256];
+	errcode_t err;
+	e4_fs *fs;
+
+	err = e4_open(dev, oflags, sb_blk, bs, &fs);
+	if (err && is_csum_error(err) && !(oflags & E4_OPEN_IGNORE_CSUM)) {
+		com_err(who, err, "while opening %s: retrying without checksum checks", dev);
+		oflags |= E4_OPEN_IGNORE_CSUM;
+		err = e4_open(dev, oflags, sb_blk, bs, &fs);
+	}
+	if (err) {
+		if (err == E4_ERR_UNSUPP_FEATURE)
+			unknown_feature_names(dev, sb_blk, bs, E4_FEAT_INCOMPAT, names,
+					      sizeof(names));
+		else if (err == E4_ERR_RO_UNSUPP_FEATURE)
+			unknown_feature_names(dev, sb_blk, bs, E4_FEAT_RO_COMPAT, names,
+					      sizeof(names));
+		else
+			names[0] = 0;
+		if (names[0])
+			com_err(who, err, "(%s) while opening %s", names, dev);
+		else
+			com_err(who, err, "while opening %s", dev);
+		return 1;
+	}
+	if (!catastrophic) {
+		err = check_bitmaps(fs);
+		if (err) {
+			com_err(who, err, "while reading the allocation bitmaps of %s "
+				"(-c opens it without them)", dev);
+			e4_close(fs);
+			return 1;
+		}
+	}
+	current_fs = fs;
+	current_catastrophic = catastrophic;
+	root_ino = cwd_ino = EXT4_ROOT_INO;
+	return 0;
+}
+
+static int close_filesystem(const char *who)
+{
+	errcode_t err;
+
+	err = e4_close(current_fs);
+	current_fs = NULL;
+	current_catastrophic = 0;
+	root_ino = cwd_ino = EXT4_ROOT_INO;
+	if (err) {
+		com_err(who, err, "while closing the filesystem");
+		return 1;
+	}
+	return 0;
+}
+
+static int parse_blocksize(const char *who, const char *str, unsigned *bs)
+{
+	unsigned long long v;
+
+	if (parse_number(who, str, "block size", EXT4_MAX_BLOCK_SIZE, &v))
+		return 1;
+	if (v < EXT4_MIN_BLOCK_SIZE || (v & (v - 1))) {
+		com_err(who, 0, "Invalid block size - %s (1024 to 65536, a power of two)", str);
+		return 1;
+	}
+	*bs = (unsigned)v;
+	return 0;
+}
+
+int do_open(int argc, char **argv)
+{
+	unsigned long long sb = 0;
+	unsigned bs = 0;
+	int c, catastrophic = 0;
+
+	reset_getopt();
+	while ((c = getopt(argc, argv, "cwfs:b:")) != -1) {
+		switch (c) {
+		case 'c':
+			catastrophic = 1;
+			break;
+		case 'w':
+			com_err(argv[0], 0, WRITE_REFUSED);
+			return 1;
+		case 'f':
+			break;	/* force: no meaning while read-only */
+		case 's':
+			if (parse_number(argv[0], optarg, "superblock block number",
+					 UINT64_MAX, &sb))
+				return 1;
+			break;
+		case 'b':
+			if (parse_blocksize(argv[0], optarg, &bs))
+				return 1;
+			break;
+		default:
+			return usage(argv[0], NULL);
+		}
+	}
+	if (optind != argc - 1)
+		return usage(argv[0], NULL);
+	if (current_fs) {
+		com_err(argv[0], 0, "%s is still open: close it first",
+			e4_device_name(current_fs));
+		return 1;
+	}
+	return open_filesystem(argv[0], argv[optind], catastrophic, sb, bs);
+}
+
+int do_close(int argc, char **argv)
+{
+	if (argc != 1)
+		return usage(argv[0], NULL);
+	if (check_fs_open(argv[0]))
+		return 1;
+	return close_filesystem(argv[0]);
+}
+
+int do_quit(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	quit_requested = 1;
+	return 0;
+}
+
+int do_help(int argc, char **argv)
+{
+	const struct dbg_cmd *c;
+	int i;
+
+	if (argc > 1) {
+		int ret = 0;
+
+		for (i = 1; i < argc; i++) {
+			c = find_command(argv[i]);
+			if (!c) {
+				com_err(argv[0], 0, "no such command: %s", argv[i]);
+				ret = 1;
+				continue;
+			}
+			printf("%s%s%s\n    %s\n", c->name, *c->usage ? " " : "", c->usage,
+			       c->help);
+			if (c->alias)
+				printf("    (also: %s)\n", c->alias);
+		}
+		return ret;
+	}
+	printf("Available " DEBUGFS_NAME " requests:\n\n");
+	for (c = cmd_table; c->name; c++) {
+		char names[64];
+
+		snprintf(names, sizeof(names), "%s%s%s", c->name, c->alias ? ", " : "",
+			 c->alias ? c->alias : "");
+		printf("%-30s %s\n", names, c->help);
+	}
+	return 0;
+}
+
+/* ---- command lines ---------------------------------------------------- */
+/*
+ * Split line in place into words: blanks separate words; "double" and
+ * 'single' quotes group (inside double quotes a backslash escapes " and
+ * \); outside quotes a backslash escapes the next character.  Returns the
+ * word count (argv is NULL-terminated), or -1 on an unterminated quote.
+ */
+static int split_line(char *line, char **argv, int max)
+{
+	char *src = line, *dst = line;
+	int argc = 0;
+
+	for (;;) {
+		char quote = 0;
+
+		while (*src == ' ' || *src == '\t' || *src == '\n' || *src == '\r')
+			src++;
+		if (!*src)
+			break;
+		if (argc >= max - 1)
+			break;
+		argv[argc++] = dst;
+		while (*src) {
+			char ch = *src;
+
+			if (quote) {
+				if (ch == quote) {
+					quote = 0;
+					src++;
+					continue;
+				}
+				if (quote == '"' && ch == '\\' &&
+				    (src[1] == '"' || src[1] == '\\'))
+					ch = *++src;
+				*dst++ = ch;
+				src++;
+				continue;
+			}
+			if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r')
+				break;
+			if (ch == '"' || ch == '\'') {
+				quote = ch;
+				src++;
+				continue;
+			}
+			if (ch == '\\' && src[1])
+				ch = *++src;
+			*dst++ = ch;
+			src++;
+		}
+		if (quote)
+			return -1;
+		if (*src)
+			src++;
+		*dst++ = 0;
+	}
+	argv[argc] = NULL;
+	return argc;
+}
+
+/* Run one command line.  Returns 0 on success (or an empty/comment line),
+ * nonzero when the command failed. */
+static int execute_line(const char *text)
+{
+	const struct dbg_cmd *c;
+	char *line, **argv;
+	size_t len = strlen(text);
+	int argc, ret, max = (int)(len / 2) + 2;
+
+	if (max > 4096)
+		max = 4096;
+	line = strdup(text);
+	argv = calloc((size_t)max + 1, sizeof(*argv));
+	if (!line || !argv) {
+		free(line);
+		free(argv);
+		com_err(DEBUGFS_NAME, ENOMEM, "while parsing a command");
+		return 1;
+	}
+	argc = split_line(line, argv, max + 1);
+	if (argc < 0) {
+		com_err(DEBUGFS_NAME, 0, "unterminated quote in: %s", text);
+		ret = 1;
+	} else if (argc == 0 || argv[0][0] == '#') {
+		ret = 0;
+	} else if (!(c = find_command(argv[0]))) {
+		com_err(DEBUGFS_NAME, 0, "Command not found %s", argv[0]);
+		ret = 1;
+	} else {
+		ret = c->func(argc, argv) ? 1 : 0;
+	}
+	fflush(stdout);
+	free(argv);
+	free(line);
+	return ret;
+}
+
+/* Commands from a stream, one per line; echo each one first when echo is
+ * set.  Returns the number of failed commands. */
+static int run_stream(FILE *in, int echo)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int failed = 0;
+
+	while (!quit_requested && (n = getline(&line, &cap, in)) != -1) {
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = 0;
+		if (echo) {
+			const char *p = line;
+
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (*p && *p != '#') {
+				printf(DEBUGFS_NAME ": %s\n", line);
+				fflush(stdout);
+			}
+		}
+		if (execute_line(line))
+			failed++;
+	}
+	free(line);
+	return failed;
+}
+
+/* ---- interactive line editing: completion -------------------------- */
+/* Names offered for the word being completed, built on the first call
+ * (state 0) and handed out one per call. */
+static char **compl_names;
+static size_t compl_count, compl_next;
+
+static void compl_reset(void)
+{
+	size_t i;
+
+	for (i = 0; i < compl_count; i++)
+		free(compl_names[i]);
+	free(compl_names);
+	compl_names = NULL;
+	compl_count = compl_next = 0;
+}
+
+static void compl_add(const char *prefix, size_t plen, const char *name, size_t nlen)
+{
+	char **nn;
+	char *s;
+
+	if (compl_count >= 100000)
+		return;
+	nn = realloc(compl_names, (compl_count + 1) * sizeof(*nn));
+	if (!nn)
+		return;
+	compl_names = nn;
+	s = malloc(plen + nlen + 1);
+	if (!s)
+		return;
+	memcpy(s, prefix, plen);
+	memcpy(s + plen, name, nlen);
+	s[plen + nlen] = 0;
+	compl_names[compl_count++] = s;
+}
+
+struct compl_dir {
+	const char *dirpart;
+	size_t dlen;
+	const char *base;
+	size_t blen;
+};
+
+static int compl_dir_cb(const struct e4_dirent *d, void *priv)
+{
+	struct compl_dir *c = priv;
+
+	if (d->name_len >= c->blen && !memcmp(d->name, c->base, c->blen) &&
+	    !memchr(d->name, 0, d->name_len))
+		compl_add(c->dirpart, c->dlen, d->name, d->name_len);
+	return 0;
+}
+
+static char *compl_generator(const char *text, int state)
+{
+	(void)text;
+	(void)state;	/* the list was built for this word by complete() */
+	while (compl_next < compl_count) {
+		char *s = compl_names[compl_next];
+
+		compl_names[compl_next++] = NULL;
+		if (s)
+			return s;
+	}
+	return NULL;
+}
+
+/* First word: command names.  Later words: names inside the open
+ * filesystem ("dir/pre" offers the entries of dir that start with pre). */
+static char **complete(const char *text, int start, int end)
+{
+	const struct dbg_cmd *c;
+	size_t tlen = strlen(text);
+
+	(void)end;
+	rl_attempted_completion_over = 1;
+	compl_reset();
+	if (start == (int)strspn(rl_line_buffer, " \t")) {
+		for (c = cmd_table; c->name; c++) {
+			if (!strncmp(c->name, text, tlen))
+				compl_add("", 0, c->name, strlen(c->name));
+			if (c->alias && !strncmp(c->alias, text, tlen))
+				compl_add("", 0, c->alias, strlen(c->alias));
+		}
+	} else if (current_fs) {
+		const char *slash = strrchr(text, '/');
+		struct compl_dir cd;
+		e4_ino_t dir = cwd_ino;
+		char *dirpath;
+
+		cd.dirpart = text;
+		cd.dlen = slash ? (size_t)(slash - text) + 1 : 0;
+		cd.base = text + cd.dlen;
+		cd.blen = tlen - cd.dlen;
+		dirpath = strndup(text, cd.dlen);
+		if (dirpath && (!cd.dlen || !e4_namei(current_fs, root_ino, cwd_ino, dirpath,
+						      1, &dir)))
+			e4_dir_iterate(current_fs, dir, E4_DIR_NO_DOTS, compl_dir_cb, &cd);
+		free(dirpath);
+	}
+	if (!compl_count)
+		return NULL;
+	return rl_completion_matches(text, compl_generator);
+}
+
+static void run_interactive(void)
+{
+	char *line;
+
+	rl_readline_name = DEBUGFS_NAME;
+	rl_attempted_completion_function = complete;
+	using_history();
+	while (!quit_requested) {
+		line = readline(PROMPT);
+		if (!line) {
+			putchar('\n');
+			break;
+		}
+		if (line[strspn(line, " \t")])
+			add_history(line);
+		execute_line(line);
+		free(line);
+	}
+	compl_reset();
+}
+
+static void main_usage(void)
+{
+	fprintf(stderr, "Usage: %s %s\n", DEBUGFS_NAME, MAIN_USAGE);
+}
+
+int main(int argc, char **argv)
+{
+	const char *request = NULL, *cmd_file = NULL;
+	unsigned long long sb = 0;
+	unsigned bs = 0;
+	int c, catastrophic = 0, failed = 0;
+
+	e4_init_errors();
+	opterr = 0;
+	while ((c = getopt(argc, argv, "wcs:b:R:f:V")) != -1) {
+		switch (c) {
+		case 'w':
+			com_err(DEBUGFS_NAME, 0, WRITE_REFUSED);
+			return 1;
+		case 'c':
+			catastrophic = 1;
+			break;
+		case 's':
+			if (parse_number(DEBUGFS_NAME, optarg, "superblock block number",
+					 UINT64_MAX, &sb))
+				return 1;
+			break;
+		case 'b':
+			if (parse_blocksize(DEBUGFS_NAME, optarg, &bs))
+				return 1;
+			break;
+		case 'R':
+			request = optarg;
+			break;
+		case 'f':
+			cmd_file = optarg;
+			break;
+		case 'V':
+			printf("%s %s (libe4)\n", DEBUGFS_NAME, PACKAGE_VERSION);
+			return 0;
+		default:
+			if (optopt && strchr("sbRf", optopt))
+				com_err(DEBUGFS_NAME, 0, "option -%c needs an argument", optopt);
+			else
+				com_err(DEBUGFS_NAME, 0, "invalid option -%c", optopt);
+			main_usage();
+			return 1;
+		}
+	}
+	if (argc - optind > 1 || (request && cmd_file)) {
+		main_usage();
+		return 1;
+	}
+	if (optind < argc) {
+		if (open_filesystem(DEBUGFS_NAME, argv[optind], catastrophic, sb, bs))
+			return 1;
+	}
+
+	if (request) {
+		failed = execute_line(request);
+	} else if (cmd_file) {
+		FILE *f = strcmp(cmd_file, "-") ? fopen(cmd_file, "r") : stdin;
+
+		if (!f) {
+			com_err(DEBUGFS_NAME, errno, "while opening command file %s", cmd_file);
+			failed = 1;
+		} else {
+			failed = run_stream(f, 1);
+			if (f != stdin)
+				fclose(f);
+		}
+	} else if (isatty(STDIN_FILENO)) {
+		fprintf(stderr, "%s %s\n", DEBUGFS_NAME, PACKAGE_VERSION);
+		run_interactive();
+	} else {
+		failed = run_stream(stdin, 0);
+	}
+
+	if (current_fs && close_filesystem(DEBUGFS_NAME))
+		failed++;
+	if (fflush(stdout) || ferror(stdout)) {
+		com_err(DEBUGFS_NAME, errno, "while writing to standard output");
+		failed++;
+	}
+	return failed ? 1 : 0;
+}

@@ -1,4 +1,99 @@
+/*
+ * debugfs.h: e4debugfs, an interactive ext2/ext3/ext4 filesystem debugger
+ * built on libe4.  Shared declarations of the tool's modules.
+ *
+ * Every command handler has the form int do_xxx(int argc, char **argv):
+ * argv[0] is the command name as typed; the return value is 0 on success
+ * and nonzero on failure (a failed command makes a -R / -f run exit 1).
+ * Handlers print their own errors with com_err(argv[0], code, ...).
+ */
 #ifndef E4DEBUGFS_H
 #define E4DEBUGFS_H
+
+#include <stdio.h>
+#include <stdint.h>
+#include <time.h>
+
 #include "e4.h"
-#endif
+
+#define DEBUGFS_NAME	"e4debugfs"
+
+/* ---- session state (debugfs.c) --------------------------------------- */
+extern e4_fs *current_fs;	/* NULL while no filesystem is open */
+extern e4_ino_t root_ino;	/* root for absolute paths */
+extern e4_ino_t cwd_ino;	/* current directory for relative paths */
+extern int current_catastrophic; /* opened with -c (bitmaps not read) */
+
+/* One row of the command table. */
+struct dbg_cmd {
+	const char *name;
+	const char *alias;		/* NULL or a second name */
+	int (*func)(int argc, char **argv);
+	const char *usage;		/* arguments, for "Usage: name ..." */
+	const char *help;		/* one line for "help" */
+};
+
+/* ---- commands --------------------------------------------------------- */
+/* debugfs.c */
+int do_open(int argc, char **argv);
+int do_close(int argc, char **argv);
+int do_quit(int argc, char **argv);
+int do_help(int argc, char **argv);
+/* cmd_super.c */
+int do_stats(int argc, char **argv);
+/* cmd_inode.c */
+int do_stat(int argc, char **argv);
+/* cmd_dir.c */
+int do_ls(int argc, char **argv);
+int do_cd(int argc, char **argv);
+int do_pwd(int argc, char **argv);
+/* cmd_dump.c */
+int do_cat(int argc, char **argv);
+int do_dump(int argc, char **argv);
+int do_rdump(int argc, char **argv);
+
+/* ---- helpers (util.c) ------------------------------------------------- */
+/* Print "cmd: Filesystem not open" and return 1 when no fs is open. */
+int check_fs_open(const char *cmd);
+/* Print "Usage: cmd args" to stderr; returns 1 (for "return usage(...)"). */
+int usage(const char *cmd, const char *args);
+/* Reset getopt() before a command parses its options. */
+void reset_getopt(void);
+
+/* Parse an inode argument: "<N>" (an inode number) or a path, absolute
+ * or relative to cwd_ino; the last component is not followed.  Prints the
+ * error under cmd's name and returns 1 on failure. */
+int parse_inode(const char *cmd, const char *arg, e4_ino_t *ino);
+/* Same, following a final symlink. */
+int parse_inode_follow(const char *cmd, const char *arg, e4_ino_t *ino);
+
+#define READ_INODE_WARN_CSUM	0x1	/* checksum mismatch: warn, succeed */
+/* Read inode ino; prints the error and returns 1 on failure.  With
+ * READ_INODE_WARN_CSUM a checksum mismatch only warns (buffer filled). */
+int read_inode(const char *cmd, e4_ino_t ino, union e4_inode_buf *buf, int flags);
+
+/* Parse an unsigned number (decimal, 0x hex, 0 octal); prints
+ * "cmd: Bad <what> - <str>" and returns 1 on error. */
+int parse_number(const char *cmd, const char *str, const char *what,
+		 unsigned long long max, unsigned long long *val);
+
+/* ctime()-style "Mon Nov 30 06:05:51 2026" (local time, no newline);
+ * a static buffer. */
+const char *time_ctime(int64_t sec);
+/* "2026-11-30 06:05:51" (local time) into buf (>= 40 bytes). */
+const char *time_iso(int64_t sec, char *buf, size_t len);
+
+/* "regular", "directory", ... for an i_mode. */
+const char *inode_type_name(uint16_t mode);
+/* Lower-case UUID text (36 chars + NUL); "<none>" if all zero and
+ * none_if_null is set. */
+const char *uuid_string(const uint8_t uuid[16], char *buf, int none_if_null);
+
+/* Absolute path of directory ino (walks ".." up to the root) into buf.
+ * Returns 0, or an errcode (the buffer then holds a best effort). */
+errcode_t dir_pathname(e4_ino_t ino, char *buf, size_t len);
+
+/* Print name (len bytes, may hold any byte) as is. */
+void print_raw_name(FILE *f, const char *name, size_t len);
+
+#endif /* E4DEBUGFS_H */

@@ -315,29 +315,39 @@ struct e4_map_extent {
 /* Map logical block lblk of the file.  On a hole *pblk = 0 and *len is the
  * number of logical blocks until the next mapped one (UINT32_MAX if none).
  * Otherwise *len = contiguous blocks mapped alike from lblk.  Inline-data
- * inodes have no blocks: E4_ERR_INLINE_DATA... returns *pblk 0.
- * Errors: E4_ERR_EXTENT_HEADER, E4_ERR_EXTENT_CSUM, E4_ERR_EXTENT_TOO_DEEP,
- * E4_ERR_BAD_IND_BLOCK, E4_ERR_BAD_BLOCK_NUM. */
+ * inodes, fast symlinks and device/fifo/socket inodes have no blocks: a
+ * hole with *len UINT32_MAX.  inode may be NULL (read it).  Errors:
+ * E4_ERR_EXTENT_HEADER, E4_ERR_EXTENT_CSUM (unless IGNORE_CSUM),
+ * E4_ERR_EXTENT_TOO_DEEP, E4_ERR_EXTENT_ORDER, E4_ERR_EXTENT_ZERO_LEN,
+ * E4_ERR_BAD_IND_BLOCK (indirect block out of range), E4_ERR_BAD_BLOCK_NUM
+ * (data or tree block out of range), E4_ERR_FILE_TOO_BIG (lblk beyond what
+ * the map can address: 2^32 for extents), E4_ERR_LOOP. */
 errcode_t e4_bmap(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 		  uint64_t lblk, e4_blk_t *pblk, uint32_t *len, unsigned *flags);
 
 #define E4_ITER_META		0x0001	/* also report tree/indirect blocks */
 /* Call cb for every mapped range in ascending logical order (and, with
  * E4_ITER_META, every mapping block before the ranges it covers).  A
- * nonzero return from cb stops the walk and is returned as is. */
+ * nonzero return from cb stops the walk and is returned as is.  Indirect
+ * maps report physically contiguous runs coalesced.  Ranges before a
+ * corrupt node are reported, then its error (as e4_bmap) is returned. */
 typedef int (*e4_map_cb)(e4_fs *fs, const struct e4_map_extent *ext, void *priv);
 errcode_t e4_map_iterate(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 			 unsigned flags, e4_map_cb cb, void *priv);
 
 /* ---- file data (file.c, inline.c) ----------------------------------- */
-/* Open inode ino for reading (inode may be NULL: read it). */
+/* Open inode ino for reading (inode may be NULL: read it; else a full
+ * inode_size buffer is copied).  Errors of e4_inode_read() and, for
+ * inline-data inodes, of e4_inline_data_get(). */
 errcode_t e4_file_open(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 		       e4_file **ret);
 void e4_file_close(e4_file *f);
 uint64_t e4_file_size(e4_file *f);	/* bytes */
 /* Read up to len bytes at offset (bytes); *got = bytes read (short only
  * at end of file).  Holes and unwritten extents read as zeros; inline data
- * is served from the inode. */
+ * and fast symlink targets are served from the inode (zeros past them up to
+ * i_size).  Errors as e4_bmap() (then *got = bytes good before the error)
+ * and of e4_io_read_blk_nocache(). */
 errcode_t e4_file_pread(e4_file *f, uint64_t offset, void *buf, size_t len, size_t *got);
 
 /* Inline data (section 8.6): total size in bytes of i_block + system.data. */
@@ -367,11 +377,16 @@ struct e4_dirent {
 #define E4_DIR_NO_DOTS	0x0002	/* skip "." and ".." */
 /* Walk every entry of directory dir (linear, htree leaves, inline).
  * Inline directories report synthetic "." and "..".  cb returns nonzero
- * to stop (that value is returned).  E4_ERR_NOT_DIR, E4_ERR_DIR_CORRUPT,
- * E4_ERR_BAD_REC_LEN, E4_ERR_DIR_CSUM (unless IGNORE_CSUM). */
+ * to stop (that value is returned).  A damaged block (hole, bad checksum,
+ * bad entry) is skipped, or cut at the bad entry, and the walk goes on:
+ * the first such error is returned at the end.  E4_ERR_NOT_DIR,
+ * E4_ERR_DIR_CORRUPT, E4_ERR_BAD_REC_LEN, E4_ERR_DIR_CSUM,
+ * E4_ERR_DIR_NO_CSUM_TAIL, E4_ERR_HTREE_CSUM (csum ones unless IGNORE_CSUM). */
 typedef int (*e4_dir_cb)(const struct e4_dirent *d, void *priv);
 errcode_t e4_dir_iterate(e4_fs *fs, e4_ino_t dir, unsigned flags, e4_dir_cb cb, void *priv);
-/* Find name in dir (htree hash lookup where indexed).  E4_ERR_NOT_FOUND. */
+/* Find name in dir (htree hash lookup where indexed; a miss there is
+ * confirmed by a linear scan).  E4_ERR_NOT_FOUND, or the walk's error
+ * when the name was not found in a damaged directory. */
 errcode_t e4_dir_lookup(e4_fs *fs, e4_ino_t dir, const char *name, size_t len,
 			e4_ino_t *ino, uint8_t *file_type);
 /* Resolve path (absolute from root, else relative to cwd); symlinks in
@@ -443,6 +458,349 @@ errcode_t e4_journal_read_block(e4_journal *j, uint32_t jblk, void *buf);
 errcode_t e4_journal_bmap(e4_journal *j, uint32_t jblk, e4_blk_t *pblk);
 /* Validate a journal superblock in memory (no I/O). */
 errcode_t e4_journal_super_validate(const journal_superblock_t *jsb, unsigned fs_blocksize);
+
+/* ---- journal recovery (recovery.c; format doc section 12) ------------ */
+/* Revoke table: filesystem block -> latest revoking tid (section 12.4).
+ * A hash table that grows with the records added (E4_ERR_NO_MEMORY past
+ * 2^30 entries). */
+typedef struct e4_revoke_table e4_revoke_table;
+errcode_t e4_revoke_table_create(e4_revoke_table **ret);
+void e4_revoke_table_free(e4_revoke_table *t);
+/* Record that transaction tid revokes blk; keeps the latest tid (modulo
+ * 2^32).  E4_ERR_NO_MEMORY. */
+errcode_t e4_revoke_table_set(e4_revoke_table *t, uint64_t blk, uint32_t tid);
+/* 1 if a copy of blk logged in transaction tid must not be replayed: a
+ * revoke from tid or a later transaction exists. */
+int e4_revoke_table_test(const e4_revoke_table *t, uint64_t blk, uint32_t tid);
+/* 1 if blk has a revoke record; *tid (may be NULL) gets the latest tid. */
+int e4_revoke_table_lookup(const e4_revoke_table *t, uint64_t blk, uint32_t *tid);
+size_t e4_revoke_table_count(const e4_revoke_table *t);	/* distinct blocks */
+
+/* What a log walk meets, reported in log order to an e4_jlog_cb. */
+enum e4_jlog_kind {
+	E4_JLOG_DESCRIPTOR = 1,	/* descriptor block; count = tags */
+	E4_JLOG_TAG,		/* one tag; jblk = journal block of the logged copy */
+	E4_JLOG_REVOKE,		/* revoke block; count = records */
+	E4_JLOG_REVOKE_RECORD,	/* one revoke record; fs_block = revoked block */
+	E4_JLOG_COMMIT,		/* commit block */
+	E4_JLOG_FC,		/* a block of the fast-commit area (never replayed) */
+};
+enum e4_jcsum_verdict {
+	E4_JCSUM_NONE = 0,	/* the journal has no such checksum */
+	E4_JCSUM_OK,
+	E4_JCSUM_BAD,
+	E4_JCSUM_PARTIAL,	/* commit: matches over the header only (the kernel
+				   accepts such an incompletely written block) */
+	E4_JCSUM_UNCHECKED,	/* not verified by this walk */
+	E4_JCSUM_UNREADABLE,	/* tag: the logged block could not be read */
+};
+enum e4_jreplay_action {
+	E4_JACT_NONE = 0,	/* scan items */
+	E4_JACT_WRITTEN,	/* the logged block was written to fs_block */
+	E4_JACT_REVOKED,	/* skipped: revoked by this or a later transaction */
+	E4_JACT_BAD_CSUM,	/* skipped: tag checksum mismatch (v2/v3) */
+	E4_JACT_OUT_OF_RANGE,	/* skipped: fs_block is outside the filesystem */
+	E4_JACT_READ_ERROR,	/* skipped: the logged block could not be read */
+};
+struct e4_jlog_item {
+	enum e4_jlog_kind kind;
+	uint32_t tid;			/* transaction (h_sequence) */
+	uint32_t jblk;			/* journal block (REVOKE_RECORD: its revoke block) */
+	enum e4_jcsum_verdict csum;	/* DESCRIPTOR/REVOKE: tail; TAG: tag; COMMIT */
+	uint32_t csum_stored;		/* as stored (v2 tag: 16 bits; v1 commit: h_chksum[0]) */
+	uint32_t csum_computed;		/* when computed (v1 commit: the running crc32_be) */
+	unsigned index;			/* TAG, REVOKE_RECORD: 0-based position in its block */
+	unsigned count;			/* DESCRIPTOR: tags; REVOKE: records */
+	uint64_t fs_block;		/* TAG: target (32 or 64-bit); REVOKE_RECORD */
+	uint16_t tag_flags;		/* TAG: JBD2_FLAG_ESCAPE/SAME_UUID/DELETED/LAST_TAG */
+	uint32_t r_count;		/* REVOKE: bytes used, header included */
+	int r_count_bad;		/* REVOKE: r_count overflows the block (fails recovery) */
+	uint8_t chksum_type, chksum_size;	/* COMMIT (v1: 1 and 4) */
+	uint64_t commit_sec;		/* COMMIT: h_commit_sec */
+	uint32_t commit_nsec;		/* COMMIT */
+	uint16_t fc_tag, fc_len;	/* FC: first tag and length in the block */
+	enum e4_jreplay_action action;	/* TAG during e4_journal_replay() */
+};
+/* Return nonzero to stop the walk; that value is then returned. */
+typedef int (*e4_jlog_cb)(const struct e4_jlog_item *it, void *priv);
+
+/* How the scan ended (section 12.6). */
+enum e4_jscan_outcome {
+	E4_JSCAN_NONE = 0,	/* no scan ran (journal geometry unusable) */
+	E4_JSCAN_EMPTY,		/* s_start == 0: nothing to replay */
+	E4_JSCAN_END,		/* the log ended (no magic, other tid, unknown type) */
+	E4_JSCAN_STALE,		/* a bad commit older than the previous one ended it */
+	E4_JSCAN_ASYNC_END,	/* a bad commit ended it silently: ASYNC_COMMIT, or
+				   the references' quirk for a bad commit of tid 0 */
+	E4_JSCAN_FAILED_COMMIT,	/* transaction failed_tid corrupt: replay stops
+				   before it, and the fs gets ERROR_FS */
+	E4_JSCAN_CSUM_ERROR,	/* a descriptor/revoke checksum failed in a
+				   transaction that is not stale: nothing replayed */
+	E4_JSCAN_CORRUPT,	/* the log points outside the journal or loops */
+	E4_JSCAN_READ_ERROR,	/* a journal block could not be read */
+};
+struct e4_jscan_result {
+	enum e4_jscan_outcome outcome;
+	uint32_t start_tid, start_block;	/* s_sequence, s_start */
+	uint32_t log_first, log_last;	/* the circular log is [first, last) */
+	uint32_t end_tid;		/* first tid not to replay (start_tid on error) */
+	uint32_t transactions;		/* end_tid - start_tid */
+	/* Where the walk stopped (E4_JSCAN_END): block, whether it had the
+	 * magic, its type and tid. */
+	uint32_t end_block;
+	int end_magic;
+	uint32_t end_blocktype, end_sequence;
+	int failed_commit;		/* FAILED_COMMIT: failed_tid is set */
+	uint32_t failed_tid;		/* FAILED_COMMIT, CSUM_ERROR: the transaction */
+	int bad_commit;			/* a commit failed its checksum at bad_commit_tid */
+	uint32_t bad_commit_tid;
+	int stale;			/* the walk ended at a stale commit */
+	uint32_t bad_block;		/* first descriptor/revoke block with a bad tail,
+					   or the block that failed the walk */
+	uint64_t last_commit_sec;	/* time of the last good commit */
+	uint32_t descriptors, revoke_blocks, commits;	/* blocks walked */
+	uint64_t tags;
+	/* Fast-commit area (FAST_COMMIT journals): blocks holding records,
+	 * the tid of their HEAD tag, and whether they belong to end_tid (so
+	 * would be replayed by the kernel; libe4 does not). */
+	uint32_t fc_blocks, fc_tid;
+	int fc_pending;
+};
+#define E4_JSCAN_VERIFY_TAGS	0x0001	/* read logged blocks, check tag checksums */
+
+/* Pass 1 (section 12.3): walk the log from s_start/s_sequence exactly as
+ * recovery will, reporting every block to cb (may be NULL) and filling
+ * *res.  Read-only.  Returns 0 when the scan decided an end (outcome
+ * EMPTY, END, STALE, ASYNC_END, FAILED_COMMIT), else
+ * E4_ERR_JOURNAL_CHECKSUM (CSUM_ERROR), E4_ERR_JOURNAL_LOG_CORRUPT
+ * (CORRUPT), E4_ERR_JOURNAL_CORRUPT (unusable geometry), read errors, or
+ * cb's nonzero value.  At most 2 * s_maxlen blocks are walked. */
+errcode_t e4_journal_scan(e4_journal *j, unsigned flags, e4_jlog_cb cb, void *priv,
+			  struct e4_jscan_result *res);
+
+struct e4_jreplay_result {
+	struct e4_jscan_result scan;
+	uint64_t replayed;		/* blocks written */
+	uint64_t revoked;		/* logged blocks skipped as revoked */
+	uint64_t bad_csum;		/* skipped: tag checksum (v2/v3) */
+	uint64_t out_of_range;		/* skipped: target outside the filesystem */
+	uint64_t read_errors;		/* skipped: logged copy unreadable */
+	uint64_t revoke_records;	/* records read in the revoke pass */
+	size_t revoke_table_size;	/* distinct revoked blocks */
+	int aborted;			/* the callback stopped the replay */
+	errcode_t error;		/* what the call returned */
+};
+/* Passes 1-3 (sections 12.3-12.5): scan, build the revoke table, then
+ * write every logged block of the transactions before end_tid that is not
+ * revoked, in log order, to the filesystem (opened E4_OPEN_RW), unescaped;
+ * then flush.  Only TAG items of the replay pass reach cb (action says
+ * what happened).  Superblocks are not touched (see e4_journal_recover).
+ * Returns 0, the scan errors of e4_journal_scan(), or (with the other
+ * blocks still replayed) E4_ERR_JOURNAL_CHECKSUM (a tag checksum failed),
+ * E4_ERR_JOURNAL_BLOCK_RANGE (a target outside the filesystem), a read
+ * error; E4_ERR_JOURNAL_LOG_CORRUPT (revoke r_count overflow, passes
+ * disagree), E4_ERR_JOURNAL_CHECKSUM (descriptor failing in the replay
+ * pass), E4_ERR_READ_ONLY, write errors. */
+errcode_t e4_journal_replay(e4_fs *fs, e4_journal *j, e4_jlog_cb cb, void *priv,
+			    struct e4_jreplay_result *res);
+
+struct e4_jrecover_result {
+	struct e4_jreplay_result replay;
+	uint32_t new_sequence;		/* s_sequence written to the journal */
+	int sb_replayed;		/* the replay rewrote the fs superblock */
+	int errno_carried;		/* journal s_errno became ERROR_FS */
+	int counts_stale;		/* blocks were replayed: recompute free counts */
+	int fc_not_replayed;		/* fast-commit records for end_tid were left */
+	errcode_t error;		/* what the call returned */
+};
+/* Full recovery (section 12): e4_journal_replay(), then the journal
+ * superblock gets s_start 0 and s_sequence end_tid + 1 (kept unchanged if
+ * recovery failed) and, for a failed commit, s_errno -EINVAL; the fs
+ * superblock is re-read from disk, its error area (0x194-0x1FF) and
+ * ERROR_FS put back as before the replay, needs_recovery cleared,
+ * VALID_FS cleared if recovery failed, s_kbytes_written advanced by the
+ * bytes written (when non-zero), checksum set, written (s_wtime is left
+ * alone); finally e4_journal_errno_to_fs().
+ * An empty journal (s_start 0) only gets s_sequence + 1 and the flag
+ * cleared, as e2fsck does.  Returns the recovery error of
+ * e4_journal_replay() (the superblocks are still updated, like e2fsck),
+ * or an error from writing them (a replayed primary superblock that
+ * fails e4_super_validate() is not written: its error is returned).
+ * Untouched on E4_ERR_NO_MEMORY, a callback stop, E4_ERR_READ_ONLY, or
+ * unusable journal geometry (E4_ERR_JOURNAL_CORRUPT).
+ * The caller must then close and reopen fs (cached descriptors and
+ * bitmaps are stale), recompute summary counts and process orphans. */
+errcode_t e4_journal_recover(e4_fs *fs, e4_journal *j, e4_jlog_cb cb, void *priv,
+			     struct e4_jrecover_result *res);
+/* Section 12.7: if the journal superblock has s_errno set, set ERROR_FS in
+ * the fs superblock (written), then clear s_errno (journal superblock
+ * written).  *carried (may be NULL) = 1 if it did.  E4_ERR_READ_ONLY. */
+errcode_t e4_journal_errno_to_fs(e4_fs *fs, e4_journal *j, int *carried);
+/* Replace the journal superblock with *jsb (v2/v3: checksum recomputed)
+ * and write it to its block (journal.c; section 11.2).  E4_ERR_READ_ONLY. */
+errcode_t e4_journal_write_super(e4_journal *j, const journal_superblock_t *jsb);
+/* Write fs's in-memory superblock to the primary location (byte 1024),
+ * checksum recomputed with metadata_csum; through the block cache, flush
+ * with e4_flush() (super.c; section 2).  E4_ERR_READ_ONLY. */
+errcode_t e4_super_write(e4_fs *fs);
+
+/* ---- layout (layout.c) ----------------------------------------------- */
+/*
+ * Pure filesystem geometry for e4mkfs: (device size, options, the built-in
+ * copy of Debian e2fsprogs 1.47.0's /etc/mke2fs.conf) -> every number
+ * mke2fs 1.47.0 would choose, down to where each group's bitmaps and inode
+ * table go and each group's free counts after root, lost+found, the resize
+ * inode, the journal and the orphan file are allocated.  No I/O.  Format
+ * doc sections 1 (geometry, flex_bg, backups, reserved GDT), 3 (feature
+ * sets), 4.2 (flags, lazy init), 6.8 (orphan file), 8.4 (lost+found), 14
+ * (journal size and placement).  Block counts are in filesystem blocks
+ * unless a name says bytes or clusters.
+ */
+#define E4_LAYOUT_AUTO		(-1)	/* "choose as mke2fs would" */
+#define E4_LAYOUT_JOURNAL_FORCE	(-2)	/* journal_blocks: a journal of the default size */
+/* Groups beyond this are not laid out (e4_layout_compute() gives
+ * E4_ERR_UNSUPPORTED unless geometry_only is set). */
+#define E4_LAYOUT_MAX_GROUPS	(1U << 21)
+
+struct e4_layout_opts {
+	uint64_t dev_bytes;	/* device size in bytes; used when blocks_count is 0:
+				   whole blocks, rounded down to page_size as mke2fs does */
+	uint64_t blocks_count;	/* explicit size (mke2fs's blocks-count argument): in
+				   block_size units, or 1 KiB units if block_size is 0 */
+	const char *fs_type;	/* -t: "ext2", "ext3", "ext4"; NULL: "ext2", or "ext3"
+				   when journal_blocks asks for a journal */
+	const char *usage_types; /* -T: comma-separated ("news,largefile"); NULL: by
+				   size (floppy < 3 MiB <= small < 512 MiB <= default
+				   < 4 TiB <= big < 16 TiB <= huge).  Unknown names are
+				   ignored, as mke2fs does after a warning */
+	unsigned block_size;	/* -b bytes; 0: profile (1024 small/floppy, else 4096) */
+	unsigned cluster_size;	/* -C bytes (bigalloc only); 0: 16 blocks */
+	unsigned inode_size;	/* -I bytes; 0: profile (256) */
+	unsigned inode_ratio;	/* -i bytes per inode; 0: profile */
+	uint64_t inodes_count;	/* -N; 0: from the ratio */
+	uint32_t blocks_per_group; /* -g (clusters per group with bigalloc); 0: 8 * block size */
+	double reserved_percent; /* -m; negative: 5 */
+	uint32_t flex_bg_size;	/* -G groups (power of two); 0: 16 with flex_bg */
+	uint32_t feat_set[3];	/* -O edits, indexed by enum e4_feature_kind, applied */
+	uint32_t feat_clear[3];	/* after the profile's features (clear wins over set) */
+	uint64_t resize_blocks;	/* -E resize=: maximum size in blocks; 0: none */
+	int num_backup_sb;	/* -E num_backup_sb= (sparse_super2): 0, 1, 2; AUTO: 2 */
+	int64_t journal_blocks;	/* AUTO: default size if has_journal; 0: no journal
+				   (clears has_journal); JOURNAL_FORCE: -j; > 0: -J
+				   size= converted to blocks (sets has_journal) */
+	int64_t orphan_file_blocks; /* with orphan_file; AUTO or 0: default size */
+	unsigned desc_size;	/* -E desc_size= bytes (64bit only); 0: 64 */
+	int packed_meta_blocks;	/* -E packed_meta_blocks=1 */
+	uint32_t stride;	/* -E stride= (blocks) */
+	uint32_t stripe_width;	/* -E stripe_width= (blocks) */
+	int itable_zeroed;	/* 1: the inode tables will be zeroed (or read back
+				   zeros), so every group gets ITABLE_ZEROED */
+	unsigned page_size;	/* bytes; 0: 4096 */
+	int geometry_only;	/* 1: stop after the counts (no per-group layout,
+				   no special files); any size up to the limits */
+};
+
+/* Set *o to "everything as mke2fs would" (AUTO / 0 fields, -m 5). */
+void e4_layout_opts_init(struct e4_layout_opts *o);
+/* Apply an -O style edit list ("^has_journal,meta_bg", left to right) to
+ * o->feat_set/feat_clear.  E4_ERR_INVALID_ARGUMENT for an unknown name. */
+errcode_t e4_layout_opts_features(struct e4_layout_opts *o, const char *list);
+/* 1 if name is a fs type or usage type of the built-in profile. */
+int e4_layout_known_type(const char *name);
+
+struct e4_layout_group {
+	e4_blk_t block_bitmap, inode_bitmap, inode_table;
+	e4_blk_t first_block;		/* first block of the group */
+	uint32_t blocks;		/* blocks in the group (the last may be short) */
+	uint32_t sb_blocks;		/* superblock + GDT (+ reserved GDT) or meta_bg
+					   descriptor blocks at the group's start */
+	uint32_t free_blocks;		/* clusters, after everything mke2fs allocates */
+	uint32_t free_inodes;
+	uint32_t used_dirs;
+	uint32_t itable_unused;
+	uint16_t flags;			/* EXT4_BG_* */
+	uint8_t has_super;		/* superblock copy (primary for group 0) */
+	uint8_t has_meta_desc;		/* meta_bg descriptor block copy */
+};
+
+/* A run of blocks of one of the special files, in file order. */
+struct e4_layout_extent {
+	e4_blk_t start;
+	uint32_t len;
+};
+
+struct e4_layout_file {
+	e4_ino_t ino;			/* 0: the file is not made */
+	uint64_t blocks;		/* data blocks */
+	uint32_t nr_extents;		/* data runs (each <= 32768 blocks with extents) */
+	struct e4_layout_extent *extents;
+	uint32_t nr_meta;		/* extent leaf / indirect blocks */
+	e4_blk_t *meta;			/* their locations (extent: the leaf; block map:
+					   in the order mke2fs allocates them) */
+};
+
+struct e4_layout {
+	const char *fs_type;		/* profile names chosen ("ext4") */
+	const char *size_type;		/* "floppy", "small", "default", "big", "huge" */
+	unsigned block_size, log_block_size;	/* bytes, log2(bytes) - 10 */
+	unsigned cluster_size, log_cluster_size;
+	uint32_t cluster_bits;		/* log2(blocks per cluster) */
+	uint64_t blocks_count;		/* after dropping a too small last group */
+	uint64_t dev_blocks;		/* blocks asked for (before the drop) */
+	uint64_t r_blocks_count;
+	uint64_t free_blocks_count;	/* blocks (s_free_blocks_count as mke2fs writes it) */
+	uint32_t inodes_count, free_inodes_count;
+	uint32_t first_data_block;
+	uint32_t blocks_per_group, clusters_per_group;
+	uint32_t inodes_per_group, inode_blocks_per_group;
+	unsigned inode_size, desc_size;	/* bytes */
+	uint32_t first_ino;
+	uint32_t group_count;
+	uint32_t desc_blocks;		/* GDT blocks (ceil(groups / descs per block)) */
+	uint32_t reserved_gdt_blocks;
+	uint32_t first_meta_bg;
+	unsigned log_groups_per_flex;
+	uint32_t backup_bgs[2];		/* sparse_super2 */
+	uint32_t feature_compat, feature_incompat, feature_ro_compat;
+	uint32_t raid_stride, raid_stripe_width;
+	uint32_t inode_ratio;		/* bytes per inode used */
+	uint64_t overhead_clusters;	/* s_overhead_clusters as mke2fs writes it */
+	e4_group_t journal_goal_group;	/* group whose first block was the goal */
+	uint32_t journal_fc_blocks;	/* fast-commit part of the journal */
+	uint32_t lpf_blocks;
+	e4_blk_t root_block;		/* root directory's block (0 with inline_data) */
+	e4_blk_t lpf_block;		/* lost+found's first block (lpf_blocks in a row) */
+	e4_blk_t resize_dind_block;	/* resize inode's double-indirect block, or 0 */
+	struct e4_layout_file journal;	/* inode 8: blocks include fast commit */
+	struct e4_layout_file orphan;	/* orphan file (inode 12) */
+	struct e4_layout_group *groups;	/* group_count entries; NULL with geometry_only */
+};
+
+/* Compute the layout mke2fs 1.47.0 would make.  Errors (the reason for an
+ * impossible geometry): E4_ERR_FS_TOO_SMALL (no room for one group's
+ * metadata), E4_ERR_FS_TOO_BIG (more than 2^32 blocks without 64bit, or
+ * beyond 2^32 groups), E4_ERR_TOO_MANY_INODES (inode count or -i/-N
+ * leaves no room), E4_ERR_BAD_BLOCKS_PER_GROUP (-g outside 256 .. 8 *
+ * block size), E4_ERR_BAD_BLOCK_SIZE, E4_ERR_BAD_CLUSTER_SIZE,
+ * E4_ERR_BAD_INODE_SIZE, E4_ERR_BAD_DESC_SIZE, E4_ERR_RESERVED_GDT (-E
+ * resize= asks for more than block size / 4 blocks), E4_ERR_JOURNAL_SIZE
+ * (-J size outside 1024 .. 10240000 blocks or over half the free blocks),
+ * E4_ERR_FEATURE_CONFLICT (64bit or bigalloc without extent, meta_bg
+ * with resize_inode, resize_inode without sparse_super, inline_data with
+ * 128-byte inodes, csum seed without metadata_csum), E4_ERR_INVALID_ARGUMENT
+ * (unknown fs_type, bad -m/-G/-N values), E4_ERR_UNSUPPORTED (quota or
+ * project, more than E4_LAYOUT_MAX_GROUPS groups without geometry_only, a
+ * special file needing more than one extent leaf), E4_ERR_NO_MEMORY.  A
+ * journal asked for on a filesystem under 2048 blocks is dropped with
+ * has_journal, as mke2fs does.  Free the result with e4_layout_free(). */
+errcode_t e4_layout_compute(const struct e4_layout_opts *o, struct e4_layout **ret);
+void e4_layout_free(struct e4_layout *l);
+/* mke2fs's default journal size in blocks for a filesystem of blocks_count
+ * blocks (section 14), 0 if it is too small for one (< 2048 blocks). */
+uint32_t e4_layout_default_journal_blocks(uint64_t blocks_count);
+/* Default orphan file size in blocks (section 6.8), rounded up to whole
+ * clusters of 2^cluster_bits blocks. */
+uint32_t e4_layout_default_orphan_blocks(uint64_t blocks_count, unsigned cluster_bits);
 
 #ifdef __cplusplus
 }

@@ -34,4 +34,48 @@ errcode_t e4_read_block(e4_fs *fs, e4_blk_t blk, void *buf);
  * the superblock/GDT (group.c). */
 int e4_group_is_sparse_backup(uint32_t g);
 
+/* Block mapping back ends (extent.c, blockmap.c), dispatched by map.c.
+ * lookup: the run holding lblk; mapped: *pblk != 0 and *len blocks from
+ * lblk alike; hole: *pblk = 0 and *len a lower bound on the hole
+ * (UINT64_MAX: nothing mapped after lblk).  E4_ERR_FILE_TOO_BIG if lblk
+ * is beyond what the map can address. */
+errcode_t e4_extent_lookup(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
+			   uint64_t lblk, e4_blk_t *pblk, uint64_t *len, unsigned *flags);
+errcode_t e4_extent_walk(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
+			 unsigned flags, e4_map_cb cb, void *priv);
+errcode_t e4_blockmap_lookup(e4_fs *fs, const struct ext4_inode *inode, uint64_t lblk,
+			     e4_blk_t *pblk, uint64_t *len, unsigned *flags);
+errcode_t e4_blockmap_walk(e4_fs *fs, const struct ext4_inode *inode, unsigned flags,
+			   e4_map_cb cb, void *priv);
+/* 1 if i_block holds a fast symlink's target rather than a map (map.c). */
+int e4_inode_is_fast_symlink(e4_fs *fs, const struct ext4_inode *inode);
+/* 1 if i_block is a block map or extent root at all (not a device number,
+ * inline data or fast symlink target; map.c). */
+int e4_inode_has_map(e4_fs *fs, const struct ext4_inode *inode);
+
+/* Directory, htree and xattr internals (dir.c, htree.c, xattr.c). */
+/* Map and read logical block lblk of a directory (one fs block into buf).
+ * A hole or unwritten block: E4_ERR_DIR_CORRUPT. */
+errcode_t e4_dir_read_lblk(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
+			   uint64_t lblk, void *buf);
+#define E4_DX_LEAF	0	/* an ordinary entry block */
+#define E4_DX_ROOT	1	/* dx root: ".", "..", dx_root_info, entries */
+#define E4_DX_NODE	2	/* dx interior node: fake empty entry, entries */
+/* Classify a directory block by its layout (section 8.5). */
+int e4_dx_block_kind(e4_fs *fs, const void *block, uint64_t lblk);
+/* Check a dx root/node's tail checksum (kind from e4_dx_block_kind).
+ * E4_ERR_HTREE_CSUM, E4_ERR_DIR_NO_CSUM_TAIL, E4_ERR_HTREE_CORRUPT. */
+errcode_t e4_dx_block_verify(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
+			     const void *block, int kind);
+/* Leaf blocks that may hold name in an indexed directory, in search order
+ * (the hash's leaf, then collision continuations); *lblks is malloc'd.
+ * E4_ERR_HTREE_CORRUPT, E4_ERR_HTREE_CSUM, E4_ERR_BAD_HASH_VERSION. */
+errcode_t e4_dx_lookup_leaves(e4_fs *fs, e4_ino_t dir, const struct ext4_inode *inode,
+			      const char *name, size_t len, uint64_t **lblks, size_t *count);
+/* Find in-inode xattr (name_index, name); *value points into inode.
+ * E4_ERR_XATTR_NOT_FOUND, E4_ERR_XATTR_CORRUPT. */
+errcode_t e4_xattr_ibody_find(e4_fs *fs, const struct ext4_inode *inode, uint8_t name_index,
+			      const char *name, size_t name_len, const void **value,
+			      uint32_t *value_len);
+
 #endif

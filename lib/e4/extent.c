@@ -1,2 +1,400 @@
-/* extent.c: see e4.h */
+/*
+ * extent.c: extent trees (format doc section 7.2).
+ *
+ * The root node lives in i_block (capacity 4 entries), every other node
+ * in one block (capacity (bs - 12) / 12, then a 4-byte checksum tail when
+ * metadata_csum is set).  Every node is checked before it is used: magic,
+ * eh_max within capacity, eh_entries <= eh_max, depth one less than the
+ * parent's, non-empty index nodes, and entries sorted, non-overlapping and
+ * inside the logical range the parent gives the node.  Physical block
+ * numbers are checked when an entry is used, so one bad extent does not
+ * hide the rest of its leaf from a lookup.
+ */
+#include <stdlib.h>
+#include <string.h>
+
 #include "e4_private.h"
+
+/* Logical blocks an extent tree can address (ee_block is 32 bits). */
+#define EXT_LBLK_LIMIT		(1ULL << 32)
+#define EXT_ROOT_CAPACITY	4
+
+static inline const struct ext4_extent_idx *node_idx(const void *node)
+{
+	return (const struct ext4_extent_idx *)((const uint8_t *)node +
+						sizeof(struct ext4_extent_header));
+}
+
+static inline const struct ext4_extent *node_ext(const void *node)
+{
+	return (const struct ext4_extent *)((const uint8_t *)node +
+					    sizeof(struct ext4_extent_header));
+}
+
+/* Length in blocks of a leaf entry; *unwritten set for uninitialised ones. */
+static inline unsigned ext_len(const struct ext4_extent *ex, int *unwritten)
+{
+	unsigned l = e4_le16(ex->ee_len);
+
+	*unwritten = l > EXT_INIT_MAX_LEN;
+	return *unwritten ? l - EXT_INIT_MAX_LEN : l;
+}
+
+static inline e4_blk_t ext_pblk(const struct ext4_extent *ex)
+{
+	return (e4_blk_t)e4_le32(ex->ee_start_lo) |
+	       (e4_blk_t)e4_le16(ex->ee_start_hi) << 32;
+}
+
+static inline e4_blk_t idx_pblk(const struct ext4_extent_idx *ix)
+{
+	return (e4_blk_t)e4_le32(ix->ei_leaf_lo) |
+	       (e4_blk_t)e4_le16(ix->ei_leaf_hi) << 32;
+}
+
+static inline unsigned node_capacity(e4_fs *fs)
+{
+	return (fs->geom.block_size - sizeof(struct ext4_extent_header)) /
+	       sizeof(struct ext4_extent);
+}
+
+/*
+ * Header checks.  want_depth < 0: this is the root (depth only bounded by
+ * EXT4_MAX_EXTENT_DEPTH); otherwise eh_depth must equal want_depth.
+ */
+static errcode_t check_header(const void *node, unsigned capacity, int want_depth)
+{
+	const struct ext4_extent_header *eh = node;
+	unsigned entries = e4_le16(eh->eh_entries);
+	unsigned max = e4_le16(eh->eh_max);
+	unsigned depth = e4_le16(eh->eh_depth);
+
+	if (e4_le16(eh->eh_magic) != EXT4_EXT_MAGIC)
+		return E4_ERR_EXTENT_HEADER;
+	if (max == 0 || max > capacity || entries > max)
+		return E4_ERR_EXTENT_HEADER;
+	if (want_depth < 0) {
+		if (depth > EXT4_MAX_EXTENT_DEPTH)
+			return E4_ERR_EXTENT_TOO_DEEP;
+	} else if (depth != (unsigned)want_depth) {
+		return E4_ERR_EXTENT_HEADER;
+	}
+	/* An index node must point somewhere; an empty leaf is legal. */
+	if (depth > 0 && entries == 0)
+		return E4_ERR_EXTENT_HEADER;
+	return 0;
+}
+
+/*
+ * Entry checks: sorted, non-overlapping and inside [lo, hi), the logical
+ * range the parent index entry assigns to this node.
+ */
+static errcode_t check_entries(const void *node, uint64_t lo, uint64_t hi)
+{
+	const struct ext4_extent_header *eh = node;
+	unsigned entries = e4_le16(eh->eh_entries);
+	unsigned i;
+
+	if (e4_le16(eh->eh_depth) > 0) {
+		const struct ext4_extent_idx *ix = node_idx(node);
+		uint64_t prev = 0;
+
+		for (i = 0; i < entries; i++) {
+			uint64_t b = e4_le32(ix[i].ei_block);
+
+			if (b < lo || b >= hi || (i > 0 && b <= prev))
+				return E4_ERR_EXTENT_ORDER;
+			prev = b;
+		}
+	} else {
+		const struct ext4_extent *ex = node_ext(node);
+		uint64_t end = lo;
+
+		for (i = 0; i < entries; i++) {
+			uint64_t start = e4_le32(ex[i].ee_block);
+			int unwritten;
+			unsigned len = ext_len(&ex[i], &unwritten);
+
+			if (len == 0)
+				return E4_ERR_EXTENT_ZERO_LEN;
+			if (start < end)
+				return E4_ERR_EXTENT_ORDER;
+			end = start + len;
+			if (end > EXT_LBLK_LIMIT)
+				return E4_ERR_FILE_TOO_BIG;
+			if (end > hi)
+				return E4_ERR_EXTENT_ORDER;
+		}
+	}
+	return 0;
+}
+
+/* Checks a data extent's physical range against the filesystem. */
+static errcode_t check_ext_pblk(e4_fs *fs, const struct ext4_extent *ex)
+{
+	int unwritten;
+	e4_blk_t p = ext_pblk(ex);
+	unsigned len = ext_len(ex, &unwritten);
+
+	if (p == 0 || p >= fs->geom.blocks_count ||
+	    len > fs->geom.blocks_count - p)
+		return E4_ERR_BAD_BLOCK_NUM;
+	return 0;
+}
+
+/*
+ * Read the tree block blk into buf and check it as a node of depth
+ * want_depth covering [lo, hi).
+ */
+static errcode_t read_node(e4_fs *fs, e4_ino_t ino, uint32_t gen, e4_blk_t blk,
+			   void *buf, int want_depth, uint64_t lo, uint64_t hi)
+{
+	const struct ext4_extent_header *eh = buf;
+	errcode_t err;
+
+	if (blk == 0 || blk <= fs->geom.first_data_block ||
+	    blk >= fs->geom.blocks_count)
+		return E4_ERR_BAD_BLOCK_NUM;
+	err = e4_read_block(fs, blk, buf);
+	if (err)
+		return err;
+	err = check_header(buf, node_capacity(fs), want_depth);
+	if (err)
+		return err;
+	if (fs->geom.metadata_csum && !e4_ignore_csum(fs)) {
+		const struct ext4_extent_tail *t = (const struct ext4_extent_tail *)
+			((const uint8_t *)buf + sizeof(*eh) +
+			 sizeof(struct ext4_extent) * e4_le16(eh->eh_max));
+
+		if (e4_le32(t->et_checksum) != e4_extent_block_csum(fs, ino, gen, buf))
+			return E4_ERR_EXTENT_CSUM;
+	}
+	return check_entries(buf, lo, hi);
+}
+
+static errcode_t check_root(const struct ext4_inode *inode)
+{
+	errcode_t err = check_header(inode->i_block, EXT_ROOT_CAPACITY, -1);
+
+	if (err)
+		return err;
+	return check_entries(inode->i_block, 0, EXT_LBLK_LIMIT);
+}
+
+errcode_t e4_extent_lookup(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
+			   uint64_t lblk, e4_blk_t *pblk, uint64_t *len, unsigned *flags)
+{
+	uint32_t gen = e4_le32(inode->i_generation);
+	const void *node = inode->i_block;
+	uint64_t lo = 0, hi = EXT_LBLK_LIMIT;
+	uint8_t *buf = NULL;
+	errcode_t err;
+	int level;
+
+	*pblk = 0;
+	*len = UINT64_MAX;
+	*flags = 0;
+	if (lblk >= EXT_LBLK_LIMIT)
+		return E4_ERR_FILE_TOO_BIG;
+	err = check_root(inode);
+	if (err)
+		return err;
+
+	/* Depth strictly decreases, so this runs at most depth + 1 times. */
+	for (level = 0; level <= EXT4_MAX_EXTENT_DEPTH; level++) {
+		const struct ext4_extent_header *eh = node;
+		unsigned entries = e4_le16(eh->eh_entries);
+		unsigned depth = e4_le16(eh->eh_depth);
+		unsigned a, b;
+
+		if (depth == 0) {
+			const struct ext4_extent *ex = node_ext(node);
+			uint64_t next;
+
+			/* Last extent starting at or before lblk. */
+			a = 0;
+			b = entries;
+			while (a < b) {
+				unsigned m = a + (b - a) / 2;
+
+				if (e4_le32(ex[m].ee_block) <= lblk)
+					a = m + 1;
+				else
+					b = m;
+			}
+			if (a > 0) {
+				const struct ext4_extent *e = &ex[a - 1];
+				uint64_t start = e4_le32(e->ee_block);
+				int unwritten;
+				unsigned elen = ext_len(e, &unwritten);
+
+				if (lblk < start + elen) {
+					err = check_ext_pblk(fs, e);
+					if (err)
+						goto out;
+					*pblk = ext_pblk(e) + (lblk - start);
+					*len = start + elen - lblk;
+					*flags = unwritten ? E4_MAP_UNWRITTEN : 0;
+					goto out;
+				}
+			}
+			next = a < entries ? e4_le32(ex[a].ee_block) : hi;
+			*len = next >= EXT_LBLK_LIMIT ? UINT64_MAX : next - lblk;
+			goto out;
+		}
+
+		/* Index node: last entry starting at or before lblk. */
+		{
+			const struct ext4_extent_idx *ix = node_idx(node);
+			e4_blk_t child;
+
+			a = 0;
+			b = entries;
+			while (a < b) {
+				unsigned m = a + (b - a) / 2;
+
+				if (e4_le32(ix[m].ei_block) <= lblk)
+					a = m + 1;
+				else
+					b = m;
+			}
+			if (a == 0) {
+				/* Before the first subtree: a hole up to it. */
+				*len = e4_le32(ix[0].ei_block) - lblk;
+				goto out;
+			}
+			lo = e4_le32(ix[a - 1].ei_block);
+			if (a < entries)
+				hi = e4_le32(ix[a].ei_block);
+			child = idx_pblk(&ix[a - 1]);
+			if (!buf) {
+				buf = malloc(fs->geom.block_size);
+				if (!buf)
+					return E4_ERR_NO_MEMORY;
+			}
+			err = read_node(fs, ino, gen, child, buf, (int)depth - 1, lo, hi);
+			if (err)
+				goto out;
+			node = buf;
+		}
+	}
+	err = E4_ERR_EXTENT_TOO_DEEP;	/* not reached: depths are checked */
+out:
+	free(buf);
+	return err;
+}
+
+struct ext_walk {
+	e4_fs *fs;
+	e4_ino_t ino;
+	uint32_t gen;
+	unsigned flags;
+	e4_map_cb cb;
+	void *priv;
+	uint8_t *bufs[EXT4_MAX_EXTENT_DEPTH];
+	uint64_t nodes;		/* tree blocks visited so far */
+};
+
+/*
+ * Walk node (already checked) and its subtrees; level is the depth of the
+ * node's children below the root (0 for the root's children).
+ */
+static errcode_t walk_node(struct ext_walk *w, const void *node, int level,
+			   uint64_t hi)
+{
+	const struct ext4_extent_header *eh = node;
+	unsigned entries = e4_le16(eh->eh_entries);
+	unsigned depth = e4_le16(eh->eh_depth);
+	struct e4_map_extent me;
+	errcode_t err;
+	unsigned i;
+	int ret;
+
+	if (depth == 0) {
+		const struct ext4_extent *ex = node_ext(node);
+
+		for (i = 0; i < entries; i++) {
+			int unwritten;
+
+			err = check_ext_pblk(w->fs, &ex[i]);
+			if (err)
+				return err;
+			me.lblk = e4_le32(ex[i].ee_block);
+			me.pblk = ext_pblk(&ex[i]);
+			me.len = ext_len(&ex[i], &unwritten);
+			me.flags = unwritten ? E4_MAP_UNWRITTEN : 0;
+			me.level = level;
+			ret = w->cb(w->fs, &me, w->priv);
+			if (ret)
+				return ret;
+		}
+		return 0;
+	}
+
+	if (level >= EXT4_MAX_EXTENT_DEPTH)
+		return E4_ERR_EXTENT_TOO_DEEP;
+	for (i = 0; i < entries; i++) {
+		const struct ext4_extent_idx *ix = node_idx(node);
+		uint64_t clo = e4_le32(ix[i].ei_block);
+		uint64_t chi = i + 1 < entries ? e4_le32(ix[i + 1].ei_block) : hi;
+		e4_blk_t child = idx_pblk(&ix[i]);
+		uint8_t *buf = w->bufs[level];
+
+		/* Distinct tree blocks cannot outnumber the filesystem's. */
+		if (++w->nodes > w->fs->geom.blocks_count)
+			return E4_ERR_LOOP;
+		err = read_node(w->fs, w->ino, w->gen, child, buf, (int)depth - 1,
+				clo, chi);
+		if (err)
+			return err;
+		if (w->flags & E4_ITER_META) {
+			me.lblk = clo;
+			me.pblk = child;
+			me.len = 1;
+			me.flags = E4_MAP_META;
+			me.level = level;
+			ret = w->cb(w->fs, &me, w->priv);
+			if (ret)
+				return ret;
+		}
+		err = walk_node(w, buf, level + 1, chi);
+		if (err)
+			return err;
+		/* The child's buffer is reused by later siblings; ix points
+		 * into node, which lives at a shallower level, so it is safe. */
+	}
+	return 0;
+}
+
+errcode_t e4_extent_walk(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
+			 unsigned flags, e4_map_cb cb, void *priv)
+{
+	struct ext_walk w;
+	unsigned depth;
+	errcode_t err;
+	unsigned i;
+
+	err = check_root(inode);
+	if (err)
+		return err;
+	memset(&w, 0, sizeof(w));
+	w.fs = fs;
+	w.ino = ino;
+	w.gen = e4_le32(inode->i_generation);
+	w.flags = flags;
+	w.cb = cb;
+	w.priv = priv;
+	depth = e4_le16(((const struct ext4_extent_header *)inode->i_block)->eh_depth);
+	for (i = 0; i < depth; i++) {
+		w.bufs[i] = malloc(fs->geom.block_size);
+		if (!w.bufs[i]) {
+			err = E4_ERR_NO_MEMORY;
+			goto out;
+		}
+	}
+	err = walk_node(&w, inode->i_block, 0, EXT_LBLK_LIMIT);
+out:
+	for (i = 0; i < EXT4_MAX_EXTENT_DEPTH; i++)
+		free(w.bufs[i]);
+	return err;
+}

@@ -132,7 +132,7 @@ static errcode_t open_external(e4_journal *j, const char *path)
 	unsigned bs = fs->geom.block_size;
 	uint8_t *blk;
 
-	err = e4_io_open(path, 0, &j->ext_io);
+	err = e4_io_open(path, (fs->flags & E4_OPEN_RW) ? E4_IO_RW : 0, &j->ext_io);
 	if (err)
 		return err;
 	err = e4_io_pread(j->ext_io, EXT4_SUPERBLOCK_OFFSET, &esb, sizeof(esb));
@@ -243,4 +243,31 @@ errcode_t e4_journal_read_block(e4_journal *j, uint32_t jblk, void *buf)
 	if (j->ext_io)
 		return e4_io_read_blk(j->ext_io, pblk, 1, buf);
 	return e4_read_block(j->fs, pblk, buf);
+}
+
+errcode_t e4_journal_write_super(e4_journal *j, const journal_superblock_t *jsb)
+{
+	e4_io *io = j->ext_io ? j->ext_io : j->fs->io;
+	journal_superblock_t tmp = *jsb;
+	uint8_t *blk;
+	errcode_t err;
+
+	if (e4_be32(tmp.s_header.h_blocktype) == JBD2_SUPERBLOCK_V2 &&
+	    (e4_be32(tmp.s_feature_incompat) &
+	     (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3)))
+		tmp.s_checksum = e4_cpu_to_be32(e4_jsb_csum(&tmp));
+	blk = malloc(j->blocksize);
+	if (!blk)
+		return E4_ERR_NO_MEMORY;
+	err = e4_io_read_blk(io, j->jsb_block, 1, blk);
+	if (!err) {
+		memcpy(blk, &tmp, sizeof(tmp));
+		err = e4_io_write_blk(io, j->jsb_block, 1, blk);
+	}
+	if (!err)
+		err = e4_io_flush(io);
+	free(blk);
+	if (!err)
+		j->jsb = tmp;
+	return err;
 }

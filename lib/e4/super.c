@@ -403,3 +403,26 @@ errcode_t e4_read_block(e4_fs *fs, e4_blk_t blk, void *buf)
 		return E4_ERR_BAD_BLOCK_NUM;
 	return e4_io_read_blk(fs->io, blk, 1, buf);
 }
+
+errcode_t e4_super_write(e4_fs *fs)
+{
+	unsigned bs = fs->geom.block_size;
+	e4_blk_t blk = EXT4_SUPERBLOCK_OFFSET / bs;
+	uint8_t *buf;
+	errcode_t err;
+
+	if (!(fs->flags & E4_OPEN_RW))
+		return E4_ERR_READ_ONLY;
+	if (e4_le32(fs->sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+		fs->sb->s_checksum = e4_cpu_to_le32(e4_superblock_csum(fs->sb));
+	buf = malloc(bs);
+	if (!buf)
+		return E4_ERR_NO_MEMORY;
+	err = e4_io_read_blk(fs->io, blk, 1, buf);
+	if (!err) {
+		memcpy(buf + EXT4_SUPERBLOCK_OFFSET % bs, fs->sb, EXT4_SUPERBLOCK_SIZE);
+		err = e4_io_write_blk(fs->io, blk, 1, buf);
+	}
+	free(buf);
+	return err;
+}

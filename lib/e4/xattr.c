@@ -1,2 +1,335 @@
-/* xattr.c: see e4.h */
+/*
+ * xattr.c: extended attributes in the inode body and in an xattr block
+ * (format doc section 9).
+ *
+ * A storage area (the in-inode area or the block) is validated as a whole
+ * before any of its entries is reported: the entry table must end with
+ * its 4-byte terminator inside the area and every value must lie inside
+ * the area, after the table.  An area that fails yields no entries.
+ */
+#include <stdlib.h>
+#include <string.h>
+
 #include "e4_private.h"
+
+#define XATTR_ENTRY_HDR		16	/* struct ext4_xattr_entry without name */
+#define XATTR_VALUE_MAX		65536	/* largest value the kernel accepts */
+#define GET_FOUND		(-1)	/* get_cb's stop value */
+
+static const char *const prefixes[] = {
+	[EXT4_XATTR_INDEX_USER]			= "user.",
+	[EXT4_XATTR_INDEX_POSIX_ACL_ACCESS]	= "system.posix_acl_access",
+	[EXT4_XATTR_INDEX_POSIX_ACL_DEFAULT]	= "system.posix_acl_default",
+	[EXT4_XATTR_INDEX_TRUSTED]		= "trusted.",
+	[EXT4_XATTR_INDEX_SECURITY]		= "security.",
+	[EXT4_XATTR_INDEX_SYSTEM]		= "system.",
+	[EXT4_XATTR_INDEX_RICHACL]		= "system.richacl",
+};
+
+const char *e4_xattr_prefix(uint8_t name_index)
+{
+	if (name_index < sizeof(prefixes) / sizeof(prefixes[0]) && prefixes[name_index])
+		return prefixes[name_index];
+	return "";
+}
+
+static inline uint16_t get16(const uint8_t *b, size_t off)
+{
+	uint16_t v;
+
+	memcpy(&v, b + off, 2);
+	return e4_le16(v);
+}
+
+static inline uint32_t get32(const uint8_t *b, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, b + off, 4);
+	return e4_le32(v);
+}
+
+/*
+ * One storage area.  Value offsets are relative to vbase, which holds
+ * vsize bytes; the entry table starts at first (relative to vbase).
+ */
+struct xarea {
+	const uint8_t *vbase;
+	size_t vsize;
+	size_t first;
+	int in_inode;
+};
+
+/* Validate the area; on success *table_end is the offset just past the
+ * terminator. */
+static errcode_t area_check(e4_fs *fs, const struct xarea *a)
+{
+	size_t off = a->first, table_end;
+
+	for (;;) {
+		if (off + 4 > a->vsize)
+			return E4_ERR_XATTR_CORRUPT;	/* no terminator */
+		if (get32(a->vbase, off) == 0)
+			break;
+		if (off + XATTR_ENTRY_HDR > a->vsize ||
+		    off + EXT4_XATTR_LEN(a->vbase[off]) > a->vsize)
+			return E4_ERR_XATTR_CORRUPT;
+		off += EXT4_XATTR_LEN(a->vbase[off]);
+	}
+	table_end = off + 4;
+
+	for (off = a->first; get32(a->vbase, off) != 0; off += EXT4_XATTR_LEN(a->vbase[off])) {
+		const uint8_t *e = a->vbase + off;
+		uint32_t inum = get32(e, 4), size = get32(e, 8);
+		size_t voff = get16(e, 2);
+
+		if (size > XATTR_VALUE_MAX)
+			return E4_ERR_XATTR_CORRUPT;
+		if (inum) {
+			if (!e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EA_INODE) ||
+			    inum > fs->geom.inodes_count)
+				return E4_ERR_XATTR_CORRUPT;
+			continue;
+		}
+		if (size == 0)
+			continue;
+		if (voff < table_end || voff > a->vsize ||
+		    EXT4_XATTR_SIZE((size_t)size) > a->vsize - voff)
+			return E4_ERR_XATTR_CORRUPT;
+	}
+	return 0;
+}
+
+typedef int (*area_cb)(e4_fs *fs, const struct e4_xattr *x, void *priv);
+
+/* Report every entry of a checked area; returns cb's nonzero value. */
+static int area_walk(e4_fs *fs, const struct xarea *a, area_cb cb, void *priv)
+{
+	struct e4_xattr x;
+	size_t off;
+	int ret;
+
+	for (off = a->first; get32(a->vbase, off) != 0; off += EXT4_XATTR_LEN(a->vbase[off])) {
+		const uint8_t *e = a->vbase + off;
+
+		memset(&x, 0, sizeof(x));
+		x.name_len = e[0];
+		x.name_index = e[1];
+		x.prefix = e4_xattr_prefix(x.name_index);
+		memcpy(x.name, e + XATTR_ENTRY_HDR, x.name_len);
+		x.name[x.name_len] = '\0';
+		x.value_inum = get32(e, 4);
+		x.value_len = get32(e, 8);
+		if (!x.value_inum)
+			x.value = x.value_len ? a->vbase + get16(e, 2) : (const void *)"";
+		x.in_inode = a->in_inode;
+		ret = cb(fs, &x, priv);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The in-inode area: 0 and a->vsize 0 when the inode has none. */
+static errcode_t ibody_area(e4_fs *fs, const struct ext4_inode *inode, struct xarea *a)
+{
+	const uint8_t *raw = (const uint8_t *)inode;
+	unsigned isize = fs->geom.inode_size, extra, start;
+	errcode_t err;
+
+	memset(a, 0, sizeof(*a));
+	a->in_inode = 1;
+	if (isize > E4_INODE_MAX_SIZE)
+		isize = E4_INODE_MAX_SIZE;	/* what an inode buffer holds */
+	if (isize <= EXT4_GOOD_OLD_INODE_SIZE)
+		return 0;
+	extra = e4_le16(inode->i_extra_isize);
+	if ((extra & 3) || extra > isize - EXT4_GOOD_OLD_INODE_SIZE)
+		return E4_ERR_BAD_EXTRA_ISIZE;
+	start = EXT4_GOOD_OLD_INODE_SIZE + extra;
+	if (start + 4 > isize || get32(raw, start) != EXT4_XATTR_MAGIC)
+		return 0;
+	a->vbase = raw + start + 4;
+	a->vsize = isize - start - 4;
+	a->first = 0;
+	err = area_check(fs, a);
+	if (err)
+		a->vsize = 0;
+	return err;
+}
+
+/* Read and check the xattr block into buf (one fs block). */
+static errcode_t block_area(e4_fs *fs, e4_blk_t blk, uint8_t *buf, struct xarea *a)
+{
+	const struct ext4_xattr_header *h = (const struct ext4_xattr_header *)buf;
+	errcode_t err;
+
+	memset(a, 0, sizeof(*a));
+	if (blk < fs->geom.first_data_block || blk >= fs->geom.blocks_count)
+		return E4_ERR_BAD_BLOCK_NUM;
+	err = e4_read_block(fs, blk, buf);
+	if (err)
+		return err;
+	if (e4_le32(h->h_magic) != EXT4_XATTR_MAGIC)
+		return E4_ERR_XATTR_MAGIC;
+	if (e4_le32(h->h_blocks) != 1)
+		return E4_ERR_XATTR_CORRUPT;
+	if (fs->geom.metadata_csum && !e4_ignore_csum(fs) &&
+	    e4_le32(h->h_checksum) != e4_xattr_block_csum(fs, blk, buf))
+		return E4_ERR_XATTR_CSUM;
+	a->vbase = buf;
+	a->vsize = fs->geom.block_size;
+	a->first = sizeof(struct ext4_xattr_header);
+	a->in_inode = 0;
+	return area_check(fs, a);
+}
+
+errcode_t e4_xattr_iterate(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
+			   e4_xattr_cb cb, void *priv)
+{
+	union e4_inode_buf ib;
+	struct xarea a;
+	uint8_t *buf;
+	e4_blk_t blk;
+	errcode_t err;
+	int ret;
+
+	if (!inode) {
+		err = e4_inode_read(fs, ino, &ib);
+		if (err)
+			return err;
+		inode = &ib.inode;
+	}
+	err = ibody_area(fs, inode, &a);
+	if (err)
+		return err;
+	if (a.vsize) {
+		ret = area_walk(fs, &a, cb, priv);
+		if (ret)
+			return ret;
+	}
+	blk = e4_inode_file_acl(fs, inode);
+	if (!blk)
+		return 0;
+	buf = malloc(fs->geom.block_size);
+	if (!buf)
+		return E4_ERR_NO_MEMORY;
+	err = block_area(fs, blk, buf, &a);
+	if (!err)
+		err = area_walk(fs, &a, cb, priv);
+	free(buf);
+	return err;
+}
+
+errcode_t e4_xattr_ibody_find(e4_fs *fs, const struct ext4_inode *inode, uint8_t name_index,
+			      const char *name, size_t name_len, const void **value,
+			      uint32_t *value_len)
+{
+	struct xarea a;
+	size_t off;
+	errcode_t err;
+
+	err = ibody_area(fs, inode, &a);
+	if (err)
+		return err;
+	if (!a.vsize)
+		return E4_ERR_XATTR_NOT_FOUND;
+	for (off = a.first; get32(a.vbase, off) != 0; off += EXT4_XATTR_LEN(a.vbase[off])) {
+		const uint8_t *e = a.vbase + off;
+
+		if (e[1] != name_index || e[0] != name_len ||
+		    memcmp(e + XATTR_ENTRY_HDR, name, name_len))
+			continue;
+		if (get32(e, 4))
+			return E4_ERR_XATTR_CORRUPT;	/* not for ea_inode values */
+		*value_len = get32(e, 8);
+		*value = *value_len ? a.vbase + get16(e, 2) : (const void *)"";
+		return 0;
+	}
+	return E4_ERR_XATTR_NOT_FOUND;
+}
+
+struct getter {
+	const char *fullname;
+	size_t len;
+	void *value;
+	size_t value_len;
+	uint32_t inum;
+	errcode_t err;
+};
+
+static int get_cb(e4_fs *fs, const struct e4_xattr *x, void *priv)
+{
+	struct getter *g = priv;
+	size_t plen = strlen(x->prefix);
+
+	(void)fs;
+	if (!*x->prefix || plen + x->name_len != g->len ||
+	    memcmp(g->fullname, x->prefix, plen) ||
+	    memcmp(g->fullname + plen, x->name, x->name_len))
+		return 0;
+	g->value_len = x->value_len;
+	g->inum = x->value_inum;
+	g->value = malloc(x->value_len ? x->value_len : 1);
+	if (!g->value)
+		g->err = E4_ERR_NO_MEMORY;
+	else if (x->value)
+		memcpy(g->value, x->value, x->value_len);
+	return GET_FOUND;
+}
+
+/* Read an ea_inode value (value_len bytes) into g->value. */
+static errcode_t read_ea_inode(e4_fs *fs, struct getter *g)
+{
+	union e4_inode_buf ib;
+	e4_file *f;
+	size_t got;
+	errcode_t err;
+
+	err = e4_inode_read(fs, g->inum, &ib);
+	if (err)
+		return err;
+	if (!(e4_le32(ib.inode.i_flags) & EXT4_EA_INODE_FL) ||
+	    e4_inode_size(&ib.inode) < g->value_len)
+		return E4_ERR_XATTR_CORRUPT;
+	err = e4_file_open(fs, g->inum, &ib.inode, &f);
+	if (err)
+		return err;
+	err = e4_file_pread(f, 0, g->value, g->value_len, &got);
+	if (!err && got != g->value_len)
+		err = E4_ERR_XATTR_CORRUPT;
+	e4_file_close(f);
+	return err;
+}
+
+errcode_t e4_xattr_get(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
+		       const char *fullname, void **value, size_t *len)
+{
+	struct getter g;
+	errcode_t err;
+
+	memset(&g, 0, sizeof(g));
+	g.fullname = fullname;
+	g.len = strlen(fullname);
+	*value = NULL;
+	*len = 0;
+	err = e4_xattr_iterate(fs, ino, inode, get_cb, &g);
+	if (err != (errcode_t)GET_FOUND) {
+		free(g.value);
+		return err ? err : E4_ERR_XATTR_NOT_FOUND;
+	}
+	if (g.err) {
+		free(g.value);
+		return g.err;
+	}
+	if (g.inum) {
+		err = read_ea_inode(fs, &g);
+		if (err) {
+			free(g.value);
+			return err;
+		}
+	}
+	*value = g.value;
+	*len = g.value_len;
+	return 0;
+}

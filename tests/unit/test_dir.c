@@ -1,3 +1,5 @@
+/* Unit tests for dir.c: rec_len encoding and decoding for every block size
+ * from 1 KiB to 64 KiB (format doc 8.2), and the 2^18 scheme beyond. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -5,10 +7,166 @@
 #include <cmocka.h>
 #include "e4.h"
 
-static void placeholder(void **state) { (void)state; }
+static const unsigned block_sizes[] = { 1024, 2048, 4096, 8192, 16384, 32768, 65536 };
+#define N_BS (sizeof(block_sizes) / sizeof(block_sizes[0]))
+
+/* Every valid length survives encode + decode, for every block size. */
+static void round_trip_all_lengths(void **state)
+{
+	unsigned i, len;
+	uint16_t d;
+
+	(void)state;
+	for (i = 0; i < N_BS; i++) {
+		unsigned bs = block_sizes[i];
+
+		for (len = 4; len <= bs; len += 4) {
+			assert_int_equal(e4_rec_len_to_disk(len, bs, &d), 0);
+			assert_int_equal(e4_rec_len_from_disk(d, bs), len);
+		}
+	}
+}
+
+/* Below 64 KiB the stored value is the length itself. */
+static void small_blocks_identity(void **state)
+{
+	unsigned i, v;
+	uint16_t d;
+
+	(void)state;
+	for (i = 0; i < N_BS; i++) {
+		unsigned bs = block_sizes[i];
+
+		if (bs >= 65536)
+			continue;
+		for (v = 0; v <= 0xFFFF; v++)
+			assert_int_equal(e4_rec_len_from_disk((uint16_t)v, bs), v);
+		assert_int_equal(e4_rec_len_to_disk(12, bs, &d), 0);
+		assert_int_equal(d, 12);
+		assert_int_equal(e4_rec_len_to_disk(bs - 12, bs, &d), 0);
+		assert_int_equal(d, bs - 12);
+	}
+}
+
+/* A whole-block entry: stored as the block size below 64 KiB, as 0xFFFF
+ * at 64 KiB. */
+static void whole_block_entries(void **state)
+{
+	unsigned i;
+	uint16_t d;
+
+	(void)state;
+	for (i = 0; i < N_BS; i++) {
+		unsigned bs = block_sizes[i];
+
+		assert_int_equal(e4_rec_len_to_disk(bs, bs, &d), 0);
+		if (bs < 65536)
+			assert_int_equal(d, bs);
+		else
+			assert_int_equal(d, 0xFFFF);
+		assert_int_equal(e4_rec_len_from_disk(d, bs), bs);
+	}
+}
+
+/* 0 decodes to 0 (invalid: shorter than any entry) below 64 KiB, and to
+ * the whole block at 64 KiB, like 0xFFFF. */
+static void stored_zero(void **state)
+{
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < N_BS; i++) {
+		unsigned bs = block_sizes[i];
+
+		if (bs < 65536)
+			assert_true(e4_rec_len_from_disk(0, bs) < 8);
+		else
+			assert_int_equal(e4_rec_len_from_disk(0, bs), bs);
+	}
+	assert_int_equal(e4_rec_len_from_disk(0xFFFF, 65536), 65536);
+}
+
+/* 64 KiB: lengths below 65536 are stored as is, 0xFFFC is the largest
+ * partial entry; the two low bits carry bits 16-17. */
+static void large_block_values(void **state)
+{
+	uint16_t d;
+
+	(void)state;
+	assert_int_equal(e4_rec_len_to_disk(65532, 65536, &d), 0);
+	assert_int_equal(d, 0xFFFC);
+	assert_int_equal(e4_rec_len_from_disk(0xFFFC, 65536), 65532);
+	assert_int_equal(e4_rec_len_to_disk(65524, 65536, &d), 0);
+	assert_int_equal(d, 65524);
+	assert_int_equal(e4_rec_len_from_disk(12, 65536), 12);
+	/* Low bits set: 65536 + the rest. */
+	assert_int_equal(e4_rec_len_from_disk(0x0001, 65536), 65536);
+	assert_int_equal(e4_rec_len_from_disk(0x0005, 65536), 65540);
+	assert_int_equal(e4_rec_len_from_disk(0xFFFD, 65536), 131068);
+	/* Not multiples of 4, beyond the block, and 0: refused. */
+	assert_int_equal(e4_rec_len_to_disk(65537, 65536, &d), E4_ERR_BAD_REC_LEN);
+	assert_int_equal(e4_rec_len_to_disk(65540, 65536, &d), E4_ERR_BAD_REC_LEN);
+	assert_int_equal(e4_rec_len_to_disk(14, 65536, &d), E4_ERR_BAD_REC_LEN);
+	assert_int_equal(e4_rec_len_to_disk(0, 65536, &d), E4_ERR_BAD_REC_LEN);
+}
+
+static void invalid_lengths(void **state)
+{
+	unsigned i;
+	uint16_t d;
+
+	(void)state;
+	for (i = 0; i < N_BS; i++) {
+		unsigned bs = block_sizes[i];
+
+		assert_int_equal(e4_rec_len_to_disk(0, bs, &d), E4_ERR_BAD_REC_LEN);
+		assert_int_equal(e4_rec_len_to_disk(bs + 4, bs, &d), E4_ERR_BAD_REC_LEN);
+		assert_int_equal(e4_rec_len_to_disk(2 * bs, bs, &d), E4_ERR_BAD_REC_LEN);
+		assert_int_equal(e4_rec_len_to_disk(13, bs, &d), E4_ERR_BAD_REC_LEN);
+		assert_int_equal(e4_rec_len_to_disk(bs - 2, bs, &d), E4_ERR_BAD_REC_LEN);
+	}
+}
+
+/* Blocks above 64 KiB (never made by mke2fs; the scheme reaches 2^18). */
+static void beyond_64k(void **state)
+{
+	unsigned bs, len;
+	uint16_t d;
+
+	(void)state;
+	for (bs = 131072; bs <= 262144; bs *= 2) {
+		for (len = 4; len <= bs; len += 4) {
+			if (len == 0x3FFFC && bs > len) {
+				/* Would be stored as 0xFFFF = whole block. */
+				assert_int_equal(e4_rec_len_to_disk(len, bs, &d),
+						 E4_ERR_BAD_REC_LEN);
+				continue;
+			}
+			assert_int_equal(e4_rec_len_to_disk(len, bs, &d), 0);
+			assert_int_equal(e4_rec_len_from_disk(d, bs), len);
+		}
+		/* A whole block is stored as 0 there. */
+		assert_int_equal(e4_rec_len_to_disk(bs, bs, &d), 0);
+		assert_int_equal(d, 0);
+	}
+	assert_int_equal(e4_rec_len_to_disk(65536, 262144, &d), 0);
+	assert_int_equal(d, 1);
+	assert_int_equal(e4_rec_len_to_disk(131076, 262144, &d), 0);
+	assert_int_equal(d, 6);
+	assert_int_equal(e4_rec_len_from_disk(6, 262144), 131076);
+	assert_int_equal(e4_rec_len_to_disk(262148, 524288, &d), E4_ERR_BAD_REC_LEN);
+}
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = { cmocka_unit_test(placeholder) };
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(round_trip_all_lengths),
+		cmocka_unit_test(small_blocks_identity),
+		cmocka_unit_test(whole_block_entries),
+		cmocka_unit_test(stored_zero),
+		cmocka_unit_test(large_block_values),
+		cmocka_unit_test(invalid_lengths),
+		cmocka_unit_test(beyond_64k),
+	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
