@@ -53,7 +53,7 @@ K64_TOOLS=$E4KIT_SHARED/tools/kernel64k
 E4_MATRIX=${E4_MATRIX:-$E4_BUILDDIR/tests/matrix}
 E4_K64_DIR=${E4_K64_DIR:-$E4_BUILDDIR/tests/k64}
 export E4DEBUGFS REF_DEBUGFS REF_DUMPE2FS REF_MKE2FS REF_E2FSCK REF_TUNE2FS
-export PYTHON E4_MATRIX E4_K64_DIR
+export PYTHON E4_MATRIX E4_K64_DIR K64_TOOLS
 
 # ---- messages and exits ----------------------------------------------------
 is_ci() { [ "${CI:-}" = true ]; }
