@@ -357,11 +357,11 @@ static errcode_t walk_node(struct ext_walk *w, const void *node, int level,
 			if (ret)
 				return ret;
 		}
+		/* buf (this level's) is reused by the next sibling; node
+		 * itself lives one level up and stays intact. */
 		err = walk_node(w, buf, level + 1, chi);
 		if (err)
 			return err;
-		/* The child's buffer is reused by later siblings; ix points
-		 * into node, which lives at a shallower level, so it is safe. */
 	}
 	return 0;
 }
