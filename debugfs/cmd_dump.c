@@ -27,7 +27,8 @@
 
 #define COPY_BUF_SIZE	(4U << 20)	/* bytes read per e4_file_pread */
 #define HOLE_CHUNK	(64U << 10)	/* all-zero pieces of this size become holes */
-#define RDUMP_MAX_DEPTH	4096		/* directory nesting limit */
+#define RDUMP_MAX_DEPTH	2048		/* directory nesting limit (paths stop
+					   near there anyway: PATH_MAX) */
 
 static char *copy_buf;
 
@@ -416,32 +417,41 @@ static void rdump_directory(struct rdump_ctx *ctx, e4_ino_t ino, const struct ex
 		ctx->errors++;
 }
 
+/* The inode buffer is on the heap: this recursion may be deep. */
 static void rdump_inode(struct rdump_ctx *ctx, e4_ino_t ino, const char *path, int mkdir_it)
 {
-	union e4_inode_buf ib;
+	union e4_inode_buf *ib;
 
 	if (!ino || ino > e4_geom(current_fs)->inodes_count) {
 		com_err(ctx->cmd, E4_ERR_BAD_INODE_NUM, "- inode %u (%s)", ino, path);
 		ctx->errors++;
 		return;
 	}
-	if (read_inode(ctx->cmd, ino, &ib, 0)) {
+	ib = malloc(sizeof(*ib));
+	if (!ib) {
+		com_err(ctx->cmd, ENOMEM, "while dumping %s", path);
 		ctx->errors++;
 		return;
 	}
-	switch (e4_le16(ib.inode.i_mode) & EXT4_S_IFMT) {
+	if (read_inode(ctx->cmd, ino, ib, 0)) {
+		ctx->errors++;
+		free(ib);
+		return;
+	}
+	switch (e4_le16(ib->inode.i_mode) & EXT4_S_IFMT) {
 	case EXT4_S_IFLNK:
-		rdump_symlink(ctx, ino, &ib.inode, path);
+		rdump_symlink(ctx, ino, &ib->inode, path);
 		break;
 	case EXT4_S_IFREG:
-		rdump_file(ctx, ino, &ib.inode, path);
+		rdump_file(ctx, ino, &ib->inode, path);
 		break;
 	case EXT4_S_IFDIR:
-		rdump_directory(ctx, ino, &ib.inode, path, mkdir_it);
+		rdump_directory(ctx, ino, &ib->inode, path, mkdir_it);
 		break;
 	default:
 		break;	/* device nodes, FIFOs, sockets: not dumped */
 	}
+	free(ib);
 }
 
 int do_rdump(int argc, char **argv)

@@ -133,12 +133,22 @@ static errcode_t check_bitmaps(e4_fs *fs)
 	if (!buf)
 		return E4_ERR_NO_MEMORY;
 	for (g = 0; g < geo->group_count; g++) {
-		err = e4_read_block_bitmap(fs, g, buf);
-		if (err == E4_ERR_BLOCK_BITMAP_CSUM)
-			break;
-		err = e4_read_inode_bitmap(fs, g, buf);
-		if (err == E4_ERR_INODE_BITMAP_CSUM)
-			break;
+		struct e4_group gd;
+		int uninit = geo->metadata_csum || geo->gdt_csum;
+
+		/* uninitialised bitmaps are synthesised, never verified */
+		if (e4_group_get(fs, g, &gd))
+			continue;
+		if (!(uninit && (gd.flags & EXT4_BG_BLOCK_UNINIT))) {
+			err = e4_read_block_bitmap(fs, g, buf);
+			if (err == E4_ERR_BLOCK_BITMAP_CSUM)
+				break;
+		}
+		if (!(uninit && (gd.flags & EXT4_BG_INODE_UNINIT))) {
+			err = e4_read_inode_bitmap(fs, g, buf);
+			if (err == E4_ERR_INODE_BITMAP_CSUM)
+				break;
+		}
 		err = 0;
 	}
 	free(buf);
