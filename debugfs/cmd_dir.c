@@ -68,20 +68,32 @@ static int collect_cb(const struct e4_dirent *d, void *priv)
 	return 0;
 }
 
-static void print_long(const struct ls_entry *e, int deleted)
+/* Read the inode an entry names.  Like the reference, an entry whose inode
+ * cannot be read (bad number, bad checksum, missing inode table) is left
+ * out of the listing with one error line. */
+static int entry_inode(const struct ls_entry *e, union e4_inode_buf *ib)
+{
+	errcode_t err = e4_inode_read(current_fs, e->inode, ib);
+
+	if (err) {
+		com_err("ls", err, "while reading inode %u", e->inode);
+		memset(ib, 0, sizeof(*ib));
+		return 1;
+	}
+	return 0;
+}
+
+static int print_long(const struct ls_entry *e, int deleted)
 {
 	union e4_inode_buf ib;
 	char date[48];
 	struct e4_time t = { 0, 0 };
 	int ok = 0;
 
-	if (e->inode && e->inode <= e4_geom(current_fs)->inodes_count) {
-		errcode_t err = e4_inode_read(current_fs, e->inode, &ib);
-
-		ok = !err || err == E4_ERR_INODE_CSUM;
-	}
-	if (!ok)
-		memset(&ib, 0, sizeof(ib));
+	ok = e->inode != 0;
+	memset(&ib, 0, sizeof(ib));
+	if (ok && entry_inode(e, &ib))
+		return 1;
 	if (ok)
 		e4_inode_time(current_fs, &ib.inode, E4_MTIME, &t);
 	if (deleted)
@@ -94,20 +106,16 @@ static void print_long(const struct ls_entry *e, int deleted)
 	       ok ? time_iso(t.sec, date, sizeof(date)) : "                   ");
 	print_raw_name(stdout, e->name, e->name_len);
 	putchar('\n');
+	return 0;
 }
 
-static void print_parseable(const struct ls_entry *e)
+static int print_parseable(const struct ls_entry *e)
 {
 	union e4_inode_buf ib;
-	int ok = 0;
 
-	if (e->inode && e->inode <= e4_geom(current_fs)->inodes_count) {
-		errcode_t err = e4_inode_read(current_fs, e->inode, &ib);
-
-		ok = !err || err == E4_ERR_INODE_CSUM;
-	}
-	if (!ok)
-		memset(&ib, 0, sizeof(ib));
+	memset(&ib, 0, sizeof(ib));
+	if (e->inode && entry_inode(e, &ib))
+		return 1;
 	printf("/%u/%06o/%u/%u/", e->inode, e4_le16(ib.inode.i_mode),
 	       e4_inode_uid(&ib.inode), e4_inode_gid(&ib.inode));
 	print_raw_name(stdout, e->name, e->name_len);
@@ -115,6 +123,7 @@ static void print_parseable(const struct ls_entry *e)
 		printf("//\n");
 	else
 		printf("/%llu/\n", (unsigned long long)e4_inode_size(&ib.inode));
+	return 0;
 }
 
 /* "ino (rec_len) name" cells, wrapped at LS_WIDTH columns. */
@@ -180,18 +189,18 @@ int do_ls(int argc, char **argv)
 		return 1;
 	}
 
-	err = e4_dir_iterate(current_fs, dir, (flags & LS_DELETED) ? E4_DIR_EMPTY : 0,
-			     collect_cb, &l);
+	/* Entries whose inode is 0 are listed too, as the reference does. */
+	err = e4_dir_iterate(current_fs, dir, E4_DIR_EMPTY, collect_cb, &l);
 	if (l.failed)
 		err = E4_ERR_NO_MEMORY;
 	for (off = 0; off < l.used; off += entry_size(((struct ls_entry *)(l.buf + off))->name_len)) {
 		const struct ls_entry *e = (const struct ls_entry *)(l.buf + off);
-		int deleted = (e->inode == 0);
+		int deleted = 0;	/* ls -d: slack-space entries are not reported yet */
 
 		if (flags & LS_PARSE)
-			print_parseable(e);
+			ret |= print_parseable(e);
 		else if (flags & LS_LONG)
-			print_long(e, deleted);
+			ret |= print_long(e, deleted);
 		else
 			print_compact(e, deleted, &col);
 	}
