@@ -258,7 +258,7 @@ errcode_t e4_test_block(e4_fs *fs, e4_blk_t blk, int *in_use);
 errcode_t e4_test_inode(e4_fs *fs, e4_ino_t ino, int *in_use);
 
 /* ---- inodes (inode.c; format doc section 6) -------------------------- */
-#define E4_INODE_MAX_SIZE	1024
+#define E4_INODE_MAX_SIZE	4096	/* larger inodes: e4_open refuses */
 /* An inode buffer big enough for any inode size. */
 union e4_inode_buf {
 	struct ext4_inode inode;
@@ -801,6 +801,159 @@ uint32_t e4_layout_default_journal_blocks(uint64_t blocks_count);
 /* Default orphan file size in blocks (section 6.8), rounded up to whole
  * clusters of 2^cluster_bits blocks. */
 uint32_t e4_layout_default_orphan_blocks(uint64_t blocks_count, unsigned cluster_bits);
+
+/* ---- write (write.c) -------------------------------------------------- */
+/*
+ * Write primitives for tools that create or change metadata (e4mkfs now;
+ * e4fsck, e4tune later).  Every function sets the checksums the structure
+ * carries (format doc section 10) when the filesystem has them.  Writes
+ * marked "uncached" go straight to the device with e4_io_pwrite(); the
+ * others go through the block cache (write-back until e4_flush()).
+ */
+
+/* A handle for a filesystem being created: *sb (copied, on-disk order)
+ * is taken as the superblock without reading the device; geometry and
+ * checksum seed come from it, and the descriptor table is allocated
+ * zeroed for the caller to fill with e4_group_set().  io must be open
+ * read-write and belongs to the handle from then on (closed by
+ * e4_close(), or here on error).  name is what e4_device_name() returns.
+ * Errors: those of e4_super_validate(), E4_ERR_NO_MEMORY. */
+errcode_t e4_fs_create(e4_io *io, const char *name, const struct ext4_super_block *sb,
+		       e4_fs **ret);
+/* Encode *in into descriptor g (lo/hi halves as desc_size allows; the
+ * checksum field of *in is ignored) and set bg_checksum (section 4.3).
+ * E4_ERR_BAD_GROUP_NUM; E4_ERR_BAD_BLOCK_NUM for a location above 2^32
+ * with 32-byte descriptors. */
+errcode_t e4_group_set(e4_fs *fs, e4_group_t g, const struct e4_group *in);
+/* Recompute bg_checksum of descriptor g in memory. */
+void e4_group_csum_set(e4_fs *fs, e4_group_t g);
+/* Write group g's block (inode) bitmap, one block from buf, to the
+ * location its descriptor names; with metadata_csum the bitmap checksum
+ * (over cpg/8 resp. ipg/8 bytes, section 5) goes into the descriptor and
+ * bg_checksum is refreshed.  Uncached.  E4_ERR_BAD_GROUP_NUM,
+ * E4_ERR_GD_BAD_LOCATION, write errors. */
+errcode_t e4_block_bitmap_write(e4_fs *fs, e4_group_t g, const uint8_t *buf);
+errcode_t e4_inode_bitmap_write(e4_fs *fs, e4_group_t g, const uint8_t *buf);
+/* Set an inode's checksum fields in place (section 6.6; no-op without
+ * metadata_csum). */
+void e4_inode_csum_set(e4_fs *fs, e4_ino_t ino, struct ext4_inode *inode);
+/* Write inode ino (inode_size bytes of buf) with its checksum set, by
+ * read-modify-write of its inode table block through the cache.
+ * E4_ERR_READ_ONLY, E4_ERR_BAD_INODE_NUM, E4_ERR_GD_BAD_LOCATION. */
+errcode_t e4_inode_write(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *buf);
+/* Write the in-memory descriptor table to the primary GDT and every
+ * backup: the classic GDT after each superblock copy (sparse_super,
+ * sparse_super2 aware), and with meta_bg each descriptor block past
+ * s_first_meta_bg to the first, second and last group of its meta group
+ * (section 4.5).  Descriptor checksums must be current.  Uncached.
+ * E4_ERR_READ_ONLY, E4_ERR_GD_BAD_LOCATION, write errors. */
+errcode_t e4_gdt_write(e4_fs *fs);
+/* Write the superblock backups: each group g > 0 holding a copy gets the
+ * in-memory superblock with s_block_group_nr = min(g, 65535), VALID_FS
+ * and needs_recovery cleared and its own checksum (section 1.3).  The
+ * primary is not written (e4_super_write()).  Uncached. */
+errcode_t e4_super_write_backups(e4_fs *fs);
+
+/* A directory entry to place in a new directory block. */
+struct e4_new_dirent {
+	e4_ino_t inode;
+	const char *name;
+	uint8_t name_len;		/* 1..255 */
+	uint8_t file_type;		/* EXT4_FT_*; stored only with filetype */
+};
+/* Build one leaf block of directory dir in buf (block_size bytes): the n
+ * entries in order at their minimum record lengths, the last stretched
+ * to the end of the block or to the checksum tail (metadata_csum), rec_len
+ * encoded for any block size (section 8.2); n == 0 gives an empty block
+ * (one unused entry covering it).  The tail's checksum uses generation 0.
+ * E4_ERR_BUFFER_TOO_SMALL (entries do not fit), E4_ERR_BAD_REC_LEN. */
+errcode_t e4_dir_block_build(e4_fs *fs, e4_ino_t dir, const struct e4_new_dirent *ents,
+			     unsigned n, void *buf);
+/* Set the 12-byte checksum tail of a leaf block of dir (generation 0;
+ * no-op without metadata_csum; section 8.3). */
+void e4_dirblock_csum_set(e4_fs *fs, e4_ino_t dir, void *block);
+
+/* Put an extent tree mapping ext[0..n) (ascending, non-overlapping;
+ * UNWRITTEN honoured) into inode's i_block and set EXTENTS_FL: up to 4
+ * extents in the inode, else one leaf at leaf_blk built in leaf_buf
+ * (block_size bytes, tail checksum with the inode's generation; the caller
+ * writes it and counts it in i_blocks).  i_size and i_blocks are not
+ * touched.  E4_ERR_INVALID_ARGUMENT (bad extents or no leaf block),
+ * E4_ERR_UNSUPPORTED (more extents than one leaf holds). */
+errcode_t e4_extent_tree_build(e4_fs *fs, e4_ino_t ino, struct ext4_inode *inode,
+			       const struct e4_map_extent *ext, unsigned n,
+			       e4_blk_t leaf_blk, void *leaf_buf);
+/* Put an indirect block map (section 7.1) for a file whose logical blocks
+ * 0.. are ext[0..n) (contiguous in logical order) into inode's i_block,
+ * writing the indirect blocks (uncached).  meta[0..nr_meta) are the
+ * indirect blocks in the order they are first needed (at logical block
+ * 12 the IND; at 12 + apb the DIND then its first IND; ...), exactly as
+ * many as the size needs.  i_size and i_blocks are not touched.
+ * E4_ERR_INVALID_ARGUMENT, E4_ERR_FILE_TOO_BIG, write errors. */
+errcode_t e4_blockmap_build(e4_fs *fs, struct ext4_inode *inode,
+			    const struct e4_map_extent *ext, unsigned n,
+			    const e4_blk_t *meta, uint32_t nr_meta);
+/* The resize inode's map (section 1.4): each primary reserved GDT block
+ * becomes an indirect block listing its copies in the backup groups, the
+ * double-indirect block at dind_blk points to them; both written
+ * (uncached).  Sets i_block and i_size; *blocks_used (may be NULL) gets
+ * the blocks to count in i_blocks (dind + primaries + copies).  Needs
+ * the descriptor table set.  E4_ERR_INVALID_ARGUMENT (meta_bg, bad
+ * dind_blk), write errors. */
+errcode_t e4_resize_inode_build(e4_fs *fs, e4_blk_t dind_blk, struct ext4_inode *inode,
+				uint64_t *blocks_used);
+/* A fresh jbd2 v2 journal superblock as mke2fs writes it (section 14):
+ * s_first 1, s_sequence 1, s_start 0, one user, the fs UUID, no
+ * checksum; fc_blocks > 0 adds FAST_COMMIT and s_num_fc_blks. */
+void e4_jsb_init(journal_superblock_t *jsb, unsigned blocksize, uint32_t maxlen,
+		 const uint8_t uuid[16], uint32_t fc_blocks);
+/* An empty orphan file block for physical block pblk of orphan inode ino
+ * (section 6.8): zero slots, magic, and with metadata_csum the checksum. */
+void e4_orphan_block_init(e4_fs *fs, e4_ino_t ino, uint32_t generation, e4_blk_t pblk,
+			  void *block);
+
+/* ---- probe (probe.c) -------------------------------------------------- */
+/*
+ * What is on a target before formatting it, through libblkid and sysfs:
+ * size, existing signatures, I/O topology, whether it is in use.  Also
+ * the destructive helpers e4mkfs needs before writing: wiping signatures,
+ * discarding and zeroing ranges.  Nothing here prints.
+ */
+struct e4_probe {
+	int is_blockdev, is_regular;
+	uint64_t size;			/* bytes (block device or file size) */
+	unsigned logical_sector, physical_sector;	/* bytes; 0 if unknown */
+	unsigned long minimum_io, optimal_io;	/* bytes; 0 if unknown */
+	unsigned long alignment_offset;	/* bytes */
+	int discard_zeroes;		/* discard is known to leave zeros (files) */
+	/* First signature found (empty type if none): "xfs", "ext4",
+	 * "linux_raid_member", "gpt", "dos", ... and how blkid classes it
+	 * ("filesystem", "raid", "partition table", ...). */
+	char type[32];
+	char usage[32];
+	char label[128];
+	char uuid[64];
+	/* In use: mounted, a mounted loop device's backing file, or a block
+	 * device another opener holds exclusively.  busy_what says how. */
+	int busy;
+	char busy_what[256];
+};
+/* Look at path (which must exist): stat, size, topology, signatures,
+ * use.  Opens read-only.  Errors: errno values. */
+errcode_t e4_probe_device(const char *path, struct e4_probe *p);
+/* One human-readable line for what e4_probe_device() found, e.g.
+ * "an xfs filesystem labelled data" (empty string if nothing). */
+void e4_probe_describe(const struct e4_probe *p, char *buf, size_t len);
+/* Erase every signature libblkid finds on the open descriptor fd
+ * (filesystems, RAID members, partition tables, at the start and the
+ * end).  Errors: errno values, E4_ERR_NO_MEMORY. */
+errcode_t e4_probe_wipe(int fd);
+/* Discard bytes [off, off+len) of fd: hole punching on a regular file,
+ * BLKDISCARD on a block device.  EOPNOTSUPP if the target cannot. */
+errcode_t e4_dev_discard(int fd, int is_blockdev, uint64_t off, uint64_t len);
+/* Make bytes [off, off+len) of fd read as zeros: zero-range fallocate on
+ * files, BLKZEROOUT on devices, falling back to writing zeros. */
+errcode_t e4_dev_zero(int fd, int is_blockdev, uint64_t off, uint64_t len);
 
 #ifdef __cplusplus
 }

@@ -331,6 +331,12 @@ errcode_t e4_open(const char *path, int flags, e4_blk_t superblock,
 		goto fail;
 	fs->sb_block = superblock;
 	compute_geom(fs);
+	/* Valid on disk (mke2fs -I 8192 on 64 KiB blocks), but larger than
+	 * the inode buffers libe4 hands out. */
+	if (fs->geom.inode_size > E4_INODE_MAX_SIZE) {
+		err = E4_ERR_INODE_TOO_BIG;
+		goto fail;
+	}
 	err = check_features(fs);
 	if (err)
 		goto fail;
