@@ -7,10 +7,12 @@ set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 cd "$src"
 
-# Integration tests run again under the sanitizers (the long image
-# matrices run once, in the normal build): the corpus sweep exercises every
-# error path of the read path on damaged images.
-SAN_TESTS="tests/t/corpus_ls.sh"
+# Integration tests run again under the sanitizers: the corpus sweep
+# exercises the error paths of the read path on every damaged image, and
+# the matrix tests its normal paths on every layout.  The sanitizer pass
+# reuses the image matrix the normal pass built (E4_MATRIX) instead of
+# building it twice.
+SAN_TESTS="tests/t/corpus_ls.sh tests/t/stats_matrix.sh tests/t/rdump_matrix.sh"
 
 need_kb=$((6 * 1024 * 1024))
 avail_kb=$(df -Pk "$src" | awk 'NR==2 {print $4}')
@@ -51,6 +53,7 @@ if "$src/scripts/build.sh" "$src/build-san" --enable-werror --enable-sanitizers;
 	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0}
 	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 	rm -f "$src/build-san/test-suite.log"
+	[ -d "$src/build/tests/matrix" ] && export E4_MATRIX="$src/build/tests/matrix"
 	make -C "$src/build-san" -j2 check TESTS="$unit $SAN_TESTS" >"$src/build-san/check.out" 2>&1 || status=1
 	grep -E '^(PASS|FAIL|SKIP|ERROR|XPASS):' "$src/build-san/check.out" | sed 's/^/san /'
 	tally "$src/build-san/test-suite.log"
