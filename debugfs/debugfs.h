@@ -51,6 +51,17 @@ int do_pwd(int argc, char **argv);
 int do_cat(int argc, char **argv);
 int do_dump(int argc, char **argv);
 int do_rdump(int argc, char **argv);
+/* cmd_journal.c */
+int do_logdump(int argc, char **argv);
+/* cmd_block.c */
+int do_testb(int argc, char **argv);
+int do_testi(int argc, char **argv);
+int do_imap(int argc, char **argv);
+int do_bmap(int argc, char **argv);
+int do_blocks(int argc, char **argv);
+int do_ffb(int argc, char **argv);
+int do_ffi(int argc, char **argv);
+int do_icheck(int argc, char **argv);
 
 /* ---- helpers (util.c) ------------------------------------------------- */
 /* Print "cmd: Filesystem not open" and return 1 when no fs is open. */

@@ -1,0 +1,313 @@
+/*
+ * probe.c: what is on a target before formatting it (libblkid, sysfs,
+ * /proc/self/mountinfo), and the destructive helpers e4mkfs runs before
+ * writing: wiping signatures, discarding and zeroing ranges (see e4.h,
+ * "probe").
+ */
+#include "e4_private.h"
+
+#include <blkid.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+static errcode_t sys_err(void)
+{
+	return errno ? (errcode_t)errno : EIO;
+}
+
+static void copy_str(char *dst, size_t len, const char *src)
+{
+	if (!len)
+		return;
+	snprintf(dst, len, "%s", src ? src : "");
+}
+
+/* Is block device dev (major:minor) mounted?  Looks at mountinfo's
+ * major:minor column.  Fills what. */
+static int dev_mounted(dev_t dev, char *what, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char line[4096];
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		char mnt[2048];
+
+		if (sscanf(line, "%*u %*u %u:%u %*s %2047s", &maj, &min, mnt) == 3 &&
+		    maj == major(dev) && min == minor(dev)) {
+			snprintf(what, len, "mounted on %.200s", mnt);
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* For a regular file: a loop device backed by it that is mounted (or
+ * held by anyone: the check is only whether it is attached and mounted). */
+static int file_loop_busy(const struct stat *st, char *what, size_t len)
+{
+	DIR *d = opendir("/sys/block");
+	struct dirent *de;
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d))) {
+		char path[512], back[4096], devpath[512];
+		struct stat bst, dst;
+		FILE *f;
+
+		if (strncmp(de->d_name, "loop", 4))
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(back, sizeof(back), f)) {
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+		back[strcspn(back, "\n")] = 0;
+		if (stat(back, &bst) || bst.st_dev != st->st_dev || bst.st_ino != st->st_ino)
+			continue;
+		snprintf(devpath, sizeof(devpath), "/dev/%s", de->d_name);
+		if (stat(devpath, &dst) == 0 && S_ISBLK(dst.st_mode)) {
+			char m[300];
+
+			if (dev_mounted(dst.st_rdev, m, sizeof(m))) {
+				snprintf(what, len, "in use through %.40s, %.150s", devpath, m);
+				found = 1;
+			}
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+static void probe_topology(blkid_probe pr, struct e4_probe *p)
+{
+	blkid_topology tp = blkid_probe_get_topology(pr);
+
+	if (!tp)
+		return;
+	p->minimum_io = blkid_topology_get_minimum_io_size(tp);
+	p->optimal_io = blkid_topology_get_optimal_io_size(tp);
+	p->alignment_offset = blkid_topology_get_alignment_offset(tp);
+	p->logical_sector = (unsigned)blkid_topology_get_logical_sector_size(tp);
+	p->physical_sector = (unsigned)blkid_topology_get_physical_sector_size(tp);
+}
+
+static void probe_signatures(int fd, struct e4_probe *p)
+{
+	blkid_probe pr = blkid_new_probe();
+	const char *v;
+
+	if (!pr)
+		return;
+	if (blkid_probe_set_device(pr, fd, 0, 0) == 0) {
+		blkid_probe_enable_superblocks(pr, 1);
+		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE |
+						  BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID);
+		blkid_probe_enable_partitions(pr, 1);
+		blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+		if (p->is_blockdev)
+			blkid_probe_enable_topology(pr, 1);
+		if (blkid_do_fullprobe(pr) == 0) {
+			if (blkid_probe_lookup_value(pr, "TYPE", &v, NULL) == 0) {
+				copy_str(p->type, sizeof(p->type), v);
+				if (blkid_probe_lookup_value(pr, "USAGE", &v, NULL) == 0)
+					copy_str(p->usage, sizeof(p->usage), v);
+				if (blkid_probe_lookup_value(pr, "LABEL", &v, NULL) == 0)
+					copy_str(p->label, sizeof(p->label), v);
+				if (blkid_probe_lookup_value(pr, "UUID", &v, NULL) == 0)
+					copy_str(p->uuid, sizeof(p->uuid), v);
+			} else if (blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL) == 0) {
+				copy_str(p->type, sizeof(p->type), v);
+				copy_str(p->usage, sizeof(p->usage), "partition table");
+			}
+		}
+		if (p->is_blockdev)
+			probe_topology(pr, p);
+	}
+	blkid_free_probe(pr);
+}
+
+errcode_t e4_probe_device(const char *path, struct e4_probe *p)
+{
+	struct stat st;
+	int fd;
+
+	memset(p, 0, sizeof(*p));
+	if (stat(path, &st) < 0)
+		return sys_err();
+	p->is_blockdev = S_ISBLK(st.st_mode);
+	p->is_regular = S_ISREG(st.st_mode);
+	if (!p->is_blockdev && !p->is_regular)
+		return ENOTBLK;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return sys_err();
+	if (p->is_blockdev) {
+		uint64_t bytes = 0;
+
+		if (ioctl(fd, BLKGETSIZE64, &bytes) < 0) {
+			errcode_t err = sys_err();
+
+			close(fd);
+			return err;
+		}
+		p->size = bytes;
+		if (dev_mounted(st.st_rdev, p->busy_what, sizeof(p->busy_what))) {
+			p->busy = 1;
+		} else {
+			/* an exclusive opener (mounted elsewhere, RAID, LVM) */
+			int efd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
+
+			if (efd < 0 && errno == EBUSY) {
+				p->busy = 1;
+				copy_str(p->busy_what, sizeof(p->busy_what),
+					 "held open exclusively by another user (mounted, or part of a RAID or LVM set)");
+			}
+			if (efd >= 0)
+				close(efd);
+		}
+	} else {
+		p->size = (uint64_t)st.st_size;
+		p->discard_zeroes = 1;
+		p->busy = file_loop_busy(&st, p->busy_what, sizeof(p->busy_what));
+	}
+	if (p->size)
+		probe_signatures(fd, p);
+	close(fd);
+	return 0;
+}
+
+void e4_probe_describe(const struct e4_probe *p, char *buf, size_t len)
+{
+	const char *u = p->usage;
+	const char *art;
+	char what[96];
+
+	if (!len)
+		return;
+	buf[0] = 0;
+	if (!p->type[0])
+		return;
+	if (!strcmp(u, "filesystem"))
+		snprintf(what, sizeof(what), "%s filesystem", p->type);
+	else if (!strcmp(u, "raid"))
+		snprintf(what, sizeof(what), "%s RAID member signature", p->type);
+	else if (!strcmp(u, "partition table"))
+		snprintf(what, sizeof(what), "%s partition table", p->type);
+	else if (!strcmp(u, "crypto"))
+		snprintf(what, sizeof(what), "%s encrypted volume", p->type);
+	else if (u[0])
+		snprintf(what, sizeof(what), "%s signature (%s)", p->type, u);
+	else
+		snprintf(what, sizeof(what), "%s signature", p->type);
+	art = strchr("aeiouAEIOU", what[0]) ? "an" : "a";
+	if (p->label[0])
+		snprintf(buf, len, "%s %s labelled %s", art, what, p->label);
+	else
+		snprintf(buf, len, "%s %s", art, what);
+}
+
+errcode_t e4_probe_wipe(int fd)
+{
+	blkid_probe pr = blkid_new_probe();
+	errcode_t err = 0;
+	int rounds = 0;
+
+	if (!pr)
+		return E4_ERR_NO_MEMORY;
+	if (blkid_probe_set_device(pr, fd, 0, 0)) {
+		blkid_free_probe(pr);
+		return EINVAL;
+	}
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_BADCSUM);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+	/* each wipe makes the next probe find the next signature */
+	while (rounds++ < 256 && blkid_do_probe(pr) == 0) {
+		if (blkid_do_wipe(pr, 0)) {
+			err = sys_err();
+			break;
+		}
+	}
+	blkid_free_probe(pr);
+	return err;
+}
+
+errcode_t e4_dev_discard(int fd, int is_blockdev, uint64_t off, uint64_t len)
+{
+	if (!len)
+		return 0;
+	if (is_blockdev) {
+		uint64_t r[2] = { off, len };
+
+		if (ioctl(fd, BLKDISCARD, &r) < 0)
+			return sys_err();
+		return 0;
+	}
+	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) < 0)
+		return sys_err();
+	return 0;
+}
+
+errcode_t e4_dev_zero(int fd, int is_blockdev, uint64_t off, uint64_t len)
+{
+	static const size_t chunk = 1 << 20;
+	uint8_t *buf;
+
+	if (!len)
+		return 0;
+	if (is_blockdev) {
+		uint64_t r[2] = { off, len };
+
+		if (ioctl(fd, BLKZEROOUT, &r) == 0)
+			return 0;
+	} else {
+		if (fallocate(fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, (off_t)off,
+			      (off_t)len) == 0)
+			return 0;
+		if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
+			      (off_t)len) == 0)
+			return 0;
+	}
+	buf = calloc(1, chunk);
+	if (!buf)
+		return E4_ERR_NO_MEMORY;
+	while (len) {
+		size_t n = len < chunk ? (size_t)len : chunk;
+		ssize_t w = pwrite(fd, buf, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			errcode_t err = w < 0 ? sys_err() : E4_ERR_SHORT_WRITE;
+
+			free(buf);
+			return err;
+		}
+		off += (uint64_t)w;
+		len -= (uint64_t)w;
+	}
+	free(buf);
+	return 0;
+}

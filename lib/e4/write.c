@@ -1,0 +1,669 @@
+/*
+ * write.c: library write primitives shared by e4mkfs, e4fsck and e4tune:
+ * a handle for a filesystem being created, descriptors and bitmaps with
+ * their checksums, inodes, the descriptor table and superblock backups,
+ * directory blocks, extent trees and indirect maps, the resize inode, the
+ * jbd2 superblock and orphan file blocks (see e4.h, "write").
+ */
+#include "e4_private.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a handle without a superblock on disk --------------------------- */
+static void geom_from_sb(e4_fs *fs)
+{
+	struct ext4_super_block *sb = fs->sb;
+	struct e4_geom *g = &fs->geom;
+	uint32_t ro = e4_le32(sb->s_feature_ro_compat);
+
+	memset(g, 0, sizeof(*g));
+	g->log_block_size = e4_le32(sb->s_log_block_size);
+	g->block_size = EXT4_MIN_BLOCK_SIZE << g->log_block_size;
+	g->cluster_size = EXT4_MIN_BLOCK_SIZE << e4_le32(sb->s_log_cluster_size);
+	g->cluster_bits = e4_le32(sb->s_log_cluster_size) - g->log_block_size;
+	g->blocks_count = e4_sb_blocks_count(sb);
+	g->r_blocks_count = e4_sb_r_blocks_count(sb);
+	g->first_data_block = e4_le32(sb->s_first_data_block);
+	g->blocks_per_group = e4_le32(sb->s_blocks_per_group);
+	g->clusters_per_group = e4_le32(sb->s_clusters_per_group);
+	g->inodes_per_group = e4_le32(sb->s_inodes_per_group);
+	g->inodes_count = e4_le32(sb->s_inodes_count);
+	g->first_ino = e4_le32(sb->s_first_ino);
+	g->inode_size = e4_le16(sb->s_inode_size);
+	g->group_count = (uint32_t)((g->blocks_count - g->first_data_block +
+				     g->blocks_per_group - 1) / g->blocks_per_group);
+	g->desc_size = (e4_le32(sb->s_feature_incompat) & EXT4_FEATURE_INCOMPAT_64BIT) ?
+		       e4_le16(sb->s_desc_size) : EXT4_MIN_DESC_SIZE;
+	g->desc_per_block = g->block_size / g->desc_size;
+	g->desc_blocks = (g->group_count + g->desc_per_block - 1) / g->desc_per_block;
+	g->inode_blocks_per_group = (uint32_t)(((uint64_t)g->inodes_per_group * g->inode_size +
+						g->block_size - 1) / g->block_size);
+	g->metadata_csum = !!(ro & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM);
+	g->gdt_csum = !!(ro & EXT4_FEATURE_RO_COMPAT_GDT_CSUM);
+}
+
+errcode_t e4_fs_create(e4_io *io, const char *name, const struct ext4_super_block *sb,
+		       e4_fs **ret)
+{
+	e4_fs *fs;
+	errcode_t err;
+
+	e4_init_errors();
+	*ret = NULL;
+	err = e4_super_validate(sb, e4_io_size(io));
+	if (err) {
+		e4_io_close(io);
+		return err;
+	}
+	fs = calloc(1, sizeof(*fs));
+	if (!fs) {
+		e4_io_close(io);
+		return E4_ERR_NO_MEMORY;
+	}
+	fs->io = io;
+	fs->flags = E4_OPEN_RW;
+	fs->device_name = strdup(name ? name : "");
+	fs->sb = malloc(EXT4_SUPERBLOCK_SIZE);
+	if (!fs->device_name || !fs->sb) {
+		err = E4_ERR_NO_MEMORY;
+		goto fail;
+	}
+	memcpy(fs->sb, sb, EXT4_SUPERBLOCK_SIZE);
+	geom_from_sb(fs);
+	if (e4_le32(sb->s_feature_incompat) & EXT4_FEATURE_INCOMPAT_CSUM_SEED)
+		fs->csum_seed = e4_le32(sb->s_checksum_seed);
+	else
+		fs->csum_seed = e4_crc32c(~0U, sb->s_uuid, sizeof(sb->s_uuid));
+	for (int i = 0; i < 4; i++)
+		fs->hash_seed[i] = e4_le32(sb->s_hash_seed[i]);
+	err = e4_io_set_blksize(io, fs->geom.block_size);
+	if (err)
+		goto fail;
+	fs->gdt = calloc(fs->geom.desc_blocks, fs->geom.block_size);
+	fs->block_bitmaps = calloc(fs->geom.group_count, sizeof(uint8_t *));
+	fs->inode_bitmaps = calloc(fs->geom.group_count, sizeof(uint8_t *));
+	if (!fs->gdt || !fs->block_bitmaps || !fs->inode_bitmaps) {
+		err = E4_ERR_NO_MEMORY;
+		goto fail;
+	}
+	*ret = fs;
+	return 0;
+fail:
+	free(fs->block_bitmaps);
+	free(fs->inode_bitmaps);
+	free(fs->gdt);
+	free(fs->sb);
+	free(fs->device_name);
+	e4_io_close(io);
+	free(fs);
+	return err;
+}
+
+/* ---- descriptors ------------------------------------------------------ */
+static struct ext4_group_desc *desc_rw(e4_fs *fs, e4_group_t g)
+{
+	if (g >= fs->geom.group_count || !fs->gdt)
+		return NULL;
+	return (struct ext4_group_desc *)(fs->gdt + (size_t)g * fs->geom.desc_size);
+}
+
+void e4_group_csum_set(e4_fs *fs, e4_group_t g)
+{
+	struct ext4_group_desc *d = desc_rw(fs, g);
+
+	if (!d)
+		return;
+	d->bg_checksum = e4_cpu_to_le16(e4_group_desc_csum(fs, g, d));
+}
+
+errcode_t e4_group_set(e4_fs *fs, e4_group_t g, const struct e4_group *in)
+{
+	struct ext4_group_desc *d = desc_rw(fs, g);
+	unsigned dsz = fs->geom.desc_size;
+
+	if (!d)
+		return E4_ERR_BAD_GROUP_NUM;
+	memset(d, 0, dsz);
+	d->bg_block_bitmap_lo = e4_cpu_to_le32((uint32_t)in->block_bitmap);
+	d->bg_inode_bitmap_lo = e4_cpu_to_le32((uint32_t)in->inode_bitmap);
+	d->bg_inode_table_lo = e4_cpu_to_le32((uint32_t)in->inode_table);
+	d->bg_free_blocks_count_lo = e4_cpu_to_le16((uint16_t)in->free_blocks);
+	d->bg_free_inodes_count_lo = e4_cpu_to_le16((uint16_t)in->free_inodes);
+	d->bg_used_dirs_count_lo = e4_cpu_to_le16((uint16_t)in->used_dirs);
+	d->bg_flags = e4_cpu_to_le16(in->flags);
+	d->bg_exclude_bitmap_lo = e4_cpu_to_le32((uint32_t)in->exclude_bitmap);
+	d->bg_block_bitmap_csum_lo = e4_cpu_to_le16((uint16_t)in->block_bitmap_csum);
+	d->bg_inode_bitmap_csum_lo = e4_cpu_to_le16((uint16_t)in->inode_bitmap_csum);
+	d->bg_itable_unused_lo = e4_cpu_to_le16((uint16_t)in->itable_unused);
+	if (dsz >= EXT4_MIN_DESC_SIZE_64BIT) {
+		d->bg_block_bitmap_hi = e4_cpu_to_le32((uint32_t)(in->block_bitmap >> 32));
+		d->bg_inode_bitmap_hi = e4_cpu_to_le32((uint32_t)(in->inode_bitmap >> 32));
+		d->bg_inode_table_hi = e4_cpu_to_le32((uint32_t)(in->inode_table >> 32));
+		d->bg_free_blocks_count_hi = e4_cpu_to_le16((uint16_t)(in->free_blocks >> 16));
+		d->bg_free_inodes_count_hi = e4_cpu_to_le16((uint16_t)(in->free_inodes >> 16));
+		d->bg_used_dirs_count_hi = e4_cpu_to_le16((uint16_t)(in->used_dirs >> 16));
+		d->bg_itable_unused_hi = e4_cpu_to_le16((uint16_t)(in->itable_unused >> 16));
+		d->bg_exclude_bitmap_hi = e4_cpu_to_le32((uint32_t)(in->exclude_bitmap >> 32));
+		d->bg_block_bitmap_csum_hi = e4_cpu_to_le16((uint16_t)(in->block_bitmap_csum >> 16));
+		d->bg_inode_bitmap_csum_hi = e4_cpu_to_le16((uint16_t)(in->inode_bitmap_csum >> 16));
+	} else if ((in->block_bitmap | in->inode_bitmap | in->inode_table) >> 32) {
+		return E4_ERR_BAD_BLOCK_NUM;
+	}
+	e4_group_csum_set(fs, g);
+	return 0;
+}
+
+/* ---- bitmaps ---------------------------------------------------------- */
+static errcode_t bitmap_write(e4_fs *fs, e4_group_t g, const uint8_t *buf, int inode)
+{
+	struct ext4_group_desc *d = desc_rw(fs, g);
+	struct e4_group gr;
+	e4_blk_t blk;
+	errcode_t err;
+
+	if (!d)
+		return E4_ERR_BAD_GROUP_NUM;
+	e4_group_get(fs, g, &gr);
+	blk = inode ? gr.inode_bitmap : gr.block_bitmap;
+	if (blk < fs->geom.first_data_block || blk >= fs->geom.blocks_count)
+		return E4_ERR_GD_BAD_LOCATION;
+	if (fs->geom.metadata_csum) {
+		size_t len = inode ? fs->geom.inodes_per_group / 8 : fs->geom.clusters_per_group / 8;
+		uint32_t c = e4_bitmap_csum(fs, buf, len);
+
+		if (inode) {
+			d->bg_inode_bitmap_csum_lo = e4_cpu_to_le16((uint16_t)c);
+			if (fs->geom.desc_size >= EXT4_BG_INODE_BITMAP_CSUM_HI_END)
+				d->bg_inode_bitmap_csum_hi = e4_cpu_to_le16((uint16_t)(c >> 16));
+		} else {
+			d->bg_block_bitmap_csum_lo = e4_cpu_to_le16((uint16_t)c);
+			if (fs->geom.desc_size >= EXT4_BG_BLOCK_BITMAP_CSUM_HI_END)
+				d->bg_block_bitmap_csum_hi = e4_cpu_to_le16((uint16_t)(c >> 16));
+		}
+		e4_group_csum_set(fs, g);
+	}
+	err = e4_io_pwrite(fs->io, blk * (uint64_t)fs->geom.block_size, buf, fs->geom.block_size);
+	return err;
+}
+
+errcode_t e4_block_bitmap_write(e4_fs *fs, e4_group_t g, const uint8_t *buf)
+{
+	return bitmap_write(fs, g, buf, 0);
+}
+
+errcode_t e4_inode_bitmap_write(e4_fs *fs, e4_group_t g, const uint8_t *buf)
+{
+	return bitmap_write(fs, g, buf, 1);
+}
+
+/* ---- inodes ----------------------------------------------------------- */
+void e4_inode_csum_set(e4_fs *fs, e4_ino_t ino, struct ext4_inode *inode)
+{
+	uint32_t c;
+	unsigned extra;
+
+	if (!fs->geom.metadata_csum)
+		return;
+	c = e4_inode_csum(fs, ino, inode);
+	inode->l_i_checksum_lo = e4_cpu_to_le16((uint16_t)c);
+	extra = fs->geom.inode_size > EXT4_GOOD_OLD_INODE_SIZE ? e4_le16(inode->i_extra_isize) : 0;
+	if (extra >= 4 && EXT4_GOOD_OLD_INODE_SIZE + extra <= fs->geom.inode_size)
+		inode->i_checksum_hi = e4_cpu_to_le16((uint16_t)(c >> 16));
+}
+
+errcode_t e4_inode_write(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *buf)
+{
+	const struct e4_geom *g = &fs->geom;
+	uint64_t off;
+	uint8_t *blk;
+	errcode_t err;
+
+	if (!(fs->flags & E4_OPEN_RW))
+		return E4_ERR_READ_ONLY;
+	err = e4_inode_location(fs, ino, &off);
+	if (err)
+		return err;
+	e4_inode_csum_set(fs, ino, &buf->inode);
+	blk = malloc(g->block_size);
+	if (!blk)
+		return E4_ERR_NO_MEMORY;
+	err = e4_io_read_blk(fs->io, off / g->block_size, 1, blk);
+	if (!err) {
+		memcpy(blk + off % g->block_size, buf->raw, g->inode_size);
+		err = e4_io_write_blk(fs->io, off / g->block_size, 1, blk);
+	}
+	free(blk);
+	return err;
+}
+
+/* ---- descriptor table and superblock copies --------------------------- */
+static uint64_t sb_byte_offset(e4_fs *fs, e4_group_t g)
+{
+	if (g == 0)
+		return EXT4_SUPERBLOCK_OFFSET;
+	return e4_group_first_block(fs, g) * (uint64_t)fs->geom.block_size;
+}
+
+errcode_t e4_gdt_write(e4_fs *fs)
+{
+	const struct e4_geom *g = &fs->geom;
+	int meta_bg = e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_META_BG);
+	uint32_t first_meta_bg = meta_bg ? e4_le32(fs->sb->s_first_meta_bg) : g->desc_blocks;
+	uint32_t classic = first_meta_bg < g->desc_blocks ? first_meta_bg : g->desc_blocks;
+	unsigned bs = g->block_size;
+	errcode_t err;
+
+	if (!(fs->flags & E4_OPEN_RW))
+		return E4_ERR_READ_ONLY;
+	/* classic GDT (or its first first_meta_bg blocks) after each copy */
+	for (e4_group_t grp = 0; classic && grp < g->group_count; grp++) {
+		e4_blk_t b;
+
+		if (!e4_group_has_super(fs, grp))
+			continue;
+		b = e4_group_desc_block(fs, grp, 0);
+		if (b + classic > g->blocks_count)
+			return E4_ERR_GD_BAD_LOCATION;
+		err = e4_io_pwrite(fs->io, b * (uint64_t)bs, fs->gdt, (size_t)classic * bs);
+		if (err)
+			return err;
+	}
+	/* meta_bg: descriptor block i in the first, second and last group
+	 * of meta group i */
+	for (uint32_t i = classic; i < g->desc_blocks; i++) {
+		uint64_t first = (uint64_t)i * g->desc_per_block;
+		uint64_t cand[3] = { first, first + 1, first + g->desc_per_block - 1 };
+
+		for (int k = 0; k < 3; k++) {
+			e4_group_t grp = (e4_group_t)cand[k];
+			e4_blk_t b;
+
+			if (cand[k] >= g->group_count || (k && cand[k] == cand[k - 1]))
+				continue;
+			b = e4_group_first_block(fs, grp);
+			if (grp == 0 && bs == 1024)
+				b = 1;
+			if (e4_group_has_super(fs, grp))
+				b++;
+			if (b >= g->blocks_count)
+				return E4_ERR_GD_BAD_LOCATION;
+			err = e4_io_pwrite(fs->io, b * (uint64_t)bs, fs->gdt + (size_t)i * bs, bs);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+errcode_t e4_super_write_backups(e4_fs *fs)
+{
+	struct ext4_super_block *copy;
+	errcode_t err = 0;
+
+	if (!(fs->flags & E4_OPEN_RW))
+		return E4_ERR_READ_ONLY;
+	copy = malloc(EXT4_SUPERBLOCK_SIZE);
+	if (!copy)
+		return E4_ERR_NO_MEMORY;
+	for (e4_group_t g = 1; g < fs->geom.group_count && !err; g++) {
+		if (!e4_group_has_super(fs, g))
+			continue;
+		memcpy(copy, fs->sb, EXT4_SUPERBLOCK_SIZE);
+		copy->s_block_group_nr = e4_cpu_to_le16(g > 65535 ? 65535 : (uint16_t)g);
+		copy->s_state = e4_cpu_to_le16(e4_le16(copy->s_state) & ~EXT4_VALID_FS);
+		copy->s_feature_incompat = e4_cpu_to_le32(e4_le32(copy->s_feature_incompat) &
+							  ~EXT4_FEATURE_INCOMPAT_RECOVER);
+		if (fs->geom.metadata_csum)
+			copy->s_checksum = e4_cpu_to_le32(e4_superblock_csum(copy));
+		err = e4_io_pwrite(fs->io, sb_byte_offset(fs, g), copy, EXT4_SUPERBLOCK_SIZE);
+	}
+	free(copy);
+	return err;
+}
+
+/* ---- directory blocks -------------------------------------------------- */
+void e4_dirblock_csum_set(e4_fs *fs, e4_ino_t dir, void *block)
+{
+	unsigned bs = fs->geom.block_size;
+	struct ext4_dir_entry_tail *t =
+		(struct ext4_dir_entry_tail *)((uint8_t *)block + bs - sizeof(*t));
+
+	if (!fs->geom.metadata_csum)
+		return;
+	memset(t, 0, sizeof(*t));
+	t->det_rec_len = e4_cpu_to_le16(sizeof(*t));
+	t->det_reserved_ft = EXT4_FT_DIR_CSUM;
+	t->det_checksum = e4_cpu_to_le32(e4_dirblock_csum(fs, dir, 0, block));
+}
+
+errcode_t e4_dir_block_build(e4_fs *fs, e4_ino_t dir, const struct e4_new_dirent *ents,
+			     unsigned n, void *block)
+{
+	unsigned bs = fs->geom.block_size;
+	unsigned end = bs - (fs->geom.metadata_csum ? sizeof(struct ext4_dir_entry_tail) : 0);
+	int filetype = e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FILETYPE);
+	unsigned off = 0;
+	uint8_t *p = block;
+	errcode_t err;
+
+	memset(block, 0, bs);
+	if (n == 0) {
+		struct ext4_dir_entry_2 *de = block;
+
+		err = e4_rec_len_to_disk(end, bs, &de->rec_len);
+		if (err)
+			return err;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct ext4_dir_entry_2 *de = (struct ext4_dir_entry_2 *)(p + off);
+		unsigned len = (8 + ents[i].name_len + 3) & ~3U;
+
+		if (ents[i].name_len == 0 || off + len > end)
+			return E4_ERR_BUFFER_TOO_SMALL;
+		if (i == n - 1)
+			len = end - off;
+		de->inode = e4_cpu_to_le32(ents[i].inode);
+		err = e4_rec_len_to_disk(len, bs, &de->rec_len);
+		if (err)
+			return err;
+		de->name_len = ents[i].name_len;
+		de->file_type = filetype ? ents[i].file_type : 0;
+		memcpy(de->name, ents[i].name, ents[i].name_len);
+		off += len;
+	}
+	e4_dirblock_csum_set(fs, dir, block);
+	return 0;
+}
+
+/* ---- extent trees ------------------------------------------------------ */
+static void put_extent(struct ext4_extent *e, const struct e4_map_extent *m)
+{
+	uint32_t len = m->len;
+
+	if (m->flags & E4_MAP_UNWRITTEN)
+		len += EXT_INIT_MAX_LEN;
+	e->ee_block = e4_cpu_to_le32((uint32_t)m->lblk);
+	e->ee_len = e4_cpu_to_le16((uint16_t)len);
+	e->ee_start_hi = e4_cpu_to_le16((uint16_t)(m->pblk >> 32));
+	e->ee_start_lo = e4_cpu_to_le32((uint32_t)m->pblk);
+}
+
+errcode_t e4_extent_tree_build(e4_fs *fs, e4_ino_t ino, struct ext4_inode *inode,
+			       const struct e4_map_extent *ext, unsigned n,
+			       e4_blk_t leaf_blk, void *leaf_buf)
+{
+	struct ext4_extent_header *eh = (struct ext4_extent_header *)inode->i_block;
+	unsigned bs = fs->geom.block_size;
+	unsigned leaf_max = (bs - sizeof(*eh) - sizeof(struct ext4_extent_tail)) /
+			    sizeof(struct ext4_extent);
+
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t max = (ext[i].flags & E4_MAP_UNWRITTEN) ? EXT_UNWRITTEN_MAX_LEN
+								   : EXT_INIT_MAX_LEN;
+
+		if (!ext[i].len || ext[i].len > max || ext[i].lblk + ext[i].len > (1ULL << 32) ||
+		    (i && ext[i].lblk < ext[i - 1].lblk + ext[i - 1].len) ||
+		    ext[i].pblk + ext[i].len > fs->geom.blocks_count)
+			return E4_ERR_INVALID_ARGUMENT;
+	}
+	memset(inode->i_block, 0, sizeof(inode->i_block));
+	eh->eh_magic = e4_cpu_to_le16(EXT4_EXT_MAGIC);
+	eh->eh_max = e4_cpu_to_le16(4);
+	inode->i_flags = e4_cpu_to_le32(e4_le32(inode->i_flags) | EXT4_EXTENTS_FL);
+	if (n <= 4) {
+		struct ext4_extent *e = (struct ext4_extent *)(eh + 1);
+
+		eh->eh_entries = e4_cpu_to_le16((uint16_t)n);
+		for (unsigned i = 0; i < n; i++)
+			put_extent(&e[i], &ext[i]);
+		return 0;
+	}
+	if (n > leaf_max)
+		return E4_ERR_UNSUPPORTED;
+	if (!leaf_blk || !leaf_buf || leaf_blk >= fs->geom.blocks_count)
+		return E4_ERR_INVALID_ARGUMENT;
+	{
+		struct ext4_extent_idx *ix = (struct ext4_extent_idx *)(eh + 1);
+		struct ext4_extent_header *lh = leaf_buf;
+		struct ext4_extent *e = (struct ext4_extent *)(lh + 1);
+		struct ext4_extent_tail *t;
+
+		eh->eh_entries = e4_cpu_to_le16(1);
+		eh->eh_depth = e4_cpu_to_le16(1);
+		ix->ei_block = e4_cpu_to_le32((uint32_t)ext[0].lblk);
+		ix->ei_leaf_lo = e4_cpu_to_le32((uint32_t)leaf_blk);
+		ix->ei_leaf_hi = e4_cpu_to_le16((uint16_t)(leaf_blk >> 32));
+		memset(leaf_buf, 0, bs);
+		lh->eh_magic = e4_cpu_to_le16(EXT4_EXT_MAGIC);
+		lh->eh_entries = e4_cpu_to_le16((uint16_t)n);
+		lh->eh_max = e4_cpu_to_le16((uint16_t)leaf_max);
+		for (unsigned i = 0; i < n; i++)
+			put_extent(&e[i], &ext[i]);
+		t = (struct ext4_extent_tail *)((uint8_t *)leaf_buf + sizeof(*lh) +
+						leaf_max * sizeof(struct ext4_extent));
+		if (fs->geom.metadata_csum)
+			t->et_checksum = e4_cpu_to_le32(e4_extent_block_csum(fs, ino,
+						e4_le32(inode->i_generation), leaf_buf));
+	}
+	return 0;
+}
+
+/* ---- indirect block maps ----------------------------------------------- */
+struct bm_level {
+	uint32_t *buf;
+	e4_blk_t blk;
+};
+
+static errcode_t bm_flush(e4_fs *fs, struct bm_level *lv)
+{
+	errcode_t err = 0;
+
+	if (lv->blk)
+		err = e4_io_pwrite(fs->io, lv->blk * (uint64_t)fs->geom.block_size, lv->buf,
+				   fs->geom.block_size);
+	lv->blk = 0;
+	return err;
+}
+
+errcode_t e4_blockmap_build(e4_fs *fs, struct ext4_inode *inode,
+			    const struct e4_map_extent *ext, unsigned n,
+			    const e4_blk_t *meta, uint32_t nr_meta)
+{
+	unsigned bs = fs->geom.block_size;
+	uint64_t apb = bs / 4, lblk = 0, total = 0;
+	struct bm_level lv[3];		/* 0: ind, 1: dind, 2: tind */
+	uint32_t mi = 0;
+	errcode_t err = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (ext[i].lblk != total || !ext[i].len ||
+		    ext[i].pblk + ext[i].len > fs->geom.blocks_count ||
+		    ext[i].pblk + ext[i].len > (1ULL << 32))
+			return E4_ERR_INVALID_ARGUMENT;
+		total += ext[i].len;
+	}
+	if (total > 12 + apb + apb * apb + apb * apb * apb)
+		return E4_ERR_FILE_TOO_BIG;
+	memset(lv, 0, sizeof(lv));
+	for (int k = 0; k < 3; k++) {
+		lv[k].buf = malloc(bs);
+		if (!lv[k].buf) {
+			err = E4_ERR_NO_MEMORY;
+			goto out;
+		}
+	}
+	memset(inode->i_block, 0, sizeof(inode->i_block));
+	for (unsigned i = 0; i < n && !err; i++) {
+		for (uint32_t k = 0; k < ext[i].len && !err; k++, lblk++) {
+			uint32_t pb = (uint32_t)(ext[i].pblk + k);
+			uint64_t j;
+			/* which levels start a new block here, top first */
+			int top = -1;
+
+			if (lblk < 12) {
+				inode->i_block[lblk] = e4_cpu_to_le32(pb);
+				continue;
+			}
+			j = lblk - 12;
+			if (j < apb) {
+				if (j == 0)
+					top = 0;
+			} else if ((j -= apb) < apb * apb) {
+				if (j == 0)
+					top = 1;
+				else if (j % apb == 0)
+					top = 0;
+			} else {
+				j -= apb * apb;
+				if (j == 0)
+					top = 2;
+				else if (j % (apb * apb) == 0)
+					top = 1;
+				else if (j % apb == 0)
+					top = 0;
+			}
+			for (int l = top; l >= 0 && !err; l--) {
+				e4_blk_t b;
+
+				if (mi >= nr_meta) {
+					err = E4_ERR_INVALID_ARGUMENT;
+					break;
+				}
+				b = meta[mi++];
+				if (!b || b >= fs->geom.blocks_count || b >= (1ULL << 32)) {
+					err = E4_ERR_INVALID_ARGUMENT;
+					break;
+				}
+				err = bm_flush(fs, &lv[l]);
+				memset(lv[l].buf, 0, bs);
+				lv[l].blk = b;
+				/* hook the new block into its parent */
+				if (l == 2) {
+					inode->i_block[EXT4_TIND_BLOCK] = e4_cpu_to_le32((uint32_t)b);
+				} else if (lblk < 12 + apb && l == 0) {
+					inode->i_block[EXT4_IND_BLOCK] = e4_cpu_to_le32((uint32_t)b);
+				} else if (lblk < 12 + apb + apb * apb) {
+					if (l == 1)
+						inode->i_block[EXT4_DIND_BLOCK] =
+							e4_cpu_to_le32((uint32_t)b);
+					else
+						lv[1].buf[(j / apb) % apb] = e4_cpu_to_le32((uint32_t)b);
+				} else if (l == 1) {
+					lv[2].buf[(j / (apb * apb)) % apb] = e4_cpu_to_le32((uint32_t)b);
+				} else {
+					lv[1].buf[(j / apb) % apb] = e4_cpu_to_le32((uint32_t)b);
+				}
+			}
+			if (!err)
+				lv[0].buf[j % apb] = e4_cpu_to_le32(pb);
+		}
+	}
+	for (int l = 0; l < 3 && !err; l++)
+		err = bm_flush(fs, &lv[l]);
+	if (!err && mi != nr_meta)
+		err = E4_ERR_INVALID_ARGUMENT;
+out:
+	for (int k = 0; k < 3; k++)
+		free(lv[k].buf);
+	return err;
+}
+
+/* ---- the resize inode (format doc section 1.4) ------------------------- */
+errcode_t e4_resize_inode_build(e4_fs *fs, e4_blk_t dind_blk, struct ext4_inode *inode,
+				uint64_t *blocks_used)
+{
+	const struct e4_geom *g = &fs->geom;
+	unsigned bs = g->block_size;
+	uint32_t apb = bs / 4, rsv = e4_le16(fs->sb->s_reserved_gdt_blocks);
+	e4_blk_t sb0 = (g->first_data_block == 0 && bs == 1024) ? 1 : g->first_data_block;
+	uint32_t *dind = NULL, *ind = NULL, nb = 0;
+	e4_blk_t *backups = NULL;
+	uint64_t used = 1, size;
+	errcode_t err = 0;
+
+	if (!dind_blk || dind_blk >= g->blocks_count || dind_blk >= (1ULL << 32) ||
+	    rsv > apb || e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_META_BG))
+		return E4_ERR_INVALID_ARGUMENT;
+	dind = calloc(1, bs);
+	ind = malloc(bs);
+	backups = malloc(apb * sizeof(*backups));
+	if (!dind || !ind || !backups) {
+		err = E4_ERR_NO_MEMORY;
+		goto out;
+	}
+	/* the groups holding a copy (at most one indirect block's worth):
+	 * a copy is the primary's block shifted by whole groups, which is
+	 * what mke2fs, e2fsck and the kernel agree on (with 1 KiB-block
+	 * bigalloc that is one block past the group's reserved GDT start) */
+	for (e4_group_t grp = 1; grp < g->group_count && nb < apb; grp++)
+		if (e4_group_has_super(fs, grp))
+			backups[nb++] = (e4_blk_t)grp * g->blocks_per_group;
+	for (uint32_t k = 0; k < rsv && !err; k++) {
+		e4_blk_t pri = sb0 + 1 + g->desc_blocks + k;
+		uint32_t n;
+
+		memset(ind, 0, bs);
+		for (n = 0; n < nb; n++)
+			ind[n] = e4_cpu_to_le32((uint32_t)(backups[n] + pri));
+		dind[(g->desc_blocks + k) % apb] = e4_cpu_to_le32((uint32_t)pri);
+		used += 1 + n;
+		err = e4_io_pwrite(fs->io, pri * (uint64_t)bs, ind, bs);
+	}
+	if (!err)
+		err = e4_io_pwrite(fs->io, dind_blk * (uint64_t)bs, dind, bs);
+	if (err)
+		goto out;
+	memset(inode->i_block, 0, sizeof(inode->i_block));
+	inode->i_block[EXT4_DIND_BLOCK] = e4_cpu_to_le32((uint32_t)dind_blk);
+	size = ((uint64_t)apb * apb + apb + EXT4_NDIR_BLOCKS) * bs;
+	inode->i_size_lo = e4_cpu_to_le32((uint32_t)size);
+	inode->i_size_high = e4_cpu_to_le32((uint32_t)(size >> 32));
+	if (blocks_used)
+		*blocks_used = used;
+out:
+	free(dind);
+	free(ind);
+	free(backups);
+	return err;
+}
+
+/* ---- jbd2 superblock (format doc section 14) --------------------------- */
+void e4_jsb_init(journal_superblock_t *jsb, unsigned blocksize, uint32_t maxlen,
+		 const uint8_t uuid[16], uint32_t fc_blocks)
+{
+	memset(jsb, 0, sizeof(*jsb));
+	jsb->s_header.h_magic = e4_cpu_to_be32(JBD2_MAGIC_NUMBER);
+	jsb->s_header.h_blocktype = e4_cpu_to_be32(JBD2_SUPERBLOCK_V2);
+	jsb->s_blocksize = e4_cpu_to_be32(blocksize);
+	jsb->s_maxlen = e4_cpu_to_be32(maxlen);
+	jsb->s_first = e4_cpu_to_be32(1);
+	jsb->s_sequence = e4_cpu_to_be32(1);
+	jsb->s_nr_users = e4_cpu_to_be32(1);
+	if (fc_blocks) {
+		jsb->s_feature_incompat = e4_cpu_to_be32(JBD2_FEATURE_INCOMPAT_FAST_COMMIT);
+		jsb->s_num_fc_blks = e4_cpu_to_be32(fc_blocks);
+	}
+	memcpy(jsb->s_uuid, uuid, 16);
+}
+
+/* ---- orphan file blocks (format doc section 6.8) ------------------------ */
+void e4_orphan_block_init(e4_fs *fs, e4_ino_t ino, uint32_t generation, e4_blk_t pblk,
+			  void *block)
+{
+	unsigned bs = fs->geom.block_size;
+	struct ext4_orphan_block_tail *t =
+		(struct ext4_orphan_block_tail *)((uint8_t *)block + bs - sizeof(*t));
+	uint64_t le_blk = e4_cpu_to_le64(pblk);
+	uint32_t c;
+
+	memset(block, 0, bs);
+	t->ob_magic = e4_cpu_to_le32(EXT4_ORPHAN_BLOCK_MAGIC);
+	if (!fs->geom.metadata_csum)
+		return;
+	c = e4_inode_csum_seed(fs, ino, generation);
+	c = e4_crc32c(c, &le_blk, sizeof(le_blk));
+	c = e4_crc32c(c, block, bs - sizeof(*t));
+	t->ob_checksum = e4_cpu_to_le32(c);
+}

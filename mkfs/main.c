@@ -1,0 +1,710 @@
+/*
+ * main.c: e4mkfs, make an ext2/ext3/ext4 filesystem.  Options are spelled
+ * and mean what mke2fs's do; the geometry comes from libe4's layout
+ * (lib/e4/layout.c), the writing from writer.c.
+ */
+#include "mkfs.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
+
+#include "config.h"
+
+/* Features this version creates ("created in this issue"). */
+static const uint32_t supported[3] = {
+	EXT4_FEATURE_COMPAT_HAS_JOURNAL | EXT4_FEATURE_COMPAT_EXT_ATTR |
+	EXT4_FEATURE_COMPAT_RESIZE_INODE | EXT4_FEATURE_COMPAT_DIR_INDEX |
+	EXT4_FEATURE_COMPAT_SPARSE_SUPER2 | EXT4_FEATURE_COMPAT_ORPHAN_FILE,
+	EXT4_FEATURE_INCOMPAT_FILETYPE | EXT4_FEATURE_INCOMPAT_META_BG |
+	EXT4_FEATURE_INCOMPAT_EXTENTS | EXT4_FEATURE_INCOMPAT_64BIT |
+	EXT4_FEATURE_INCOMPAT_FLEX_BG | EXT4_FEATURE_INCOMPAT_CSUM_SEED |
+	EXT4_FEATURE_INCOMPAT_LARGEDIR | EXT4_FEATURE_INCOMPAT_INLINE_DATA,
+	EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER | EXT4_FEATURE_RO_COMPAT_LARGE_FILE |
+	EXT4_FEATURE_RO_COMPAT_HUGE_FILE | EXT4_FEATURE_RO_COMPAT_GDT_CSUM |
+	EXT4_FEATURE_RO_COMPAT_DIR_NLINK | EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE |
+	EXT4_FEATURE_RO_COMPAT_BIGALLOC | EXT4_FEATURE_RO_COMPAT_METADATA_CSUM,
+};
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"Usage: %s [-c|-l filename] [-b block-size] [-C cluster-size]\n"
+		"\t[-i bytes-per-inode] [-I inode-size] [-J journal-options]\n"
+		"\t[-G flex-group-size] [-N number-of-inodes]\n"
+		"\t[-m reserved-blocks-percentage] [-o creator-os]\n"
+		"\t[-g blocks-per-group] [-L volume-label] [-M last-mounted-directory]\n"
+		"\t[-O feature[,...]] [-r fs-revision] [-E extended-option[,...]]\n"
+		"\t[-t fs-type] [-T usage-type ] [-U UUID] [-e errors_behavior]\n"
+		"\t[-jnqvDFSV] device [blocks-count]\n", prog);
+	exit(1);
+}
+
+static int parse_uint(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int feature_unsupported(const uint32_t f[3], char *name, size_t len)
+{
+	for (int k = 0; k < 3; k++) {
+		uint32_t bad = f[k] & ~supported[k];
+
+		if (bad) {
+			char buf[16];
+			uint32_t bit = bad & -bad;
+
+			snprintf(name, len, "%s", e4_feature_name((enum e4_feature_kind)k, bit, buf));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static const char *layout_error(errcode_t err)
+{
+	switch (err) {
+	case E4_ERR_FS_TOO_SMALL:
+		return "the device is too small for a filesystem with these options";
+	case E4_ERR_FS_TOO_BIG:
+		return "too many blocks for this block size and feature set "
+		       "(more than 2^32 blocks need 64bit)";
+	case E4_ERR_TOO_MANY_INODES:
+		return "too many inodes for this size (lower -N, raise -i, or use a larger device)";
+	case E4_ERR_BAD_BLOCKS_PER_GROUP:
+		return "invalid blocks per group (-g must be a multiple of 8 between 256 and "
+		       "8 x block size)";
+	case E4_ERR_RESERVED_GDT:
+		return "the resize= limit needs more reserved GDT blocks than a group allows";
+	case E4_ERR_JOURNAL_SIZE:
+		return "invalid journal size (between 1024 blocks and 10240000 blocks, "
+		       "and at most half the filesystem)";
+	case E4_ERR_FEATURE_CONFLICT:
+		return "conflicting features (64bit and bigalloc need extent; meta_bg excludes "
+		       "resize_inode; resize_inode needs sparse_super; inline_data needs inodes "
+		       "larger than 128 bytes; metadata_csum_seed needs metadata_csum; -C needs "
+		       "bigalloc; -G needs flex_bg)";
+	case E4_ERR_BAD_BLOCK_SIZE:
+		return "invalid block size";
+	case E4_ERR_BAD_CLUSTER_SIZE:
+		return "invalid cluster size";
+	case E4_ERR_BAD_INODE_SIZE:
+		return "invalid inode size";
+	case E4_ERR_BAD_DESC_SIZE:
+		return "invalid descriptor size (desc_size needs 64bit and a power of two "
+		       "from 64 to 1024)";
+	case E4_ERR_UNSUPPORTED:
+		return "this feature set or size is not supported yet";
+	default:
+		return error_message(err);
+	}
+}
+
+static int compute_layout(struct mkfs *m, int64_t journal_mb, uint64_t orphan_bytes)
+{
+	errcode_t err;
+
+	err = e4_layout_compute(&m->lo, &m->l);
+	if (!err && (journal_mb > 0 || orphan_bytes)) {
+		unsigned bs = m->l->block_size;
+
+		if (journal_mb > 0)
+			m->lo.journal_blocks = journal_mb * (1024 * 1024 / bs);
+		if (orphan_bytes)
+			m->lo.orphan_file_blocks = (int64_t)(orphan_bytes / bs);
+		if (!m->lo.block_size) {
+			/* the size was in 1 KiB units until the block size was known */
+			m->lo.block_size = bs;
+			m->lo.blocks_count /= bs / 1024;
+		}
+		e4_layout_free(m->l);
+		m->l = NULL;
+		err = e4_layout_compute(&m->lo, &m->l);
+	}
+	if (err) {
+		fprintf(stderr, "%s: %s\n", m->prog, layout_error(err));
+		return -1;
+	}
+	return 0;
+}
+
+static void print_backups(const struct mkfs *m)
+{
+	const struct e4_layout *l = m->l;
+	int col = 0, any = 0;
+
+	for (uint32_t g = 1; g < l->group_count; g++) {
+		char num[32];
+		int n;
+
+		if (!l->groups[g].has_super)
+			continue;
+		if (!any)
+			printf("Superblock backups stored on blocks: ");
+		n = snprintf(num, sizeof(num), "%llu",
+			     (unsigned long long)l->groups[g].first_block);
+		if (!any || col + n + 2 > 72) {
+			printf("%s\n\t", any ? "," : "");
+			col = 8;
+		} else {
+			printf(", ");
+			col += 2;
+		}
+		printf("%s", num);
+		col += n;
+		any = 1;
+	}
+	if (any)
+		printf("\n\n");
+}
+
+static void print_stats(const struct mkfs *m, int full)
+{
+	const struct e4_layout *l = m->l;
+	char uuid[40];
+
+	uuid_unparse(m->uuid, uuid);
+	if (!full) {
+		printf("Creating filesystem with %llu %uk blocks and %u inodes\n",
+		       (unsigned long long)l->blocks_count, l->block_size / 1024, l->inodes_count);
+		printf("Filesystem UUID: %s\n", uuid);
+		print_backups(m);
+		return;
+	}
+	printf("Filesystem label=%s\n", m->label);
+	printf("OS type: %s\n", m->creator_os == EXT4_OS_HURD ? "GNU/Hurd" : "Linux");
+	printf("Block size=%u (log=%u)\n", l->block_size, l->log_block_size);
+	if (l->cluster_bits)
+		printf("Cluster size=%u (log=%u)\n", l->cluster_size, l->log_cluster_size);
+	else
+		printf("Fragment size=%u (log=%u)\n", l->cluster_size, l->log_cluster_size);
+	printf("Stride=%u blocks, Stripe width=%u blocks\n", l->raid_stride, l->raid_stripe_width);
+	printf("%u inodes, %llu blocks\n", l->inodes_count, (unsigned long long)l->blocks_count);
+	printf("%llu blocks (%2.2f%%) reserved for the super user\n",
+	       (unsigned long long)l->r_blocks_count,
+	       100.0 * (double)l->r_blocks_count / (double)l->blocks_count);
+	printf("First data block=%u\n", l->first_data_block);
+	printf("Root directory owner=%u:%u\n", m->root_uid, m->root_gid);
+	printf("%u block group%s\n", l->group_count, l->group_count > 1 ? "s" : "");
+	if (l->cluster_bits)
+		printf("%u blocks per group, %u clusters per group\n", l->blocks_per_group,
+		       l->clusters_per_group);
+	else
+		printf("%u blocks per group, %u fragments per group\n", l->blocks_per_group,
+		       l->clusters_per_group);
+	printf("%u inodes per group\n", l->inodes_per_group);
+	printf("Filesystem UUID: %s\n", uuid);
+	print_backups(m);
+	if (l->journal.ino)
+		printf("Journal: %llu blocks\n", (unsigned long long)l->journal.blocks);
+	{
+		const struct e4_feature *t = e4_feature_table();
+		uint32_t f[3] = { l->feature_compat, l->feature_incompat, l->feature_ro_compat };
+
+		printf("Features:");
+		for (int i = 0; t[i].name; i++)
+			if (f[t[i].kind] & t[i].mask) {
+				printf(" %s", t[i].name);
+				f[t[i].kind] &= ~t[i].mask;	/* aliases once */
+			}
+		printf("\n");
+	}
+}
+
+/* Ask on a terminal.  1 = go on. */
+static int proceed(const char *prog)
+{
+	char line[64];
+
+	printf("Proceed anyway? (y,N) ");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return 0;
+	(void)prog;
+	return line[0] == 'y' || line[0] == 'Y';
+}
+
+static int64_t pick_time(void)
+{
+	const char *s = getenv("SOURCE_DATE_EPOCH");
+
+	if (s && *s) {
+		char *end;
+		long long v;
+
+		errno = 0;
+		v = strtoll(s, &end, 10);
+		if (!errno && !*end && v >= 0)
+			return v;
+	}
+	return (int64_t)time(NULL);
+}
+
+int main(int argc, char **argv)
+{
+	struct mkfs m;
+	const char *fs_type = NULL, *usage_types = NULL;
+	char *features = NULL, *ext_opts = NULL;
+	int64_t journal_mb = 0;
+	uint64_t orphan_bytes = 0, v;
+	const char *uuid_arg = NULL;
+	int c, rc = 1, exists, suffix;
+	long page = sysconf(_SC_PAGESIZE);
+
+	memset(&m, 0, sizeof(m));
+	m.prog = "e4mkfs";
+	e4_init_errors();
+	e4_layout_opts_init(&m.lo);
+	m.lazy_itable_init = 1;
+	m.discard = 1;
+	m.rev = 1;
+	m.root_uid = (uint32_t)getuid();
+	m.root_gid = (uint32_t)getgid();
+	m.default_mntopts = EXT4_DEFM_XATTR_USER | EXT4_DEFM_ACL;
+	m.tty = isatty(0) && isatty(1);
+	m.lo.page_size = page > 0 ? (unsigned)page : 4096;
+
+	while ((c = getopt(argc, argv, "b:cd:e:g:i:jl:m:no:qr:s:t:vC:DE:FG:I:J:KL:M:N:O:R:ST:U:Vz:")) != -1) {
+		switch (c) {
+		case 'b':
+			if (parse_uint(optarg, 65536, &v) || v < 1024 || (v & (v - 1))) {
+				fprintf(stderr, "%s: invalid block size - %s\n", m.prog, optarg);
+				goto out;
+			}
+			m.lo.block_size = (unsigned)v;
+			break;
+		case 'C':
+			if (mkfs_parse_size(optarg, &v, &suffix) || v > (1U << 30)) {
+				fprintf(stderr, "%s: invalid cluster size - %s\n", m.prog, optarg);
+				goto out;
+			}
+			m.lo.cluster_size = (unsigned)v;
+			break;
+		case 'c':
+		case 'l':
+			fprintf(stderr, "%s: bad block checks (-%c) are not supported yet\n", m.prog, c);
+			goto out;
+		case 'd':
+			fprintf(stderr, "%s: populating from a directory (-d) is not supported yet\n",
+				m.prog);
+			goto out;
+		case 'z':
+			fprintf(stderr, "%s: undo files (-z) are not supported yet\n", m.prog);
+			goto out;
+		case 'D':
+		case 'K':
+			if (c == 'K')
+				m.discard = 0;
+			break;
+		case 'e':
+			if (!strcmp(optarg, "continue"))
+				m.errors = 1;
+			else if (!strcmp(optarg, "remount-ro"))
+				m.errors = 2;
+			else if (!strcmp(optarg, "panic"))
+				m.errors = 3;
+			else {
+				fprintf(stderr, "%s: invalid errors behavior - %s\n", m.prog, optarg);
+				goto out;
+			}
+			break;
+		case 'E':
+		case 'R': {
+			size_t n = (ext_opts ? strlen(ext_opts) + 1 : 0) + strlen(optarg) + 1;
+			char *e = malloc(n);
+
+			if (!e)
+				goto out;
+			snprintf(e, n, "%s%s%s", ext_opts ? ext_opts : "", ext_opts ? "," : "", optarg);
+			free(ext_opts);
+			ext_opts = e;
+			break;
+		}
+		case 'F':
+			m.force++;
+			break;
+		case 'g':
+			if (parse_uint(optarg, UINT32_MAX, &v)) {
+				fprintf(stderr, "%s: invalid blocks per group - %s\n", m.prog, optarg);
+				goto out;
+			}
+			m.lo.blocks_per_group = (uint32_t)v;
+			break;
+		case 'G':
+			if (parse_uint(optarg, 1U << 31, &v) || v == 0 || (v & (v - 1))) {
+				fprintf(stderr, "%s: flex_bg size must be a power of 2 - %s\n", m.prog,
+					optarg);
+				goto out;
+			}
+			m.lo.flex_bg_size = (uint32_t)v;
+			break;
+		case 'i':
+			if (parse_uint(optarg, 65536ULL * 1024, &v) || v < 1024) {
+				fprintf(stderr, "%s: invalid inode ratio %s (min 1024/max %u)\n", m.prog,
+					optarg, 65536 * 1024);
+				goto out;
+			}
+			m.lo.inode_ratio = (unsigned)v;
+			break;
+		case 'I':
+			if (parse_uint(optarg, 65536, &v) || v < 128 || (v & (v - 1))) {
+				fprintf(stderr, "%s: invalid inode size - %s\n", m.prog, optarg);
+				goto out;
+			}
+			m.lo.inode_size = (unsigned)v;
+			break;
+		case 'j':
+			if (m.lo.journal_blocks <= 0)
+				m.lo.journal_blocks = E4_LAYOUT_JOURNAL_FORCE;
+			break;
+		case 'J': {
+			char *o = optarg;
+
+			if (!strncmp(o, "size=", 5) && !parse_uint(o + 5, 1 << 30, &v) && v > 0) {
+				journal_mb = (int64_t)v;
+				m.lo.journal_blocks = E4_LAYOUT_JOURNAL_FORCE;
+			} else if (!strncmp(o, "device=", 7) || !strncmp(o, "location=", 9) ||
+				   !strncmp(o, "fast_commit_size=", 17)) {
+				fprintf(stderr, "%s: journal option '%s' is not supported yet\n",
+					m.prog, o);
+				goto out;
+			} else {
+				fprintf(stderr, "%s: invalid journal options - %s\n", m.prog, o);
+				goto out;
+			}
+			break;
+		}
+		case 'L':
+			if (strlen(optarg) > 16)
+				fprintf(stderr, "%s: warning: label too long; truncating.\n", m.prog);
+			snprintf(m.label, sizeof(m.label), "%.16s", optarg);
+			break;
+		case 'm': {
+			char *end;
+			double d;
+
+			errno = 0;
+			d = strtod(optarg, &end);
+			if (errno || *end || d < 0 || d > 50) {
+				fprintf(stderr, "%s: invalid reserved blocks percent - %s\n", m.prog,
+					optarg);
+				goto out;
+			}
+			m.lo.reserved_percent = d;
+			break;
+		}
+		case 'M':
+			snprintf(m.last_mounted, sizeof(m.last_mounted), "%.64s", optarg);
+			break;
+		case 'n':
+			m.noaction = 1;
+			break;
+		case 'N':
+			if (parse_uint(optarg, UINT32_MAX, &v) || v == 0) {
+				fprintf(stderr, "%s: invalid inodes count - %s\n", m.prog, optarg);
+				goto out;
+			}
+			m.lo.inodes_count = v;
+			break;
+		case 'o':
+			if (!strcasecmp(optarg, "linux"))
+				m.creator_os = EXT4_OS_LINUX;
+			else if (!strcasecmp(optarg, "hurd") || !strcasecmp(optarg, "gnu")) {
+				fprintf(stderr, "%s: creator OS hurd is not supported yet\n", m.prog);
+				goto out;
+			} else if (!strcasecmp(optarg, "freebsd"))
+				m.creator_os = EXT4_OS_FREEBSD;
+			else if (!strcasecmp(optarg, "masix"))
+				m.creator_os = EXT4_OS_MASIX;
+			else if (!strcasecmp(optarg, "lites"))
+				m.creator_os = EXT4_OS_LITES;
+			else {
+				fprintf(stderr, "%s: invalid creator OS - %s\n", m.prog, optarg);
+				goto out;
+			}
+			break;
+		case 'O': {
+			size_t n = (features ? strlen(features) + 1 : 0) + strlen(optarg) + 1;
+			char *f = malloc(n);
+
+			if (!f)
+				goto out;
+			snprintf(f, n, "%s%s%s", features ? features : "", features ? "," : "", optarg);
+			free(features);
+			features = f;
+			break;
+		}
+		case 'q':
+			m.quiet = 1;
+			break;
+		case 'r':
+			if (parse_uint(optarg, 1, &v)) {
+				fprintf(stderr, "%s: bad revision level - %s\n", m.prog, optarg);
+				goto out;
+			}
+			if (v == 0) {
+				fprintf(stderr, "%s: revision 0 filesystems are not supported yet\n",
+					m.prog);
+				goto out;
+			}
+			break;
+		case 's':
+			break;		/* sparse_super: obsolete, use -O */
+		case 'S':
+			m.super_only = 1;
+			break;
+		case 't':
+			if (fs_type) {
+				fprintf(stderr, "%s: the -t option may only be used once\n", m.prog);
+				goto out;
+			}
+			fs_type = optarg;
+			break;
+		case 'T':
+			if (usage_types) {
+				fprintf(stderr, "%s: the -T option may only be used once\n", m.prog);
+				goto out;
+			}
+			usage_types = optarg;
+			break;
+		case 'U':
+			uuid_arg = optarg;
+			break;
+		case 'v':
+			m.verbose = 1;
+			break;
+		case 'V':
+			printf("e4mkfs %s (e4kit)\n", PACKAGE_VERSION);
+			rc = 0;
+			goto out;
+		default:
+			usage(m.prog);
+		}
+	}
+	if (optind >= argc)
+		usage(m.prog);
+	m.device = argv[optind++];
+	if (optind < argc) {
+		int suffix;
+		uint64_t n;
+
+		if (mkfs_parse_size(argv[optind], &n, &suffix) || !n) {
+			fprintf(stderr, "%s: invalid blocks '%s' on device '%s'\n", m.prog,
+				argv[optind], m.device);
+			goto out;
+		}
+		if (suffix) {
+			m.size_arg = n;
+		} else {
+			m.size_arg_blocks = 1;
+			m.size_arg_count = n;
+		}
+		optind++;
+	}
+	if (optind < argc)
+		usage(m.prog);
+	if (!m.quiet)
+		fprintf(stderr, "e4mkfs %s (e4kit)\n", PACKAGE_VERSION);
+	if (mkfs_read_config(&m))
+		goto out;
+
+	/* -t, -T, -O, -E */
+	if (fs_type && !e4_layout_known_type(fs_type)) {
+		fprintf(stderr, "%s: invalid filesystem type '%s'\n", m.prog, fs_type);
+		goto out;
+	}
+	m.lo.fs_type = fs_type;
+	m.lo.usage_types = usage_types;
+	if (features) {
+		char name[32];
+
+		if (e4_layout_opts_features(&m.lo, features)) {
+			fprintf(stderr, "%s: invalid filesystem option set: %s\n", m.prog, features);
+			goto out;
+		}
+		if (feature_unsupported(m.lo.feat_set, name, sizeof(name))) {
+			fprintf(stderr, "%s: feature '%s' is not supported yet\n", m.prog, name);
+			goto out;
+		}
+	}
+	if (ext_opts) {
+		if (mkfs_parse_extended(&m, ext_opts))
+			goto out;
+		if (m.lo.orphan_file_blocks > 0) {
+			orphan_bytes = (uint64_t)m.lo.orphan_file_blocks;
+			m.lo.orphan_file_blocks = E4_LAYOUT_AUTO;
+		}
+	}
+	m.lo.itable_zeroed = 0;
+
+	/* the target */
+	{
+		struct stat st;
+
+		exists = stat(m.device, &st) == 0;
+		if (exists) {
+			errcode_t err = e4_probe_device(m.device, &m.probe);
+
+			if (err) {
+				fprintf(stderr, "%s: %s: %s\n", m.prog, m.device, error_message(err));
+				goto out;
+			}
+		} else if (errno != ENOENT) {
+			fprintf(stderr, "%s: %s: %s\n", m.prog, m.device, strerror(errno));
+			goto out;
+		} else if (!m.size_arg && !m.size_arg_blocks) {
+			fprintf(stderr, "%s: the file %s does not exist and no size was specified.\n",
+				m.prog, m.device);
+			goto out;
+		} else {
+			m.probe.is_regular = 1;
+			m.probe.discard_zeroes = 1;
+			m.created = 1;
+		}
+	}
+	if (m.size_arg) {
+		m.lo.blocks_count = m.size_arg / (m.lo.block_size ? m.lo.block_size : 1024);
+		if (!m.lo.blocks_count) {
+			fprintf(stderr, "%s: size %llu bytes is too small\n", m.prog,
+				(unsigned long long)m.size_arg);
+			goto out;
+		}
+	} else if (m.size_arg_blocks) {
+		m.lo.blocks_count = m.size_arg_count;
+	}
+	m.lo.dev_bytes = m.probe.size;
+	if (!m.lo.blocks_count && !m.probe.size) {
+		fprintf(stderr, "%s: %s is empty: give a size\n", m.prog, m.device);
+		goto out;
+	}
+
+	if (compute_layout(&m, journal_mb, orphan_bytes))
+		goto out;
+	/* RAID geometry from the device's I/O topology, unless given */
+	if (m.probe.is_blockdev && !m.lo.stride && !m.lo.stripe_width) {
+		unsigned bs = m.l->block_size;
+		uint32_t stride = m.probe.minimum_io > bs ? (uint32_t)(m.probe.minimum_io / bs) : 0;
+		uint32_t width = m.probe.optimal_io > bs ? (uint32_t)(m.probe.optimal_io / bs) : 0;
+
+		if (stride || width) {
+			m.lo.stride = stride;
+			m.lo.stripe_width = width;
+			e4_layout_free(m.l);
+			m.l = NULL;
+			if (compute_layout(&m, journal_mb, orphan_bytes))
+				goto out;
+		}
+		if (m.probe.alignment_offset && !m.quiet)
+			fprintf(stderr, "%s: warning: %s is misaligned by %lu bytes; this may "
+				"hurt performance\n", m.prog, m.device, m.probe.alignment_offset);
+	}
+	{
+		char name[32];
+		uint32_t f[3] = { m.l->feature_compat, m.l->feature_incompat,
+				  m.l->feature_ro_compat };
+
+		if (feature_unsupported(f, name, sizeof(name))) {
+			fprintf(stderr, "%s: feature '%s' is not supported yet\n", m.prog, name);
+			goto out;
+		}
+		/* the layout does not model where mke2fs puts root and
+		 * lost+found then (root keeps a cluster of its own) */
+		if ((f[1] & EXT4_FEATURE_INCOMPAT_INLINE_DATA) &&
+		    (f[2] & EXT4_FEATURE_RO_COMPAT_BIGALLOC)) {
+			fprintf(stderr, "%s: inline_data together with bigalloc is not supported yet\n",
+				m.prog);
+			goto out;
+		}
+	}
+
+	/* the requested size against a block device */
+	if (m.probe.is_blockdev && m.l->blocks_count * m.l->block_size > m.probe.size) {
+		fprintf(stderr, "%s: filesystem of %llu blocks is larger than %s (%llu bytes); "
+			"nothing written\n", m.prog, (unsigned long long)m.l->blocks_count,
+			m.device, (unsigned long long)m.probe.size);
+		goto out;
+	}
+
+	/* UUID, hash seed, time */
+	if (!uuid_arg || !strcasecmp(uuid_arg, "random")) {
+		uuid_generate(m.uuid);
+	} else if (!strcasecmp(uuid_arg, "time")) {
+		uuid_generate_time(m.uuid);
+	} else if (!strcasecmp(uuid_arg, "clear") || !strcasecmp(uuid_arg, "null")) {
+		memset(m.uuid, 0, 16);
+	} else if (mkfs_parse_uuid(uuid_arg, m.uuid)) {
+		fprintf(stderr, "%s: invalid UUID '%s'\n", m.prog, uuid_arg);
+		goto out;
+	}
+	if (!m.have_hash_seed)
+		uuid_generate(m.hash_seed);
+	m.now = pick_time();
+
+	/* large blocks */
+	if (m.l->block_size > m.lo.page_size) {
+		if (!m.force) {
+			fprintf(stderr, "%s: %u-byte blocks are too big for this system (page size "
+				"%u): such a filesystem mounts only where the page size is at least "
+				"the block size; use -F to make it anyway\n", m.prog,
+				m.l->block_size, m.lo.page_size);
+			if (!m.tty || m.noaction || !proceed(m.prog))
+				goto out;
+		} else {
+			fprintf(stderr, "Warning: %u-byte blocks too big for system (max %u), "
+				"forced to continue\n", m.l->block_size, m.lo.page_size);
+		}
+	}
+
+	if (!m.noaction) {
+		char what[300];
+
+		if (m.probe.busy) {
+			fprintf(stderr, "%s: %s is %s; will not make a filesystem here\n", m.prog,
+				m.device, m.probe.busy_what);
+			goto out;
+		}
+		e4_probe_describe(&m.probe, what, sizeof(what));
+		if (what[0] && !m.force) {
+			if (!m.tty) {
+				fprintf(stderr, "%s: %s holds %s; refusing to overwrite it without -F "
+					"(no terminal to ask)\n", m.prog, m.device, what);
+				goto out;
+			}
+			printf("%s holds %s\n", m.device, what);
+			if (!proceed(m.prog))
+				goto out;
+		}
+	}
+
+	if (m.noaction) {
+		print_stats(&m, 1);
+		rc = 0;
+		goto out;
+	}
+	if (!m.quiet)
+		print_stats(&m, m.verbose);
+	if (mkfs_write(&m))
+		goto out;
+	rc = 0;
+out:
+	e4_layout_free(m.l);
+	free(features);
+	free(ext_opts);
+	return rc;
+}

@@ -1,0 +1,79 @@
+/*
+ * mkfs.h: e4mkfs internals shared by main.c (options, checks, messages),
+ * writer.c (layout -> metadata on disk) and config.c (option helpers).
+ */
+#ifndef E4_MKFS_H
+#define E4_MKFS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "e4.h"
+
+struct mkfs {
+	/* target */
+	const char *device;
+	uint64_t size_arg;		/* size argument: bytes (0: none) */
+	int size_arg_blocks;		/* size argument given without a suffix */
+	uint64_t size_arg_count;	/* its value then (blocks of -b, or 1 KiB) */
+	struct e4_probe probe;
+	int created;			/* the image file was created by us */
+
+	/* layout */
+	struct e4_layout_opts lo;
+	struct e4_layout *l;
+
+	/* superblock values */
+	uint8_t uuid[16];
+	uint8_t hash_seed[16];
+	int have_hash_seed;
+	char label[17];
+	char last_mounted[65];
+	int errors;			/* s_errors; 0: default (continue) */
+	int creator_os;			/* EXT4_OS_* */
+	int rev;			/* -r; 1 */
+	uint32_t root_uid, root_gid;
+	int test_fs;
+	int64_t now;			/* seconds */
+	uint32_t default_mntopts;
+
+	/* behaviour */
+	int lazy_itable_init;		/* 1 default */
+	int lazy_journal_init;		/* 0 default */
+	int discard;			/* 1 default */
+	int noaction;			/* -n */
+	int quiet;			/* -q */
+	int verbose;			/* -v */
+	int force;			/* -F count */
+	int super_only;			/* -S */
+	int tty;			/* stdin and stdout are terminals */
+	const char *prog;
+
+	/* result of the discard step */
+	int zeroed;			/* the target reads back zeros */
+	uint64_t bytes_written;		/* for s_kbytes_written */
+};
+
+#define EXT4_OS_LINUX	0
+#define EXT4_OS_HURD	1
+#define EXT4_OS_MASIX	2
+#define EXT4_OS_FREEBSD	3
+#define EXT4_OS_LITES	4
+
+/* writer.c: write the filesystem m->l describes to m->device.  Prints
+ * progress unless quiet; returns 0 or an errcode (message printed). */
+int mkfs_write(struct mkfs *m);
+/* writer.c: the superblock for m->l (on-disk order). */
+void mkfs_build_super(struct mkfs *m, struct ext4_super_block *sb);
+
+/* config.c: option helpers. */
+/* Parse "123", "4k", "10M", "1g", "2t" (suffix = bytes, binary); *bytes
+ * set when a suffix was given, else *count.  Returns 0 or -1. */
+int mkfs_parse_size(const char *s, uint64_t *count, int *has_suffix);
+/* Parse a UUID string (any case, with dashes).  0 or -1. */
+int mkfs_parse_uuid(const char *s, uint8_t out[16]);
+/* Apply one -E list to m; prints its own errors; 0 or -1. */
+int mkfs_parse_extended(struct mkfs *m, const char *list);
+/* Read MKE2FS_CONFIG / E4MKFS_CONFIG if set; 0, or -1 with a message. */
+int mkfs_read_config(struct mkfs *m);
+
+#endif

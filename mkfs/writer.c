@@ -1,0 +1,946 @@
+/*
+ * writer.c: e4mkfs's writer: the layout computed by libe4 (layout.c)
+ * turned into metadata on disk.
+ *
+ * Order (DESIGN.md, "Writing safely"): wipe old signatures and discard,
+ * zero the old primary superblock and fsync; then zero what must read as
+ * zeros (inode tables, journal) when the discard did not; then bitmaps,
+ * inodes, directories, journal, descriptor tables and superblock backups;
+ * fsync; finally the primary superblock, and fsync again.
+ */
+#include "mkfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- used clusters ------------------------------------------------------ */
+struct run {
+	uint64_t start, end;		/* clusters [start, end) */
+};
+
+struct runs {
+	struct run *r;
+	size_t n, cap;
+	unsigned cbits;
+	int oom;
+};
+
+static void runs_add(struct runs *rs, uint64_t blk, uint64_t len)
+{
+	uint64_t s, e;
+
+	if (!len)
+		return;
+	s = blk >> rs->cbits;
+	e = ((blk + len - 1) >> rs->cbits) + 1;
+	if (rs->n && rs->r[rs->n - 1].end >= s && rs->r[rs->n - 1].start <= s) {
+		if (e > rs->r[rs->n - 1].end)
+			rs->r[rs->n - 1].end = e;
+		return;
+	}
+	if (rs->n == rs->cap) {
+		size_t nc = rs->cap ? rs->cap * 2 : 1024;
+		struct run *nr = realloc(rs->r, nc * sizeof(*nr));
+
+		if (!nr) {
+			rs->oom = 1;
+			return;
+		}
+		rs->r = nr;
+		rs->cap = nc;
+	}
+	rs->r[rs->n].start = s;
+	rs->r[rs->n].end = e;
+	rs->n++;
+}
+
+static int run_cmp(const void *a, const void *b)
+{
+	const struct run *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void runs_finish(struct runs *rs)
+{
+	size_t o = 0;
+
+	if (!rs->n)
+		return;
+	qsort(rs->r, rs->n, sizeof(*rs->r), run_cmp);
+	for (size_t i = 1; i < rs->n; i++) {
+		if (rs->r[i].start <= rs->r[o].end) {
+			if (rs->r[i].end > rs->r[o].end)
+				rs->r[o].end = rs->r[i].end;
+		} else {
+			rs->r[++o] = rs->r[i];
+		}
+	}
+	rs->n = o + 1;
+}
+
+/* First run whose end is past cluster c. */
+static size_t runs_find(const struct runs *rs, uint64_t c)
+{
+	size_t lo = 0, hi = rs->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rs->r[mid].end <= c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void file_runs(struct runs *rs, const struct e4_layout_file *f)
+{
+	if (!f->ino)
+		return;
+	for (uint32_t i = 0; i < f->nr_extents; i++)
+		runs_add(rs, f->extents[i].start, f->extents[i].len);
+	for (uint32_t i = 0; i < f->nr_meta; i++)
+		runs_add(rs, f->meta[i], 1);
+}
+
+/* Where root and lost+found really go.  layout.c models inline_data as a
+ * root without a block and a lost+found one block longer; mke2fs 1.47.0
+ * still gives root a block then, and lost+found (made inline, then grown)
+ * one block less: the same blocks, attributed differently. */
+static void dir_blocks(const struct e4_layout *l, e4_blk_t *root, e4_blk_t *lpf,
+		       uint32_t *lpf_n)
+{
+	*root = l->root_block;
+	*lpf = l->lpf_block;
+	*lpf_n = l->lpf_blocks;
+	if (!*root && l->lpf_blocks > 1) {
+		*root = l->lpf_block;
+		*lpf = l->lpf_block + 1;
+		*lpf_n = l->lpf_blocks - 1;
+	}
+}
+
+static int collect_runs(struct mkfs *m, struct runs *rs)
+{
+	const struct e4_layout *l = m->l;
+	e4_blk_t root, lpf;
+	uint32_t lpf_n;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->cbits = l->cluster_bits;
+	/* block 0 of a 1 KiB-block bigalloc filesystem is in cluster 0 */
+	for (uint32_t g = 0; g < l->group_count; g++) {
+		const struct e4_layout_group *gr = &l->groups[g];
+
+		runs_add(rs, gr->first_block, gr->sb_blocks);
+	}
+	for (uint32_t g = 0; g < l->group_count; g++)
+		runs_add(rs, l->groups[g].block_bitmap, 1);
+	for (uint32_t g = 0; g < l->group_count; g++)
+		runs_add(rs, l->groups[g].inode_bitmap, 1);
+	for (uint32_t g = 0; g < l->group_count; g++)
+		runs_add(rs, l->groups[g].inode_table, l->inode_blocks_per_group);
+	dir_blocks(l, &root, &lpf, &lpf_n);
+	if (root)
+		runs_add(rs, root, 1);
+	runs_add(rs, lpf, lpf_n);
+	if (l->resize_dind_block)
+		runs_add(rs, l->resize_dind_block, 1);
+	file_runs(rs, &l->journal);
+	file_runs(rs, &l->orphan);
+	if (rs->oom)
+		return -1;
+	runs_finish(rs);
+	return 0;
+}
+
+static uint64_t group_first_cluster(const struct e4_layout *l, uint32_t g)
+{
+	return ((uint64_t)l->first_data_block + (uint64_t)g * l->blocks_per_group) >> l->cluster_bits;
+}
+
+static uint64_t group_clusters(const struct e4_layout *l, uint32_t g)
+{
+	uint64_t first = (uint64_t)l->first_data_block + (uint64_t)g * l->blocks_per_group;
+	uint64_t end = first + l->blocks_per_group;
+
+	if (end > l->blocks_count)
+		end = l->blocks_count;
+	return ((end - first) + ((1ULL << l->cluster_bits) - 1)) >> l->cluster_bits;
+}
+
+/* Used clusters of every group, checked against the layout's free
+ * counts: a disagreement is a bug, found before anything is written. */
+static int check_counts(struct mkfs *m, const struct runs *rs)
+{
+	const struct e4_layout *l = m->l;
+	size_t i = 0;
+
+	for (uint32_t g = 0; g < l->group_count; g++) {
+		uint64_t s = group_first_cluster(l, g), e = s + group_clusters(l, g), used = 0;
+
+		i = runs_find(rs, s);
+		for (size_t k = i; k < rs->n && rs->r[k].start < e; k++) {
+			uint64_t a = rs->r[k].start > s ? rs->r[k].start : s;
+			uint64_t b = rs->r[k].end < e ? rs->r[k].end : e;
+
+			used += b - a;
+		}
+		if (group_clusters(l, g) - used != l->groups[g].free_blocks) {
+			fprintf(stderr, "%s: internal error: group %u: %llu free clusters by the "
+				"allocation map, %u by the layout\n", m->prog, g,
+				(unsigned long long)(group_clusters(l, g) - used),
+				l->groups[g].free_blocks);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void build_block_bitmap(const struct e4_layout *l, const struct runs *rs, uint32_t g,
+			       uint8_t *buf)
+{
+	uint64_t s = group_first_cluster(l, g), n = group_clusters(l, g), e = s + n;
+
+	memset(buf, 0, l->clusters_per_group / 8);
+	memset(buf + l->clusters_per_group / 8, 0xFF, l->block_size - l->clusters_per_group / 8);
+	for (size_t k = runs_find(rs, s); k < rs->n && rs->r[k].start < e; k++) {
+		uint64_t a = rs->r[k].start > s ? rs->r[k].start : s;
+		uint64_t b = rs->r[k].end < e ? rs->r[k].end : e;
+
+		for (uint64_t c = a - s; c < b - s; c++)
+			buf[c >> 3] |= (uint8_t)(1U << (c & 7));
+	}
+	/* padding past the end of the filesystem */
+	for (uint64_t c = n; c < l->clusters_per_group; c++)
+		buf[c >> 3] |= (uint8_t)(1U << (c & 7));
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+static int io_fail(struct mkfs *m, const char *what, errcode_t err)
+{
+	fprintf(stderr, "%s: %s: %s\n", m->prog, what, error_message(err));
+	return -1;
+}
+
+static int zero_range(struct mkfs *m, int fd, uint64_t blk, uint64_t n)
+{
+	uint64_t bs = m->l->block_size;
+	errcode_t err;
+
+	if (!n)
+		return 0;
+	err = e4_dev_zero(fd, m->probe.is_blockdev, blk * bs, n * bs);
+	if (err)
+		return io_fail(m, "zeroing blocks", err);
+	m->bytes_written += n * bs;
+	return 0;
+}
+
+static int has_inode_extra(const struct e4_layout *l)
+{
+	return l->inode_size > EXT4_GOOD_OLD_INODE_SIZE;
+}
+
+static void set_time(struct mkfs *m, struct ext4_inode *in, int extra)
+{
+	uint32_t base, ex;
+
+	e4_time_encode(m->now, 0, &base, &ex);
+	in->i_atime = in->i_ctime = in->i_mtime = e4_cpu_to_le32(base);
+	if (extra) {
+		in->i_atime_extra = in->i_ctime_extra = in->i_mtime_extra = e4_cpu_to_le32(ex);
+		in->i_crtime = e4_cpu_to_le32(base);
+		in->i_crtime_extra = e4_cpu_to_le32(ex);
+	}
+}
+
+/* A fresh inode as mke2fs writes one it creates. */
+static void new_inode(struct mkfs *m, union e4_inode_buf *b, uint16_t mode, uint16_t links,
+		      uint64_t size, uint32_t uid, uint32_t gid)
+{
+	struct ext4_inode *in = &b->inode;
+	int extra = has_inode_extra(m->l);
+
+	memset(b, 0, sizeof(*b));
+	in->i_mode = e4_cpu_to_le16(mode);
+	in->i_uid = e4_cpu_to_le16((uint16_t)uid);
+	in->l_i_uid_high = e4_cpu_to_le16((uint16_t)(uid >> 16));
+	in->i_gid = e4_cpu_to_le16((uint16_t)gid);
+	in->l_i_gid_high = e4_cpu_to_le16((uint16_t)(gid >> 16));
+	in->i_size_lo = e4_cpu_to_le32((uint32_t)size);
+	in->i_size_high = e4_cpu_to_le32((uint32_t)(size >> 32));
+	in->i_links_count = e4_cpu_to_le16(links);
+	if (extra)
+		in->i_extra_isize = e4_cpu_to_le16(EXT4_INODE_FIELD_END(i_projid) -
+						   EXT4_GOOD_OLD_INODE_SIZE);
+	set_time(m, in, extra);
+}
+
+/* Distinct clusters a file's blocks touch (bigalloc charges i_blocks by
+ * the cluster). */
+static uint64_t file_clusters(const struct e4_layout *l, const struct e4_layout_file *f)
+{
+	struct runs rs;
+	uint64_t n = 0;
+
+	memset(&rs, 0, sizeof(rs));
+	rs.cbits = l->cluster_bits;
+	file_runs(&rs, f);
+	runs_finish(&rs);
+	for (size_t i = 0; i < rs.n; i++)
+		n += rs.r[i].end - rs.r[i].start;
+	free(rs.r);
+	return rs.oom ? 0 : n;
+}
+
+static void set_iblocks(struct mkfs *m, struct ext4_inode *in, uint64_t fs_blocks)
+{
+	uint64_t sectors = fs_blocks * (m->l->block_size / 512);
+
+	in->i_blocks_lo = e4_cpu_to_le32((uint32_t)sectors);
+	in->l_i_blocks_high = e4_cpu_to_le16((uint16_t)(sectors >> 32));
+}
+
+static int pwrite_blk(struct mkfs *m, e4_fs *fs, e4_blk_t blk, const void *buf, unsigned count)
+{
+	errcode_t err = e4_io_pwrite(e4_fs_io(fs), blk * (uint64_t)m->l->block_size, buf,
+				     (size_t)count * m->l->block_size);
+
+	if (err)
+		return io_fail(m, "writing", err);
+	m->bytes_written += (uint64_t)count * m->l->block_size;
+	return 0;
+}
+
+/* Map of a special file: extent tree or indirect blocks, i_blocks. */
+static int map_file(struct mkfs *m, e4_fs *fs, e4_ino_t ino, struct ext4_inode *in,
+		    const struct e4_layout_file *f, int extents)
+{
+	struct e4_map_extent *ext = calloc(f->nr_extents ? f->nr_extents : 1, sizeof(*ext));
+	uint64_t lblk = 0;
+	errcode_t err;
+
+	if (!ext)
+		return io_fail(m, "mapping a file", E4_ERR_NO_MEMORY);
+	for (uint32_t i = 0; i < f->nr_extents; i++) {
+		ext[i].lblk = lblk;
+		ext[i].pblk = f->extents[i].start;
+		ext[i].len = f->extents[i].len;
+		lblk += f->extents[i].len;
+	}
+	if (extents) {
+		uint8_t *leaf = NULL;
+		e4_blk_t leaf_blk = f->nr_meta ? f->meta[0] : 0;
+
+		if (leaf_blk) {
+			leaf = malloc(m->l->block_size);
+			if (!leaf) {
+				free(ext);
+				return io_fail(m, "mapping a file", E4_ERR_NO_MEMORY);
+			}
+		}
+		err = e4_extent_tree_build(fs, ino, in, ext, f->nr_extents, leaf_blk, leaf);
+		if (!err && leaf && pwrite_blk(m, fs, leaf_blk, leaf, 1)) {
+			free(leaf);
+			free(ext);
+			return -1;
+		}
+		free(leaf);
+	} else {
+		err = e4_blockmap_build(fs, in, ext, f->nr_extents, f->meta, f->nr_meta);
+		m->bytes_written += (uint64_t)f->nr_meta * m->l->block_size;
+	}
+	free(ext);
+	if (err)
+		return io_fail(m, "mapping a file", err);
+	if (m->l->cluster_bits)
+		set_iblocks(m, in, file_clusters(m->l, f) << m->l->cluster_bits);
+	else
+		set_iblocks(m, in, f->blocks + f->nr_meta);
+	return 0;
+}
+
+static int write_inode(struct mkfs *m, e4_fs *fs, e4_ino_t ino, union e4_inode_buf *b)
+{
+	errcode_t err = e4_inode_write(fs, ino, b);
+
+	if (err)
+		return io_fail(m, "writing an inode", err);
+	return 0;
+}
+
+/* ---- the special inodes and their data ----------------------------------- */
+static int write_dirs(struct mkfs *m, e4_fs *fs, uint8_t *blk)
+{
+	const struct e4_layout *l = m->l;
+	int extents = (l->feature_incompat & EXT4_FEATURE_INCOMPAT_EXTENTS) != 0;
+	e4_ino_t lpf_ino = l->first_ino;
+	e4_blk_t root, lpf;
+	uint32_t lpf_n;
+	union e4_inode_buf b;
+	struct e4_layout_file f;
+	struct e4_layout_extent ex;
+	struct e4_new_dirent ents[3] = {
+		{ EXT4_ROOT_INO, ".", 1, EXT4_FT_DIR },
+		{ EXT4_ROOT_INO, "..", 2, EXT4_FT_DIR },
+		{ lpf_ino, "lost+found", 10, EXT4_FT_DIR },
+	};
+	errcode_t err;
+
+	dir_blocks(l, &root, &lpf, &lpf_n);
+	/* root */
+	err = e4_dir_block_build(fs, EXT4_ROOT_INO, ents, 3, blk);
+	if (err)
+		return io_fail(m, "building the root directory", err);
+	if (pwrite_blk(m, fs, root, blk, 1))
+		return -1;
+	new_inode(m, &b, EXT4_S_IFDIR | 0755, 3, l->block_size, m->root_uid, m->root_gid);
+	memset(&f, 0, sizeof(f));
+	ex.start = root;
+	ex.len = 1;
+	f.ino = EXT4_ROOT_INO;
+	f.blocks = 1;
+	f.nr_extents = 1;
+	f.extents = &ex;
+	if (map_file(m, fs, EXT4_ROOT_INO, &b.inode, &f, extents) ||
+	    write_inode(m, fs, EXT4_ROOT_INO, &b))
+		return -1;
+
+	/* lost+found */
+	ents[0].inode = lpf_ino;
+	ents[1].inode = EXT4_ROOT_INO;
+	err = e4_dir_block_build(fs, lpf_ino, ents, 2, blk);
+	if (err)
+		return io_fail(m, "building lost+found", err);
+	if (pwrite_blk(m, fs, lpf, blk, 1))
+		return -1;
+	err = e4_dir_block_build(fs, lpf_ino, NULL, 0, blk);
+	if (err)
+		return io_fail(m, "building lost+found", err);
+	for (uint32_t i = 1; i < lpf_n; i++)
+		if (pwrite_blk(m, fs, lpf + i, blk, 1))
+			return -1;
+	new_inode(m, &b, EXT4_S_IFDIR | 0700, 2, (uint64_t)lpf_n * l->block_size, 0, 0);
+	ex.start = lpf;
+	ex.len = lpf_n;
+	f.ino = lpf_ino;
+	f.blocks = lpf_n;
+	if (map_file(m, fs, lpf_ino, &b.inode, &f, extents) || write_inode(m, fs, lpf_ino, &b))
+		return -1;
+	return 0;
+}
+
+static int write_journal(struct mkfs *m, e4_fs *fs, int fd, uint8_t *blk)
+{
+	const struct e4_layout *l = m->l;
+	const struct e4_layout_file *j = &l->journal;
+	int extents = (l->feature_incompat & EXT4_FEATURE_INCOMPAT_EXTENTS) != 0;
+	struct ext4_super_block *sb = e4_super(fs);
+	union e4_inode_buf b;
+
+	if (!j->ino || !j->nr_extents)
+		return 0;
+	if (!m->zeroed && !m->lazy_journal_init)
+		for (uint32_t i = 0; i < j->nr_extents; i++)
+			if (zero_range(m, fd, j->extents[i].start, j->extents[i].len))
+				return -1;
+	memset(blk, 0, l->block_size);
+	e4_jsb_init((journal_superblock_t *)blk, l->block_size, (uint32_t)j->blocks, m->uuid,
+		    l->journal_fc_blocks);
+	if (pwrite_blk(m, fs, j->extents[0].start, blk, 1))
+		return -1;
+	new_inode(m, &b, EXT4_S_IFREG | 0600, 1, j->blocks * l->block_size, 0, 0);
+	if (map_file(m, fs, EXT4_JOURNAL_INO, &b.inode, j, extents))
+		return -1;
+	/* s_jnl_blocks: a backup of i_block and the size */
+	memcpy(sb->s_jnl_blocks, b.inode.i_block, sizeof(b.inode.i_block));
+	sb->s_jnl_blocks[15] = b.inode.i_size_high;
+	sb->s_jnl_blocks[16] = b.inode.i_size_lo;
+	sb->s_jnl_backup_type = 1;
+	return write_inode(m, fs, EXT4_JOURNAL_INO, &b);
+}
+
+static int write_orphan(struct mkfs *m, e4_fs *fs, uint8_t *blk)
+{
+	const struct e4_layout *l = m->l;
+	const struct e4_layout_file *o = &l->orphan;
+	int extents = (l->feature_incompat & EXT4_FEATURE_INCOMPAT_EXTENTS) != 0;
+	union e4_inode_buf b;
+
+	if (!o->ino)
+		return 0;
+	for (uint32_t i = 0; i < o->nr_extents; i++)
+		for (uint32_t k = 0; k < o->extents[i].len; k++) {
+			e4_blk_t p = o->extents[i].start + k;
+
+			e4_orphan_block_init(fs, o->ino, 0, p, blk);
+			if (pwrite_blk(m, fs, p, blk, 1))
+				return -1;
+		}
+	new_inode(m, &b, EXT4_S_IFREG | 0600, 1, o->blocks * l->block_size, 0, 0);
+	if (map_file(m, fs, o->ino, &b.inode, o, extents))
+		return -1;
+	e4_super(fs)->s_orphan_file_inum = e4_cpu_to_le32(o->ino);
+	return write_inode(m, fs, o->ino, &b);
+}
+
+static int write_resize(struct mkfs *m, e4_fs *fs)
+{
+	const struct e4_layout *l = m->l;
+	union e4_inode_buf b;
+	uint64_t used = 0;
+	errcode_t err;
+
+	if (!(l->feature_compat & EXT4_FEATURE_COMPAT_RESIZE_INODE) || !l->resize_dind_block)
+		return 0;
+	new_inode(m, &b, EXT4_S_IFREG | 0600, 1, 0, 0, 0);
+	err = e4_resize_inode_build(fs, l->resize_dind_block, &b.inode, &used);
+	if (err)
+		return io_fail(m, "creating the resize inode", err);
+	m->bytes_written += (1 + (uint64_t)l->reserved_gdt_blocks) * l->block_size;
+	/* e2fsck charges each block of this sparse map a whole cluster */
+	used <<= l->cluster_bits;
+	set_iblocks(m, &b.inode, used);
+	return write_inode(m, fs, EXT4_RESIZE_INO, &b);
+}
+
+/* Reserved inodes 1 and 3..10 that no feature uses: inode 1 gets its
+ * times; with metadata_csum every one carries a checksum. */
+static int write_reserved_inodes(struct mkfs *m, e4_fs *fs)
+{
+	const struct e4_layout *l = m->l;
+	union e4_inode_buf b;
+
+	for (e4_ino_t ino = 1; ino < l->first_ino; ino++) {
+		if (ino == EXT4_ROOT_INO || (ino == EXT4_JOURNAL_INO && l->journal.ino) ||
+		    (ino == EXT4_RESIZE_INO && l->resize_dind_block))
+			continue;
+		memset(&b, 0, sizeof(b));
+		if (ino == EXT4_BAD_INO)
+			set_time(m, &b.inode, 0);
+		else if (!(l->feature_ro_compat & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM))
+			continue;
+		if (write_inode(m, fs, ino, &b))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- descriptors and bitmaps --------------------------------------------- */
+static int csum_fs(const struct e4_layout *l)
+{
+	return (l->feature_ro_compat & (EXT4_FEATURE_RO_COMPAT_METADATA_CSUM |
+					EXT4_FEATURE_RO_COMPAT_GDT_CSUM)) != 0;
+}
+
+static int set_descriptors(struct mkfs *m, e4_fs *fs)
+{
+	const struct e4_layout *l = m->l;
+
+	for (uint32_t g = 0; g < l->group_count; g++) {
+		const struct e4_layout_group *gr = &l->groups[g];
+		struct e4_group d;
+		errcode_t err;
+
+		memset(&d, 0, sizeof(d));
+		d.block_bitmap = gr->block_bitmap;
+		d.inode_bitmap = gr->inode_bitmap;
+		d.inode_table = gr->inode_table;
+		d.free_blocks = gr->free_blocks;
+		d.free_inodes = gr->free_inodes;
+		d.used_dirs = gr->used_dirs;
+		d.flags = gr->flags & ~EXT4_BG_INODE_ZEROED;
+		if (csum_fs(l)) {
+			d.itable_unused = gr->itable_unused;
+			if (m->zeroed || !m->lazy_itable_init)
+				d.flags |= EXT4_BG_INODE_ZEROED;
+		} else {
+			/* no uninit flags without descriptor checksums; mke2fs
+			 * still records a zeroed table */
+			d.flags = (m->zeroed || !m->lazy_itable_init) ? EXT4_BG_INODE_ZEROED : 0;
+		}
+		err = e4_group_set(fs, g, &d);
+		if (err)
+			return io_fail(m, "setting a group descriptor", err);
+	}
+	return 0;
+}
+
+static int used_inode(const struct e4_layout *l, uint32_t ino)
+{
+	return ino <= l->first_ino || (l->orphan.ino && ino == l->orphan.ino);
+}
+
+static int write_bitmaps(struct mkfs *m, e4_fs *fs, const struct runs *rs, uint8_t *buf)
+{
+	const struct e4_layout *l = m->l;
+	int csum = csum_fs(l);
+	errcode_t err;
+
+	for (uint32_t g = 0; g < l->group_count; g++) {
+		const struct e4_layout_group *gr = &l->groups[g];
+
+		if (!csum || !(gr->flags & EXT4_BG_BLOCK_UNINIT)) {
+			build_block_bitmap(l, rs, g, buf);
+			err = e4_block_bitmap_write(fs, g, buf);
+			if (err)
+				return io_fail(m, "writing a block bitmap", err);
+			m->bytes_written += l->block_size;
+		}
+		if (!csum || !(gr->flags & EXT4_BG_INODE_UNINIT)) {
+			uint32_t first = g * l->inodes_per_group + 1;
+
+			memset(buf, 0, l->inodes_per_group / 8);
+			memset(buf + l->inodes_per_group / 8, 0xFF,
+			       l->block_size - l->inodes_per_group / 8);
+			for (uint32_t i = 0; i < l->inodes_per_group && first + i <= l->first_ino + 1;
+			     i++)
+				if (used_inode(l, first + i))
+					buf[i >> 3] |= (uint8_t)(1U << (i & 7));
+			err = e4_inode_bitmap_write(fs, g, buf);
+			if (err)
+				return io_fail(m, "writing an inode bitmap", err);
+			m->bytes_written += l->block_size;
+		}
+	}
+	return 0;
+}
+
+/* Zero inode tables: all of them without lazy init, else the part that
+ * holds used inodes (what mke2fs zeroes).  Contiguous tables (flex_bg)
+ * are zeroed in one call. */
+static int zero_itables(struct mkfs *m, int fd)
+{
+	const struct e4_layout *l = m->l;
+	int csum = csum_fs(l);
+	uint64_t run_s = 0, run_n = 0;
+	int progress = m->tty && !m->quiet && !m->lazy_itable_init && l->group_count > 64;
+
+	if (!m->quiet)
+		printf("Writing inode tables: ");
+	for (uint32_t g = 0; g < l->group_count; g++) {
+		const struct e4_layout_group *gr = &l->groups[g];
+		uint64_t n = l->inode_blocks_per_group;
+
+		if (m->lazy_itable_init && csum) {
+			uint64_t used = l->inodes_per_group - gr->itable_unused;
+
+			n = (used * l->inode_size + l->block_size - 1) / l->block_size;
+		}
+		if (!n)
+			continue;
+		if (run_n && run_s + run_n == gr->inode_table) {
+			run_n += n;
+		} else {
+			if (zero_range(m, fd, run_s, run_n))
+				return -1;
+			run_s = gr->inode_table;
+			run_n = n;
+		}
+		if (n < l->inode_blocks_per_group) {
+			if (zero_range(m, fd, run_s, run_n))
+				return -1;
+			run_n = 0;
+		}
+		if (progress && (g % 64) == 0) {
+			printf("%u/%u\r", g, l->group_count);
+			printf("Writing inode tables: ");
+			fflush(stdout);
+		}
+	}
+	if (zero_range(m, fd, run_s, run_n))
+		return -1;
+	if (!m->quiet)
+		printf("done                            \n");
+	return 0;
+}
+
+/* Reserved GDT copies in the backup groups must read as zeros. */
+static int zero_reserved_gdt_backups(struct mkfs *m, int fd, e4_fs *fs)
+{
+	const struct e4_layout *l = m->l;
+
+	if (!l->reserved_gdt_blocks)
+		return 0;
+	for (uint32_t g = 1; g < l->group_count; g++) {
+		e4_blk_t sb_blk;
+		uint32_t gdt, rsv;
+
+		e4_group_super_blocks(fs, g, &sb_blk, &gdt, &rsv);
+		if (sb_blk && rsv && zero_range(m, fd, sb_blk + 1 + gdt, rsv))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- superblock -------------------------------------------------------- */
+void mkfs_build_super(struct mkfs *m, struct ext4_super_block *sb)
+{
+	const struct e4_layout *l = m->l;
+	uint32_t base, ex;
+	int64_t now = m->now;
+
+	memset(sb, 0, sizeof(*sb));
+	sb->s_inodes_count = e4_cpu_to_le32(l->inodes_count);
+	sb->s_blocks_count_lo = e4_cpu_to_le32((uint32_t)l->blocks_count);
+	sb->s_r_blocks_count_lo = e4_cpu_to_le32((uint32_t)l->r_blocks_count);
+	sb->s_free_blocks_count_lo = e4_cpu_to_le32((uint32_t)l->free_blocks_count);
+	if (l->feature_incompat & EXT4_FEATURE_INCOMPAT_64BIT) {
+		sb->s_blocks_count_hi = e4_cpu_to_le32((uint32_t)(l->blocks_count >> 32));
+		sb->s_r_blocks_count_hi = e4_cpu_to_le32((uint32_t)(l->r_blocks_count >> 32));
+		sb->s_free_blocks_count_hi = e4_cpu_to_le32((uint32_t)(l->free_blocks_count >> 32));
+	}
+	sb->s_free_inodes_count = e4_cpu_to_le32(l->free_inodes_count);
+	sb->s_first_data_block = e4_cpu_to_le32(l->first_data_block);
+	sb->s_log_block_size = e4_cpu_to_le32(l->log_block_size);
+	sb->s_log_cluster_size = e4_cpu_to_le32(l->log_cluster_size);
+	sb->s_blocks_per_group = e4_cpu_to_le32(l->blocks_per_group);
+	sb->s_clusters_per_group = e4_cpu_to_le32(l->clusters_per_group);
+	sb->s_inodes_per_group = e4_cpu_to_le32(l->inodes_per_group);
+	e4_time_encode(now, 0, &base, &ex);
+	sb->s_wtime = e4_cpu_to_le32((uint32_t)now);
+	sb->s_wtime_hi = (uint8_t)((uint64_t)now >> 32);
+	sb->s_lastcheck = sb->s_wtime;
+	sb->s_lastcheck_hi = sb->s_wtime_hi;
+	sb->s_mkfs_time = sb->s_wtime;
+	sb->s_mkfs_time_hi = sb->s_wtime_hi;
+	sb->s_max_mnt_count = -1;
+	sb->s_magic = e4_cpu_to_le16(EXT4_SUPER_MAGIC);
+	sb->s_state = e4_cpu_to_le16(EXT4_VALID_FS);
+	sb->s_errors = e4_cpu_to_le16((uint16_t)(m->errors ? m->errors : 1));
+	sb->s_creator_os = e4_cpu_to_le32((uint32_t)m->creator_os);
+	sb->s_rev_level = e4_cpu_to_le32(EXT4_DYNAMIC_REV);
+	sb->s_first_ino = e4_cpu_to_le32(l->first_ino);
+	sb->s_inode_size = e4_cpu_to_le16((uint16_t)l->inode_size);
+	sb->s_feature_compat = e4_cpu_to_le32(l->feature_compat);
+	sb->s_feature_incompat = e4_cpu_to_le32(l->feature_incompat);
+	sb->s_feature_ro_compat = e4_cpu_to_le32(l->feature_ro_compat);
+	memcpy(sb->s_uuid, m->uuid, 16);
+	memcpy(sb->s_volume_name, m->label, sizeof(sb->s_volume_name));
+	memcpy(sb->s_last_mounted, m->last_mounted, sizeof(sb->s_last_mounted));
+	sb->s_reserved_gdt_blocks = e4_cpu_to_le16((uint16_t)l->reserved_gdt_blocks);
+	if (l->journal.ino)
+		sb->s_journal_inum = e4_cpu_to_le32(EXT4_JOURNAL_INO);
+	memcpy(sb->s_hash_seed, m->hash_seed, 16);
+	sb->s_def_hash_version = DX_HASH_HALF_MD4;
+	if (l->feature_incompat & EXT4_FEATURE_INCOMPAT_64BIT)
+		sb->s_desc_size = e4_cpu_to_le16((uint16_t)l->desc_size);
+	sb->s_default_mount_opts = e4_cpu_to_le32(m->default_mntopts);
+	sb->s_first_meta_bg = e4_cpu_to_le32(l->first_meta_bg);
+	if (l->inode_size > EXT4_GOOD_OLD_INODE_SIZE) {
+		uint16_t x = EXT4_INODE_FIELD_END(i_projid) - EXT4_GOOD_OLD_INODE_SIZE;
+
+		sb->s_min_extra_isize = e4_cpu_to_le16(x);
+		sb->s_want_extra_isize = e4_cpu_to_le16(x);
+	}
+	sb->s_flags = e4_cpu_to_le32(((char)-1 < 0 ? EXT2_FLAGS_SIGNED_HASH
+						    : EXT2_FLAGS_UNSIGNED_HASH) |
+				     (m->test_fs ? EXT2_FLAGS_TEST_FILESYS : 0));
+	sb->s_raid_stride = e4_cpu_to_le16((uint16_t)l->raid_stride);
+	sb->s_raid_stripe_width = e4_cpu_to_le32(l->raid_stripe_width);
+	if (l->feature_incompat & EXT4_FEATURE_INCOMPAT_FLEX_BG)
+		sb->s_log_groups_per_flex = (uint8_t)l->log_groups_per_flex;
+	if (l->feature_ro_compat & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+		sb->s_checksum_type = EXT4_CRC32C_CHKSUM;
+	sb->s_overhead_clusters = e4_cpu_to_le32((uint32_t)l->overhead_clusters);
+	if (l->feature_compat & EXT4_FEATURE_COMPAT_SPARSE_SUPER2) {
+		sb->s_backup_bgs[0] = e4_cpu_to_le32(l->backup_bgs[0]);
+		sb->s_backup_bgs[1] = e4_cpu_to_le32(l->backup_bgs[1]);
+	}
+	if (l->feature_incompat & EXT4_FEATURE_INCOMPAT_CSUM_SEED)
+		sb->s_checksum_seed = e4_cpu_to_le32(e4_crc32c(~0U, m->uuid, 16));
+	if (l->orphan.ino)
+		sb->s_orphan_file_inum = e4_cpu_to_le32(l->orphan.ino);
+}
+
+/* ---- the whole thing ------------------------------------------------------ */
+static int open_target(struct mkfs *m, uint64_t need)
+{
+	int flags = O_RDWR | O_CLOEXEC;
+	struct stat st;
+	int fd;
+
+	if (m->probe.is_blockdev)
+		flags |= O_EXCL;
+	else if (m->created)
+		flags |= O_CREAT;
+	fd = open(m->device, flags, 0666);
+	if (fd < 0) {
+		fprintf(stderr, "%s: cannot open %s: %s\n", m->prog, m->device, strerror(errno));
+		return -1;
+	}
+	if (!m->probe.is_blockdev && fstat(fd, &st) == 0 && (uint64_t)st.st_size < need &&
+	    ftruncate(fd, (off_t)need) < 0) {
+		fprintf(stderr, "%s: cannot extend %s to %llu bytes: %s\n", m->prog, m->device,
+			(unsigned long long)need, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int mkfs_write(struct mkfs *m)
+{
+	const struct e4_layout *l = m->l;
+	uint64_t bs = l->block_size, fs_bytes = l->blocks_count * bs;
+	struct ext4_super_block sb;
+	struct runs rs;
+	e4_io *io = NULL;
+	e4_fs *fs = NULL;
+	uint8_t *buf = NULL;
+	errcode_t err;
+	int fd = -1, ret = -1;
+
+	if (collect_runs(m, &rs)) {
+		fprintf(stderr, "%s: out of memory\n", m->prog);
+		return -1;
+	}
+	if (check_counts(m, &rs))
+		goto out;
+	buf = malloc(bs);
+	if (!buf)
+		goto out;
+	fd = open_target(m, fs_bytes);
+	if (fd < 0)
+		goto out;
+
+	/* 1. the old filesystem goes first: signatures, discard, the old
+	 *    primary superblock */
+	if (!m->super_only) {
+		err = e4_probe_wipe(fd);
+		if (err && !m->quiet)
+			fprintf(stderr, "%s: warning: wiping old signatures: %s\n", m->prog,
+				error_message(err));
+	}
+	/* Like mke2fs, nothing is discarded on an empty (or new) target: it
+	 * reads as zeros anyway, but its tables are not marked zeroed. */
+	if (m->discard && !m->super_only && m->probe.size) {
+		uint64_t len = m->probe.is_blockdev ? fs_bytes : m->probe.size;
+
+		if (len < fs_bytes)
+			len = fs_bytes;
+		if (!m->quiet)
+			printf("Discarding device blocks: ");
+		err = e4_dev_discard(fd, m->probe.is_blockdev, 0, len);
+		if (!err && m->probe.discard_zeroes)
+			m->zeroed = 1;
+		if (!m->quiet)
+			printf(err ? "failed - %s\n" : "done                            \n",
+			       error_message(err));
+	}
+	if (!m->zeroed && !m->super_only) {
+		uint64_t n = bs > 2048 ? 1 : 2048 / bs;
+
+		if (zero_range(m, fd, 0, n))
+			goto out;
+	}
+	if (fsync(fd) < 0 && errno != EINVAL) {
+		fprintf(stderr, "%s: fsync: %s\n", m->prog, strerror(errno));
+		goto out;
+	}
+
+	/* 2. what must read as zeros */
+	if (!m->zeroed && !m->super_only) {
+		/* the end of the device (old RAID superblocks), as mke2fs does */
+		uint64_t rsv = 65536 / bs ? 65536 / bs : 1, start = l->blocks_count & ~(rsv - 1);
+
+		if (start > rsv)
+			start -= rsv;
+		if (start > 0 && zero_range(m, fd, start, l->blocks_count - start))
+			goto out;
+	}
+	if (!m->zeroed && !m->super_only && zero_itables(m, fd))
+		goto out;
+	if (m->zeroed && !m->quiet && !m->super_only)
+		printf("Writing inode tables: done                            \n");
+
+	/* 3. metadata */
+	mkfs_build_super(m, &sb);
+	err = e4_io_open(m->device, E4_IO_RW, &io);
+	if (err) {
+		io_fail(m, m->device, err);
+		goto out;
+	}
+	err = e4_fs_create(io, m->device, &sb, &fs);
+	if (err) {
+		io_fail(m, "creating the filesystem handle", err);
+		goto out;
+	}
+	if (set_descriptors(m, fs))
+		goto out;
+	if (!m->super_only) {
+		if (write_bitmaps(m, fs, &rs, buf) || write_reserved_inodes(m, fs) ||
+		    write_dirs(m, fs, buf) || write_resize(m, fs))
+			goto out;
+		if (l->journal.ino && !m->quiet)
+			printf("Creating journal (%llu blocks): ",
+			       (unsigned long long)l->journal.blocks);
+		fflush(stdout);
+		if (write_journal(m, fs, fd, buf))
+			goto out;
+		if (l->journal.ino && !m->quiet)
+			printf("done\n");
+		if (write_orphan(m, fs, buf))
+			goto out;
+		if (!m->zeroed && zero_reserved_gdt_backups(m, fd, fs))
+			goto out;
+	} else if (l->journal.ino) {
+		/* -S: keep the journal where it is; only its backup is needed */
+		union e4_inode_buf b;
+		struct ext4_super_block *s = e4_super(fs);
+
+		new_inode(m, &b, EXT4_S_IFREG | 0600, 1, l->journal.blocks * bs, 0, 0);
+		if (map_file(m, fs, EXT4_JOURNAL_INO, &b.inode, &l->journal,
+			     (l->feature_incompat & EXT4_FEATURE_INCOMPAT_EXTENTS) != 0))
+			goto out;
+		memcpy(s->s_jnl_blocks, b.inode.i_block, sizeof(b.inode.i_block));
+		s->s_jnl_blocks[15] = b.inode.i_size_high;
+		s->s_jnl_blocks[16] = b.inode.i_size_lo;
+		s->s_jnl_backup_type = 1;
+	}
+	if (!m->quiet)
+		printf("Writing superblocks and filesystem accounting information: ");
+	fflush(stdout);
+	err = e4_gdt_write(fs);
+	m->bytes_written += (uint64_t)l->desc_blocks * bs;
+	if (err) {
+		io_fail(m, "writing the group descriptors", err);
+		goto out;
+	}
+	e4_super(fs)->s_kbytes_written = e4_cpu_to_le64((m->bytes_written + bs + 1023) / 1024);
+	err = e4_super_write_backups(fs);
+	if (!err)
+		err = e4_flush(fs);		/* inode tables; fsync */
+	/* 4. last of all, the primary superblock */
+	if (!err)
+		err = e4_super_write(fs);
+	if (!err)
+		err = e4_flush(fs);
+	if (err) {
+		io_fail(m, "writing the superblocks", err);
+		goto out;
+	}
+	if (!m->quiet)
+		printf("done\n\n");
+	ret = 0;
+out:
+	if (fs) {
+		err = e4_close(fs);
+		if (err && !ret) {
+			io_fail(m, "closing", err);
+			ret = -1;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	free(rs.r);
+	return ret;
+}
