@@ -813,7 +813,9 @@ int mkfs_write(struct mkfs *m)
 
 	/* 1. the old filesystem goes first: signatures, discard, the old
 	 *    primary superblock */
-	if (!m->super_only) {
+	/* the probe looked for every signature blkid knows: wipe only when it
+	 * found one (a second probe costs as much as the first) */
+	if (!m->super_only && m->probe.type[0]) {
 		err = e4_probe_wipe(fd);
 		if (err && !m->quiet)
 			fprintf(stderr, "%s: warning: wiping old signatures: %s\n", m->prog,

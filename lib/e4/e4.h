@@ -912,6 +912,47 @@ void e4_jsb_init(journal_superblock_t *jsb, unsigned blocksize, uint32_t maxlen,
 void e4_orphan_block_init(e4_fs *fs, e4_ino_t ino, uint32_t generation, e4_blk_t pblk,
 			  void *block);
 
+/* ---- allocation (alloc.c; format doc sections 4, 5) ------------------ */
+/*
+ * Changing block and inode usage on an open read-write filesystem (e4fsck,
+ * e4tune).  Changes go to the cached bitmaps, the in-memory descriptors
+ * (free counts, used dirs, itable_unused, UNINIT flags, checksums) and the
+ * superblock's free counts; nothing reaches the device until
+ * e4_alloc_flush().  Block numbers are filesystem blocks; with bigalloc the
+ * bitmaps count clusters and a cluster changes state as a whole.
+ */
+/* Mark count blocks from blk in use (in_use 1) or free (0).  Each cluster
+ * whose bit changes moves the group's and the superblock's free cluster
+ * count by one; a BLOCK_UNINIT group becomes initialised.  *changed (may
+ * be NULL) gets the number of clusters whose bit changed.
+ * E4_ERR_READ_ONLY, E4_ERR_BAD_BLOCK_NUM (range outside the fs), bitmap
+ * read errors (E4_ERR_BLOCK_BITMAP_CSUM unless IGNORE_CSUM). */
+errcode_t e4_block_mark(e4_fs *fs, e4_blk_t blk, uint64_t count, int in_use,
+			uint64_t *changed);
+/* Mark inode ino (1-based) in use or free; is_dir moves bg_used_dirs_count
+ * too.  Marking in use clears INODE_UNINIT and lowers bg_itable_unused
+ * below ino when needed.  *changed (may be NULL) = 1 if the bit changed.
+ * E4_ERR_READ_ONLY, E4_ERR_BAD_INODE_NUM, bitmap read errors. */
+errcode_t e4_inode_mark(e4_fs *fs, e4_ino_t ino, int in_use, int is_dir, int *changed);
+/* First run of count free blocks (whole clusters, inside one group's
+ * usable range or spanning groups) at or after goal, wrapping to the start
+ * of the filesystem; nothing is marked.  E4_ERR_NO_SPACE, bitmap errors. */
+errcode_t e4_block_find_free(e4_fs *fs, e4_blk_t goal, uint64_t count, e4_blk_t *first);
+/* First free inode at or after group goal_group's first inode (wrapping),
+ * not below s_first_ino; nothing is marked.  E4_ERR_NO_SPACE. */
+errcode_t e4_inode_find_free(e4_fs *fs, e4_group_t goal_group, e4_ino_t *ino);
+/* Recount from the bitmaps: each group's free clusters and free inodes
+ * (used dirs and itable_unused are kept), then the superblock's
+ * s_free_blocks_count and s_free_inodes_count as the sums.  Descriptors
+ * that change get their checksum set and are written at e4_alloc_flush().
+ * *changed (may be NULL) = 1 if any count changed.  Bitmap read errors. */
+errcode_t e4_counts_recompute(e4_fs *fs, int *changed);
+/* Write every changed bitmap (with its checksum in the descriptor), then
+ * the descriptor table (primary and backups, e4_gdt_write()) if any
+ * descriptor changed, then the primary superblock; e4_flush() after.
+ * E4_ERR_READ_ONLY, write errors. */
+errcode_t e4_alloc_flush(e4_fs *fs);
+
 /* ---- probe (probe.c) -------------------------------------------------- */
 /*
  * What is on a target before formatting it, through libblkid and sysfs:

@@ -1,0 +1,2 @@
+/* fsck/pass0_journal.c: placeholder, being written */
+#include <stddef.h>

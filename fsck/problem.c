@@ -1,0 +1,2 @@
+/* fsck/problem.c: placeholder, being written */
+#include <stddef.h>

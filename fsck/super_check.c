@@ -1,0 +1,2 @@
+/* fsck/super_check.c: placeholder, being written */
+#include <stddef.h>

@@ -1,0 +1,2 @@
+/* lib/e4/orphan.c: placeholder, being written */
+#include "e4_private.h"

@@ -1,0 +1,2 @@
+/* tune/features.c: placeholder, being written */
+#include <stddef.h>

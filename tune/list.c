@@ -1,0 +1,2 @@
+/* tune/list.c: placeholder, being written */
+#include <stddef.h>

@@ -1,0 +1,7 @@
+/* tune/main.c: placeholder */
+#include <stdio.h>
+int main(void)
+{
+	fputs("not implemented yet\n", stderr);
+	return 8;
+}
