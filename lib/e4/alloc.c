@@ -1,4 +1,419 @@
 /*
- * alloc.c: changing block and inode usage (format doc sections 4, 5).
+ * alloc.c: changing block and inode usage on an open filesystem (format
+ * doc sections 4 and 5).  Every change lands in the cached bitmaps
+ * (bitmap.c), the in-memory descriptor table and the in-memory superblock;
+ * e4_alloc_flush() writes what changed: bitmaps first, then the
+ * descriptors, the superblock last, so an interruption leaves at worst
+ * counts that fsck recomputes.
  */
 #include "e4_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define DIRTY_BB	0x1
+#define DIRTY_IB	0x2
+#define DIRTY_GD	0x4
+
+static inline int test_bit(const uint8_t *map, uint64_t bit)
+{
+	return (map[bit >> 3] >> (bit & 7)) & 1;
+}
+
+static inline void put_bit(uint8_t *map, uint64_t bit, int on)
+{
+	if (on)
+		map[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+	else
+		map[bit >> 3] &= (uint8_t)~(1u << (bit & 7));
+}
+
+static errcode_t writable(e4_fs *fs)
+{
+	if (!(fs->flags & E4_OPEN_RW))
+		return E4_ERR_READ_ONLY;
+	if (!fs->alloc_dirty) {
+		fs->alloc_dirty = calloc(fs->geom.group_count ? fs->geom.group_count : 1, 1);
+		if (!fs->alloc_dirty)
+			return E4_ERR_NO_MEMORY;
+	}
+	return 0;
+}
+
+/* Clusters in group g (the last group may be short). */
+static uint64_t group_clusters(e4_fs *fs, e4_group_t g)
+{
+	return ((e4_group_last_block(fs, g) - e4_group_first_block(fs, g)) >>
+		fs->geom.cluster_bits) + 1;
+}
+
+static uint32_t group_inodes(e4_fs *fs)
+{
+	return fs->geom.inodes_per_group;
+}
+
+static int uninit_flags_valid(e4_fs *fs)
+{
+	return fs->geom.metadata_csum || fs->geom.gdt_csum;
+}
+
+/* ---- superblock counts (section 2: s_free_blocks_count counts blocks,
+ * the descriptors count clusters) -------------------------------------- */
+static void sb_free_blocks_set(e4_fs *fs, uint64_t blocks)
+{
+	struct ext4_super_block *sb = fs->sb;
+
+	sb->s_free_blocks_count_lo = e4_cpu_to_le32((uint32_t)blocks);
+	if (e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT))
+		sb->s_free_blocks_count_hi = e4_cpu_to_le32((uint32_t)(blocks >> 32));
+	fs->sb_dirty = 1;
+}
+
+static void sb_free_blocks_add(e4_fs *fs, int64_t clusters)
+{
+	uint64_t cur = e4_sb_free_blocks_count(fs->sb);
+	int64_t delta = clusters * ((int64_t)1 << fs->geom.cluster_bits);
+
+	if (delta < 0 && (uint64_t)-delta > cur)
+		cur = 0;
+	else
+		cur += (uint64_t)delta;
+	sb_free_blocks_set(fs, cur);
+}
+
+static void sb_free_inodes_add(e4_fs *fs, int64_t n)
+{
+	int64_t cur = e4_le32(fs->sb->s_free_inodes_count) + n;
+
+	if (cur < 0)
+		cur = 0;
+	fs->sb->s_free_inodes_count = e4_cpu_to_le32((uint32_t)cur);
+	fs->sb_dirty = 1;
+}
+
+/* ---- blocks ----------------------------------------------------------- */
+/* Apply the change to clusters [c0, c1) of group g. */
+static errcode_t mark_clusters(e4_fs *fs, e4_group_t g, uint64_t c0, uint64_t c1, int in_use,
+			       uint64_t *changed)
+{
+	struct e4_group d;
+	uint8_t *map;
+	uint64_t n = 0;
+	errcode_t err;
+
+	err = e4_group_get(fs, g, &d);
+	if (err)
+		return err;
+	err = e4_bitmap_cached(fs, g, 0, &map);
+	if (err)
+		return err;
+	for (uint64_t c = c0; c < c1; c++) {
+		if (test_bit(map, c) != !!in_use) {
+			put_bit(map, c, in_use);
+			n++;
+		}
+	}
+	if (uninit_flags_valid(fs) && (d.flags & EXT4_BG_BLOCK_UNINIT)) {
+		/* the cached bitmap was synthesised: from now on it is real */
+		d.flags &= (uint16_t)~EXT4_BG_BLOCK_UNINIT;
+		fs->alloc_dirty[g] |= DIRTY_BB | DIRTY_GD;
+	}
+	if (n) {
+		if (in_use)
+			d.free_blocks = d.free_blocks >= n ? d.free_blocks - (uint32_t)n : 0;
+		else
+			d.free_blocks += (uint32_t)n;
+		sb_free_blocks_add(fs, in_use ? -(int64_t)n : (int64_t)n);
+		fs->alloc_dirty[g] |= DIRTY_BB | DIRTY_GD;
+	}
+	if (fs->alloc_dirty[g] & DIRTY_GD) {
+		err = e4_group_set(fs, g, &d);
+		if (err)
+			return err;
+	}
+	*changed += n;
+	return 0;
+}
+
+errcode_t e4_block_mark(e4_fs *fs, e4_blk_t blk, uint64_t count, int in_use,
+			uint64_t *changed)
+{
+	const struct e4_geom *geo = &fs->geom;
+	uint64_t done = 0;
+	errcode_t err;
+
+	if (changed)
+		*changed = 0;
+	err = writable(fs);
+	if (err)
+		return err;
+	if (count == 0)
+		return 0;
+	if (blk < geo->first_data_block || blk >= geo->blocks_count ||
+	    count > geo->blocks_count - blk)
+		return E4_ERR_BAD_BLOCK_NUM;
+	while (count) {
+		e4_group_t g = e4_group_of_block(fs, blk);
+		e4_blk_t first = e4_group_first_block(fs, g), last = e4_group_last_block(fs, g);
+		uint64_t n = last - blk + 1;
+
+		if (n > count)
+			n = count;
+		err = mark_clusters(fs, g, (blk - first) >> geo->cluster_bits,
+				    ((blk + n - 1 - first) >> geo->cluster_bits) + 1, in_use, &done);
+		if (err)
+			break;
+		blk += n;
+		count -= n;
+	}
+	if (changed)
+		*changed = done;
+	return err;
+}
+
+errcode_t e4_block_find_free(e4_fs *fs, e4_blk_t goal, uint64_t count, e4_blk_t *first)
+{
+	const struct e4_geom *geo = &fs->geom;
+	uint64_t need, run = 0;
+	e4_blk_t run_start = 0;
+	e4_group_t g0;
+	errcode_t err;
+
+	if (count == 0 || count > geo->blocks_count)
+		return E4_ERR_NO_SPACE;
+	need = (count + (1ull << geo->cluster_bits) - 1) >> geo->cluster_bits;
+	if (goal < geo->first_data_block || goal >= geo->blocks_count)
+		goal = geo->first_data_block;
+	g0 = e4_group_of_block(fs, goal);
+	/* Groups in order from the goal's, wrapping once; a run may continue
+	 * into the next group (their clusters are adjacent) but not across
+	 * the wrap. */
+	for (uint32_t k = 0; k <= geo->group_count; k++) {
+		e4_group_t g = (g0 + k) % geo->group_count;
+		e4_blk_t gfirst = e4_group_first_block(fs, g);
+		uint64_t nc = group_clusters(fs, g), c = 0;
+		uint8_t *map;
+
+		if (g == 0 && k > 0)
+			run = 0;
+		err = e4_bitmap_cached(fs, g, 0, &map);
+		if (err)
+			return err;
+		if (k == 0)
+			c = (goal - gfirst) >> geo->cluster_bits;
+		if (k == geo->group_count)	/* the goal's group again, up to the goal */
+			nc = (goal - gfirst) >> geo->cluster_bits;
+		while (c < nc) {
+			if (!(c & 7) && c + 8 <= nc && map[c >> 3] == 0xFF) {
+				run = 0;
+				c += 8;
+				continue;
+			}
+			if (test_bit(map, c)) {
+				run = 0;
+			} else {
+				if (run++ == 0)
+					run_start = gfirst + (c << geo->cluster_bits);
+				if (run == need) {
+					*first = run_start;
+					return 0;
+				}
+			}
+			c++;
+		}
+	}
+	return E4_ERR_NO_SPACE;
+}
+
+/* ---- inodes ----------------------------------------------------------- */
+errcode_t e4_inode_mark(e4_fs *fs, e4_ino_t ino, int in_use, int is_dir, int *changed)
+{
+	struct e4_group d;
+	e4_group_t g;
+	uint32_t idx;
+	uint8_t *map;
+	errcode_t err;
+
+	if (changed)
+		*changed = 0;
+	err = writable(fs);
+	if (err)
+		return err;
+	if (ino < 1 || ino > fs->geom.inodes_count)
+		return E4_ERR_BAD_INODE_NUM;
+	g = e4_group_of_ino(fs, ino);
+	idx = (ino - 1) % group_inodes(fs);
+	err = e4_group_get(fs, g, &d);
+	if (err)
+		return err;
+	err = e4_bitmap_cached(fs, g, 1, &map);
+	if (err)
+		return err;
+	if (in_use && uninit_flags_valid(fs)) {
+		if (d.flags & EXT4_BG_INODE_UNINIT) {
+			d.flags &= (uint16_t)~EXT4_BG_INODE_UNINIT;
+			fs->alloc_dirty[g] |= DIRTY_IB | DIRTY_GD;
+		}
+		if (d.itable_unused > group_inodes(fs) - (idx + 1)) {
+			d.itable_unused = group_inodes(fs) - (idx + 1);
+			fs->alloc_dirty[g] |= DIRTY_GD;
+		}
+	}
+	if (test_bit(map, idx) != !!in_use) {
+		put_bit(map, idx, in_use);
+		if (in_use) {
+			d.free_inodes = d.free_inodes ? d.free_inodes - 1 : 0;
+			if (is_dir)
+				d.used_dirs++;
+		} else {
+			d.free_inodes++;
+			if (is_dir && d.used_dirs)
+				d.used_dirs--;
+		}
+		sb_free_inodes_add(fs, in_use ? -1 : 1);
+		fs->alloc_dirty[g] |= DIRTY_IB | DIRTY_GD;
+		if (changed)
+			*changed = 1;
+	}
+	if (fs->alloc_dirty[g] & DIRTY_GD)
+		return e4_group_set(fs, g, &d);
+	return 0;
+}
+
+errcode_t e4_inode_find_free(e4_fs *fs, e4_group_t goal_group, e4_ino_t *ino)
+{
+	const struct e4_geom *geo = &fs->geom;
+	uint32_t ipg = group_inodes(fs);
+	errcode_t err;
+
+	if (goal_group >= geo->group_count)
+		goal_group = 0;
+	for (uint32_t k = 0; k < geo->group_count; k++) {
+		e4_group_t g = (goal_group + k) % geo->group_count;
+		uint8_t *map;
+
+		err = e4_bitmap_cached(fs, g, 1, &map);
+		if (err)
+			return err;
+		for (uint32_t i = 0; i < ipg; i++) {
+			e4_ino_t n = (e4_ino_t)g * ipg + i + 1;
+
+			if (!(i & 7) && i + 8 <= ipg && map[i >> 3] == 0xFF) {
+				i += 7;
+				continue;
+			}
+			if (n < geo->first_ino || n > geo->inodes_count || test_bit(map, i))
+				continue;
+			*ino = n;
+			return 0;
+		}
+	}
+	return E4_ERR_NO_SPACE;
+}
+
+/* ---- counts ----------------------------------------------------------- */
+static uint64_t count_zero_bits(const uint8_t *map, uint64_t nbits)
+{
+	uint64_t used = 0, i = 0;
+
+	for (; i + 8 <= nbits; i += 8)
+		used += (uint64_t)__builtin_popcount(map[i >> 3]);
+	for (; i < nbits; i++)
+		used += (uint64_t)test_bit(map, i);
+	return nbits - used;
+}
+
+errcode_t e4_counts_recompute(e4_fs *fs, int *changed)
+{
+	const struct e4_geom *geo = &fs->geom;
+	uint64_t free_clusters = 0, free_inodes = 0;
+	errcode_t err;
+
+	if (changed)
+		*changed = 0;
+	err = writable(fs);
+	if (err)
+		return err;
+	for (e4_group_t g = 0; g < geo->group_count; g++) {
+		struct e4_group d;
+		uint8_t *bmap, *imap;
+		uint64_t fb, fi;
+
+		err = e4_group_get(fs, g, &d);
+		if (err)
+			return err;
+		err = e4_bitmap_cached(fs, g, 0, &bmap);
+		if (err)
+			return err;
+		err = e4_bitmap_cached(fs, g, 1, &imap);
+		if (err)
+			return err;
+		fb = count_zero_bits(bmap, group_clusters(fs, g));
+		fi = count_zero_bits(imap, group_inodes(fs));
+		free_clusters += fb;
+		free_inodes += fi;
+		if (d.free_blocks != fb || d.free_inodes != fi) {
+			d.free_blocks = (uint32_t)fb;
+			d.free_inodes = (uint32_t)fi;
+			err = e4_group_set(fs, g, &d);
+			if (err)
+				return err;
+			fs->alloc_dirty[g] |= DIRTY_GD;
+			if (changed)
+				*changed = 1;
+		}
+	}
+	if (e4_sb_free_blocks_count(fs->sb) != free_clusters << geo->cluster_bits) {
+		sb_free_blocks_set(fs, free_clusters << geo->cluster_bits);
+		if (changed)
+			*changed = 1;
+	}
+	if (e4_le32(fs->sb->s_free_inodes_count) != free_inodes) {
+		fs->sb->s_free_inodes_count = e4_cpu_to_le32((uint32_t)free_inodes);
+		fs->sb_dirty = 1;
+		if (changed)
+			*changed = 1;
+	}
+	return 0;
+}
+
+errcode_t e4_alloc_flush(e4_fs *fs)
+{
+	int gd_dirty = 0;
+	errcode_t err;
+
+	err = writable(fs);
+	if (err)
+		return err;
+	for (e4_group_t g = 0; g < fs->geom.group_count; g++) {
+		uint8_t dirty = fs->alloc_dirty[g];
+
+		if ((dirty & DIRTY_BB) && fs->block_bitmaps[g]) {
+			err = e4_block_bitmap_write(fs, g, fs->block_bitmaps[g]);
+			if (err)
+				return err;
+			dirty |= DIRTY_GD;	/* bitmap checksum in the descriptor */
+		}
+		if ((dirty & DIRTY_IB) && fs->inode_bitmaps[g]) {
+			err = e4_inode_bitmap_write(fs, g, fs->inode_bitmaps[g]);
+			if (err)
+				return err;
+			dirty |= DIRTY_GD;
+		}
+		if (dirty & DIRTY_GD)
+			gd_dirty = 1;
+	}
+	if (gd_dirty) {
+		err = e4_gdt_write(fs);
+		if (err)
+			return err;
+	}
+	if (gd_dirty || fs->sb_dirty) {
+		err = e4_super_write(fs);
+		if (err)
+			return err;
+	}
+	memset(fs->alloc_dirty, 0, fs->geom.group_count);
+	fs->sb_dirty = 0;
+	return e4_flush(fs);
+}

@@ -122,7 +122,7 @@ errcode_t e4_read_inode_bitmap(e4_fs *fs, e4_group_t g, uint8_t *buf)
 	return 0;
 }
 
-static errcode_t cached_bitmap(e4_fs *fs, e4_group_t g, int inode, uint8_t **out)
+errcode_t e4_bitmap_cached(e4_fs *fs, e4_group_t g, int inode, uint8_t **out)
 {
 	uint8_t **slot = inode ? &fs->inode_bitmaps[g] : &fs->block_bitmaps[g];
 	uint8_t *buf;
@@ -153,7 +153,7 @@ errcode_t e4_test_block(e4_fs *fs, e4_blk_t blk, int *in_use)
 	if (blk < fs->geom.first_data_block || blk >= fs->geom.blocks_count)
 		return E4_ERR_BAD_BLOCK_NUM;
 	g = e4_group_of_block(fs, blk);
-	err = cached_bitmap(fs, g, 0, &map);
+	err = e4_bitmap_cached(fs, g, 0, &map);
 	if (err)
 		return err;
 	*in_use = test_bit(map, (blk - e4_group_first_block(fs, g)) >> fs->geom.cluster_bits);
@@ -169,7 +169,7 @@ errcode_t e4_test_inode(e4_fs *fs, e4_ino_t ino, int *in_use)
 	if (ino < 1 || ino > fs->geom.inodes_count)
 		return E4_ERR_BAD_INODE_NUM;
 	g = e4_group_of_ino(fs, ino);
-	err = cached_bitmap(fs, g, 1, &map);
+	err = e4_bitmap_cached(fs, g, 1, &map);
 	if (err)
 		return err;
 	*in_use = test_bit(map, (ino - 1) % fs->geom.inodes_per_group);

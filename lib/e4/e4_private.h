@@ -19,6 +19,11 @@ struct e4_fs {
 	uint32_t hash_seed[4];			/* CPU order */
 	uint8_t **block_bitmaps;		/* lazily loaded, per group */
 	uint8_t **inode_bitmaps;
+	/* alloc.c: what changed since the last e4_alloc_flush() (lazily
+	 * allocated, group_count entries; bit 0 block bitmap, bit 1 inode
+	 * bitmap, bit 2 descriptor) */
+	uint8_t *alloc_dirty;
+	int sb_dirty;
 };
 
 /* Helpers used by several modules. */
@@ -29,6 +34,10 @@ static inline int e4_ignore_csum(e4_fs *fs)
 
 /* Read one metadata block through the cache, checking the range. */
 errcode_t e4_read_block(e4_fs *fs, e4_blk_t blk, void *buf);
+
+/* Group g's block (inode != 0: inode) bitmap, read once and cached in
+ * fs->block_bitmaps / fs->inode_bitmaps (bitmap.c).  Bitmap read errors. */
+errcode_t e4_bitmap_cached(e4_fs *fs, e4_group_t g, int inode, uint8_t **map);
 
 /* Whole blocks of the filesystem occupied by group g's metadata copies of
  * the superblock/GDT (group.c). */

@@ -276,6 +276,7 @@ static void free_fs(e4_fs *fs)
 			free(fs->inode_bitmaps[i]);
 	free(fs->block_bitmaps);
 	free(fs->inode_bitmaps);
+	free(fs->alloc_dirty);
 	free(fs->gdt);
 	free(fs->sb);
 	free(fs->device_name);
