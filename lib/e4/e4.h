@@ -117,6 +117,13 @@ errcode_t e4_io_read_blk_nocache(e4_io *io, e4_blk_t blk, unsigned count, void *
 errcode_t e4_io_write_blk(e4_io *io, e4_blk_t blk, unsigned count, const void *buf);
 /* Write back dirty cache blocks and fsync. */
 errcode_t e4_io_flush(e4_io *io);
+/* A layer over the device's writes (DESIGN.md "I/O layers stack"): hook is
+ * called before every write that reaches the device (cached blocks when
+ * they are written back, uncached writes at once) with its byte offset
+ * and length; a non-zero return is returned by that write instead of
+ * writing.  Used for write tracing and crash tests; NULL removes it. */
+typedef errcode_t (*e4_io_write_hook)(void *priv, uint64_t offset, size_t len);
+void e4_io_set_write_hook(e4_io *io, e4_io_write_hook hook, void *priv);
 
 /* ---- filesystem handle (super.c, group.c) ---------------------------- */
 #define E4_OPEN_RW		0x0001	/* read-write */
@@ -334,6 +341,33 @@ errcode_t e4_bmap(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 typedef int (*e4_map_cb)(e4_fs *fs, const struct e4_map_extent *ext, void *priv);
 errcode_t e4_map_iterate(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 			 unsigned flags, e4_map_cb cb, void *priv);
+
+/* One entry of an extent tree node, as e4_extent_entries() reports it. */
+struct e4_extent_entry {
+	int level;		/* tree level of the node holding it (0 = i_block) */
+	int max_level;		/* the tree's depth (root eh_depth) */
+	unsigned index;		/* 0-based position in its node */
+	unsigned entries;	/* eh_entries of its node */
+	int is_leaf;		/* 1: a data extent; 0: an index entry */
+	int unwritten;		/* leaf: uninitialised extent */
+	uint64_t lblk;		/* first logical block */
+	uint64_t len;		/* leaf: blocks; index: logical blocks up to the next
+				   index entry, or for the last one up to the parent's
+				   end (the root's end: i_size in blocks, rounded up),
+				   modulo 2^32 as the reference prints it */
+	e4_blk_t pblk;		/* leaf: first physical block; index: child node */
+};
+typedef int (*e4_extent_entry_cb)(e4_fs *fs, const struct e4_extent_entry *e, void *priv);
+/* Report every entry of an extent tree in tree order (an index entry
+ * before its child node's entries), as it is on disk: nodes are checked
+ * for magic, eh_max, depth and (unless IGNORE_CSUM) checksum, but not for
+ * entry order, so a dump shows damaged trees too.  A nonzero cb return
+ * stops the walk and is returned.  Errors: E4_ERR_EXTENT_HEADER (also: no
+ * EXTENTS_FL), E4_ERR_EXTENT_CSUM, E4_ERR_EXTENT_TOO_DEEP,
+ * E4_ERR_BAD_BLOCK_NUM (child outside the fs), E4_ERR_LOOP, read errors
+ * (section 7.2). */
+errcode_t e4_extent_entries(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
+			    e4_extent_entry_cb cb, void *priv);
 
 /* ---- file data (file.c, inline.c) ----------------------------------- */
 /* Open inode ino for reading (inode may be NULL: read it; else a full

@@ -38,6 +38,8 @@ struct e4_io {
 	e4_blk_t next_seq;		/* block after the last miss */
 	unsigned ra_window;
 	uint8_t *ra_buf;		/* E4_IO_RA_MAX * blksize */
+	e4_io_write_hook write_hook;	/* stacked layer: tracing, crash tests */
+	void *write_hook_priv;
 };
 
 static errcode_t io_errno(void)
@@ -192,6 +194,11 @@ errcode_t e4_io_pwrite(e4_io *io, uint64_t offset, const void *buf, size_t len)
 
 	if (!(io->flags & E4_IO_RW))
 		return E4_ERR_READ_ONLY;
+	if (io->write_hook) {
+		errcode_t err = io->write_hook(io->write_hook_priv, offset, len);
+		if (err)
+			return err;
+	}
 	while (len) {
 		ssize_t r = pwrite(io->fd, p, len, (off_t)offset);
 		if (r < 0) {
@@ -339,4 +346,10 @@ errcode_t e4_io_flush(e4_io *io)
 	if (fsync(io->fd) < 0)
 		return io_errno();
 	return 0;
+}
+
+void e4_io_set_write_hook(e4_io *io, e4_io_write_hook hook, void *priv)
+{
+	io->write_hook = hook;
+	io->write_hook_priv = priv;
 }

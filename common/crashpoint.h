@@ -1,0 +1,19 @@
+/*
+ * common/crashpoint.h: simulated power failures for crash-safety tests
+ * (DESIGN.md "I/O layers stack").  Shared by the tools that change a
+ * filesystem in place.
+ */
+#ifndef E4_CRASHPOINT_H
+#define E4_CRASHPOINT_H
+
+#include "e4.h"
+
+/* When the environment variable E4_CRASH_AFTER_WRITES is a number N > 0,
+ * stack a write layer on io that lets N writes reach the device and ends
+ * the process at once (status 137, as if killed, nothing flushed, no
+ * message) when the next one comes; E4_CRASH_TRACE=FILE also appends one
+ * line "offset length" per write to FILE.  Does nothing otherwise.
+ * Returns 0, or EINVAL for a malformed value (the tool reports it). */
+errcode_t crashpoint_install(e4_io *io);
+
+#endif
