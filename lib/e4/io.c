@@ -40,6 +40,7 @@ struct e4_io {
 	uint8_t *ra_buf;		/* E4_IO_RA_MAX * blksize */
 	e4_io_write_hook write_hook;	/* stacked layer: tracing, crash tests */
 	void *write_hook_priv;
+	uint64_t base;			/* byte offset of byte 0 (e4_io_set_offset) */
 };
 
 static errcode_t io_errno(void)
@@ -58,7 +59,9 @@ errcode_t e4_io_open(const char *path, int flags, e4_io **ret)
 	if (!io)
 		return E4_ERR_NO_MEMORY;
 	io->flags = flags;
-	io->fd = open(path, oflags | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; it is
+	 * refused below like every other non-device, non-file */
+	io->fd = open(path, oflags | O_CLOEXEC | O_NONBLOCK);
 	if (io->fd < 0) {
 		errcode_t err = io_errno();
 		free(io);
@@ -74,9 +77,11 @@ errcode_t e4_io_open(const char *path, int flags, e4_io **ret)
 	} else if (S_ISREG(st.st_mode)) {
 		io->size = (uint64_t)st.st_size;
 	} else {
-		errno = ENOTBLK;
+		errno = S_ISDIR(st.st_mode) ? EISDIR : ENOTBLK;
 		goto fail;
 	}
+	if (fcntl(io->fd, F_SETFL, fcntl(io->fd, F_GETFL) & ~O_NONBLOCK) < 0)
+		goto fail;
 	*ret = io;
 	return e4_io_set_blksize(io, 1024);
 fail:
@@ -131,6 +136,17 @@ uint64_t e4_io_size(e4_io *io)
 	return io->size;
 }
 
+errcode_t e4_io_set_offset(e4_io *io, uint64_t offset)
+{
+	uint64_t end = io->size + io->base;
+
+	if (offset > end)
+		return E4_ERR_INVALID_ARGUMENT;
+	io->base = offset;
+	io->size = end - offset;
+	return 0;
+}
+
 errcode_t e4_io_set_blksize(e4_io *io, unsigned blocksize)
 {
 	uint32_t n;
@@ -173,7 +189,7 @@ errcode_t e4_io_pread(e4_io *io, uint64_t offset, void *buf, size_t len)
 	if (offset > io->size || len > io->size - offset)
 		return E4_ERR_SHORT_READ;
 	while (len) {
-		ssize_t r = pread(io->fd, p, len, (off_t)offset);
+		ssize_t r = pread(io->fd, p, len, (off_t)(offset + io->base));
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -200,7 +216,7 @@ errcode_t e4_io_pwrite(e4_io *io, uint64_t offset, const void *buf, size_t len)
 			return err;
 	}
 	while (len) {
-		ssize_t r = pwrite(io->fd, p, len, (off_t)offset);
+		ssize_t r = pwrite(io->fd, p, len, (off_t)(offset + io->base));
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
