@@ -204,6 +204,37 @@ errcode_t e4_io_pread(e4_io *io, uint64_t offset, void *buf, size_t len)
 	return 0;
 }
 
+static inline uint32_t io_slot(e4_io *io, e4_blk_t blk);
+
+/* An uncached write must not leave an older copy of its blocks in the
+ * cache: copy the new bytes into every cached block it touches (a slot
+ * written back by io_write_slot() is its own source and is skipped). */
+static void io_cache_update(e4_io *io, uint64_t offset, const uint8_t *buf, size_t len)
+{
+	uint64_t bs = io->blksize, first, last;
+
+	if (!io->slots || !io->nslots || !bs || !len)
+		return;
+	first = offset / bs;
+	last = (offset + len - 1) / bs;
+	for (uint64_t b = first; b <= last; b++) {
+		uint32_t i = io_slot(io, b);
+		struct e4_io_slot *s = &io->slots[i];
+		uint64_t bstart = b * bs, lo, hi;
+		uint8_t *dst;
+		const uint8_t *src;
+
+		if (!s->valid || s->blk != b)
+			continue;
+		lo = offset > bstart ? offset : bstart;
+		hi = offset + len < bstart + bs ? offset + len : bstart + bs;
+		dst = io->data + (size_t)i * bs + (lo - bstart);
+		src = buf + (lo - offset);
+		if (dst != src)
+			memcpy(dst, src, hi - lo);
+	}
+}
+
 errcode_t e4_io_pwrite(e4_io *io, uint64_t offset, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
@@ -215,6 +246,7 @@ errcode_t e4_io_pwrite(e4_io *io, uint64_t offset, const void *buf, size_t len)
 		if (err)
 			return err;
 	}
+	io_cache_update(io, offset, buf, len);
 	while (len) {
 		ssize_t r = pwrite(io->fd, p, len, (off_t)(offset + io->base));
 		if (r < 0) {
