@@ -29,7 +29,16 @@ errcode_t crashpoint_install(e4_io *io)
 {
 	const char *n = getenv("E4_CRASH_AFTER_WRITES");
 	const char *trace = getenv("E4_CRASH_TRACE");
+	static int installed;
 	char *end;
+
+	/* a handle opened later (a reopen) joins the same count and trace */
+	if (installed) {
+		if (crash_left || crash_trace)
+			e4_io_set_write_hook(io, crash_hook, NULL);
+		return 0;
+	}
+	installed = 1;
 
 	if (n && *n) {
 		errno = 0;

@@ -13,7 +13,9 @@
  * the process at once (status 137, as if killed, nothing flushed, no
  * message) when the next one comes; E4_CRASH_TRACE=FILE also appends one
  * line "offset length" per write to FILE.  Does nothing otherwise.
- * Returns 0, or EINVAL for a malformed value (the tool reports it). */
+ * Later calls (handles opened again by the same process) join the same
+ * count and trace.  Returns 0, or EINVAL for a malformed value (the tool
+ * reports it). */
 errcode_t crashpoint_install(e4_io *io);
 
 #endif

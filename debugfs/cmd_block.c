@@ -7,6 +7,32 @@
 
 #include "debugfs.h"
 
+/*
+ * Bitmap tests as the reference answers them: a group whose bitmap
+ * location is unusable reads as an all-zero bitmap (nothing in use).
+ */
+static errcode_t test_block(e4_blk_t blk, int *in_use)
+{
+	errcode_t err = e4_test_block(current_fs, blk, in_use);
+
+	if (err == E4_ERR_GD_BAD_LOCATION) {
+		*in_use = 0;
+		return 0;
+	}
+	return err;
+}
+
+static errcode_t test_inode(e4_ino_t ino, int *in_use)
+{
+	errcode_t err = e4_test_inode(current_fs, ino, in_use);
+
+	if (err == E4_ERR_GD_BAD_LOCATION) {
+		*in_use = 0;
+		return 0;
+	}
+	return err;
+}
+
 /* testb <block> [count]: whether each block is marked in use. */
 int do_testb(int argc, char **argv)
 {
@@ -35,7 +61,7 @@ int do_testb(int argc, char **argv)
 			com_err(argv[0], E4_ERR_BAD_BLOCK_NUM, "- %llu", blk + i);
 			return 1;
 		}
-		err = e4_test_block(current_fs, blk + i, &in_use);
+		err = test_block(blk + i, &in_use);
 		if (err) {
 			com_err(argv[0], err, "while testing block %llu", blk + i);
 			ret = 1;
@@ -57,7 +83,7 @@ int do_testi(int argc, char **argv)
 		return usage(argv[0], NULL);
 	if (check_fs_open(argv[0]) || parse_inode(argv[0], argv[1], &ino))
 		return 1;
-	err = e4_test_inode(current_fs, ino, &in_use);
+	err = test_inode(ino, &in_use);
 	if (err) {
 		com_err(argv[0], err, "while testing inode %u", ino);
 		return 1;
@@ -157,8 +183,9 @@ int do_blocks(int argc, char **argv)
 	err = e4_map_iterate(current_fs, ino, &ib.inode, E4_ITER_META, blocks_cb, &c);
 	putchar('\n');
 	if (err) {
-		com_err(argv[0], err, "while listing the blocks of inode %u", ino);
-		return 1;
+		/* the blocks before the damage were listed */
+		warn_err(argv[0], err, "while listing the blocks of inode %u", ino);
+		return 0;
 	}
 	return 0;
 }
@@ -179,7 +206,7 @@ static int find_free_block(const char *cmd, uint64_t goal, uint64_t *found)
 	if (goal < geo->first_data_block)
 		goal = geo->first_data_block;
 	for (b = goal, scanned = 0; scanned < span; scanned++) {
-		err = e4_test_block(current_fs, b, &in_use);
+		err = test_block(b, &in_use);
 		if (err) {
 			com_err(cmd, err, "while testing block %llu", (unsigned long long)b);
 			return 1;
@@ -256,7 +283,7 @@ int do_ffi(int argc, char **argv)
 			ino = 1;
 		if (ino < geo->first_ino)
 			continue;
-		err = e4_test_inode(current_fs, ino, &in_use);
+		err = test_inode(ino, &in_use);
 		if (err) {
 			com_err(argv[0], err, "while testing inode %u", ino);
 			return 1;

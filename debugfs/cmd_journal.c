@@ -328,9 +328,9 @@ static void dump_revoke(struct logdump *ld, uint32_t jblk, uint32_t tid)
 	if (ld->dump_all && !ld->json)
 		printf("Dumping revoke block, sequence %u, at block %u:\n", tid, jblk);
 	if (end > ld->bs) {
-		com_err("logdump", E4_ERR_JOURNAL_LOG_CORRUPT,
-			"revoke block %u: r_count %u is larger than the block", jblk, end);
-		ld->errors++;
+		/* the records that fit are dumped, as the reference does */
+		warn_err("logdump", E4_ERR_JOURNAL_LOG_CORRUPT,
+			 "revoke block %u: r_count %u is larger than the block", jblk, end);
 		end = ld->bs;
 	}
 	if (has_csum(ld) && !ld->json && ld->dump_all)
@@ -559,10 +559,21 @@ int do_logdump(int argc, char **argv)
 	}
 	err = e4_journal_open(current_fs, ext, &ld.j);
 	if (err == E4_ERR_JOURNAL_CSUM || (ext && err == E4_ERR_JOURNAL_UUID)) {
-		com_err(argv[0], err, "(%s): dumping the journal anyway",
-			ext ? ext : "journal superblock");
-		ld.errors++;
+		warn_err(argv[0], err, "(%s): dumping the journal anyway",
+			 ext ? ext : "journal superblock");
 		err = ext ? open_raw_ext(&ld, ext) : open_raw(&ld);
+	} else if (!ext && (err == E4_ERR_JOURNAL_CORRUPT ||
+			    (err == E4_ERR_NO_JOURNAL &&
+			     e4_super(current_fs)->s_journal_inum))) {
+		/* as the reference: a journal inode without has_journal, or a
+		 * superblock with odd fields (user count), is dumped raw when
+		 * its magic and block size are right */
+		errcode_t err2 = open_raw(&ld);
+
+		if (!err2)
+			warn_err(argv[0], err, "(journal inode %u): dumping it anyway",
+				 e4_le32(e4_super(current_fs)->s_journal_inum));
+		err = err2 ? err : 0;
 	}
 	if (err) {
 		com_err(argv[0], err, "while opening the journal");

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,9 +31,9 @@ static const struct dbg_cmd cmd_table[] = {
 	{ "open", "open_filesys", do_open,
 	  "[-c] [-s superblock -b blocksize] device", "Open a filesystem" },
 	{ "close", "close_filesys", do_close, "", "Close the open filesystem" },
-	{ "stats", "show_super_stats", do_stats, "[-h]",
+	{ "stats", "show_super_stats", do_stats, "[-h] [-j|--json]",
 	  "Show the superblock and journal superblock (and the groups without -h)" },
-	{ "stat", "show_inode_info", do_stat, "<inode>", "Show every field of an inode" },
+	{ "stat", "show_inode_info", do_stat, "[-j|--json] <inode>", "Show every field of an inode" },
 	{ "ls", "list_directory", do_ls, "[-l] [-p] [-d] [directory]",
 	  "List a directory (-l long, -p parseable, -d with deleted slots)" },
 	{ "cd", "chdir", do_cd, "<directory>", "Change the current directory" },
@@ -53,6 +54,26 @@ static const struct dbg_cmd cmd_table[] = {
 	{ "ffb", "find_free_block", do_ffb, "[count [goal]]", "Find free blocks" },
 	{ "ffi", "find_free_inode", do_ffi, "[dir [mode]]", "Find a free inode" },
 	{ "icheck", NULL, do_icheck, "<block number> ...", "Find the inodes owning blocks" },
+	{ "dump_extents", "ex", do_dump_extents, "[-n] [-l] <inode>",
+	  "Dump an inode's extent tree (-n index nodes only, -l leaves only)" },
+	{ "filefrag", NULL, do_filefrag, "[-dvr] [file]",
+	  "Report how fragmented files are" },
+	{ "htree_dump", "htree", do_htree, "[-l] <directory>",
+	  "Dump a hash-indexed directory" },
+	{ "dx_hash", "hash", do_dx_hash, "[-h hash_alg] [-s hash_seed] name",
+	  "Compute the directory hash of a name" },
+	{ "dirsearch", NULL, do_dirsearch, "<directory> <name>",
+	  "Search a directory for a name" },
+	{ "ncheck", NULL, do_ncheck, "[-c] <inode>...", "Find the path names of inodes" },
+	{ "ea_list", NULL, do_ea_list, "<inode>", "List an inode's extended attributes" },
+	{ "ea_get", NULL, do_ea_get, "[-f outfile] [-xVC] <inode> <name>",
+	  "Print an extended attribute's value" },
+	{ "block_dump", "bd", do_block_dump, "[-x] [-f inode] <block>",
+	  "Dump a block in hex (-x: as an extended attribute block)" },
+	{ "supported_features", NULL, do_supported_features, "[feature]",
+	  "List the features this tool supports" },
+	{ "lsdel", "list_deleted_inodes", do_lsdel, "[seconds]",
+	  "List deleted inodes whose blocks are still free" },
 	{ "help", "?", do_help, "[command]", "List the commands, or show one command's usage" },
 	{ "quit", "q", do_quit, "", "Leave " DEBUGFS_NAME },
 	{ NULL, NULL, NULL, NULL, NULL }
@@ -396,10 +417,15 @@ static int execute_line(const char *text)
 	const struct dbg_cmd *c;
 	char *line, **argv;
 	size_t len = strlen(text);
-	int argc, ret, max = (int)(len / 2) + 2;
+	int argc, ret, max;
 
-	if (max > 4096)
-		max = 4096;
+	/* a word takes at least one byte and one separator: len / 2 + 2
+	 * slots hold every word of the line, none is dropped */
+	if (len > (size_t)INT_MAX / 2 - 2) {
+		com_err(DEBUGFS_NAME, E2BIG, "while parsing a command");
+		return 1;
+	}
+	max = (int)(len / 2) + 2;
 	line = strdup(text);
 	argv = calloc((size_t)max + 1, sizeof(*argv));
 	if (!line || !argv) {
@@ -450,6 +476,10 @@ static int run_stream(FILE *in, int echo)
 		}
 		if (execute_line(line))
 			failed++;
+	}
+	if (ferror(in)) {	/* e.g. -f naming a directory */
+		com_err(DEBUGFS_NAME, errno, "while reading commands");
+		failed++;
 	}
 	free(line);
 	return failed;
@@ -635,21 +665,25 @@ int main(int argc, char **argv)
 		main_usage();
 		return 1;
 	}
-	if (optind < argc) {
-		if (open_filesystem(DEBUGFS_NAME, argv[optind], catastrophic, sb, bs))
+	/* a device that cannot be opened fails the run; a command file still
+	 * runs (its commands that need no filesystem work, as in the
+	 * reference), a single -R request does not */
+	if (optind < argc && open_filesystem(DEBUGFS_NAME, argv[optind], catastrophic, sb, bs)) {
+		if (!cmd_file)
 			return 1;
+		failed = 1;
 	}
 
 	if (request) {
-		failed = execute_line(request);
+		failed += execute_line(request);
 	} else if (cmd_file) {
 		FILE *f = strcmp(cmd_file, "-") ? fopen(cmd_file, "r") : stdin;
 
 		if (!f) {
 			com_err(DEBUGFS_NAME, errno, "while opening command file %s", cmd_file);
-			failed = 1;
+			failed++;
 		} else {
-			failed = run_stream(f, 1);
+			failed += run_stream(f, 1);
 			if (f != stdin)
 				fclose(f);
 		}
@@ -657,7 +691,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s %s\n", DEBUGFS_NAME, PACKAGE_VERSION);
 		run_interactive();
 	} else {
-		failed = run_stream(stdin, 0);
+		failed += run_stream(stdin, 0);
 	}
 
 	if (current_fs && close_filesystem(DEBUGFS_NAME))

@@ -62,6 +62,24 @@ int do_blocks(int argc, char **argv);
 int do_ffb(int argc, char **argv);
 int do_ffi(int argc, char **argv);
 int do_icheck(int argc, char **argv);
+/* cmd_extent.c */
+int do_dump_extents(int argc, char **argv);
+int do_filefrag(int argc, char **argv);
+/* cmd_htree.c */
+int do_htree(int argc, char **argv);
+int do_dx_hash(int argc, char **argv);
+int do_dirsearch(int argc, char **argv);
+int do_ncheck(int argc, char **argv);
+/* cmd_xattr.c */
+int do_ea_list(int argc, char **argv);
+int do_ea_get(int argc, char **argv);
+/* e4_xattr_iterate() callback printing "Extended attributes:" before the
+ * first one, then "  name (len) = value" lines (priv: unsigned counter). */
+int xattr_list_cb(e4_fs *fs, const struct e4_xattr *x, void *priv);
+/* cmd_misc.c */
+int do_block_dump(int argc, char **argv);
+int do_lsdel(int argc, char **argv);
+int do_supported_features(int argc, char **argv);
 
 /* ---- helpers (util.c) ------------------------------------------------- */
 /* Print "cmd: Filesystem not open" and return 1 when no fs is open. */
@@ -103,6 +121,12 @@ const char *uuid_string(const uint8_t uuid[16], char *buf, int none_if_null);
 /* Absolute path of directory ino (walks ".." up to the root) into buf.
  * Returns 0, or an errcode (the buffer then holds a best effort). */
 errcode_t dir_pathname(e4_ino_t ino, char *buf, size_t len);
+
+/* A problem that does not fail the command (the rest of its output was
+ * printed): "cmd: warning: <message of err> <fmt...>" on stderr, after
+ * flushing stdout. */
+void warn_err(const char *cmd, errcode_t err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Print name (len bytes, may hold any byte) as is. */
 void print_raw_name(FILE *f, const char *name, size_t len);

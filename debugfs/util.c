@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,4 +264,16 @@ errcode_t dir_pathname(e4_ino_t ino, char *buf, size_t len)
 	memmove(buf, tmp + pos, len - pos);
 	free(tmp);
 	return err;
+}
+
+void warn_err(const char *cmd, errcode_t err, const char *fmt, ...)
+{
+	char who[96];
+	va_list ap;
+
+	fflush(stdout);
+	snprintf(who, sizeof(who), "%s: warning", cmd);
+	va_start(ap, fmt);
+	com_err_va(who, err, fmt, ap);
+	va_end(ap);
 }

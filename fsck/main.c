@@ -1,7 +1,437 @@
-/* fsck/main.c: placeholder */
-#include <stdio.h>
-int main(void)
+/*
+ * main.c: e4fsck's command line, the order of the checks, and the exit
+ * status.
+ *
+ * e4fsck [-n|-y|-p|-a] [-f] [-v] [-t] [-C fd] [-b superblock] [-B blocksize]
+ *        [-j external_journal] [-E journal_only] device
+ *
+ * Flow: open (a backup superblock when the primary is unusable) -> journal
+ * (validate, replay, reopen) -> orphans -> superblock-level checks -> the
+ * decision whether a full check is due.  Passes 1-5 do not exist yet: when
+ * one is due e4fsck says so and, where the reason is possible damage,
+ * exits with "errors left uncorrected".
+ */
+#include "config.h"
+#include "e4fsck.h"
+#include "crashpoint.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <getopt.h>
+#include <sys/time.h>
+
+static struct e4fsck *exit_ctx;
+
+static void usage(const char *prog)
 {
-	fputs("not implemented yet\n", stderr);
-	return 8;
+	fprintf(stderr,
+		"Usage: %s [-panyfvt] [-b superblock] [-B blocksize] [-C fd]\n"
+		"\t\t[-j external_journal] [-E journal_only] device\n"
+		"\n"
+		" -p, -a   repair automatically what is safe (preen)\n"
+		" -n       open read-only and answer no to every question\n"
+		" -y       answer yes to every question\n"
+		" -f       check even if the filesystem seems clean\n"
+		" -v       verbose\n"
+		" -t       print timing\n"
+		" -b blk   use the superblock at block blk\n"
+		" -B size  block size to look for the superblock with\n"
+		" -C fd    progress to file descriptor fd (accepted, not written yet)\n"
+		" -j dev   external journal device\n"
+		" -E journal_only  replay the journal (and release orphans), then stop\n",
+		prog);
+	exit(FSCK_USAGE);
+}
+
+static int64_t clock_now(void)
+{
+	const char *names[] = { "E4FSCK_TIME", "E2FSCK_TIME" };
+
+	for (unsigned i = 0; i < 2; i++) {
+		const char *v = getenv(names[i]);
+		char *end;
+		long long t;
+
+		if (!v || !*v)
+			continue;
+		errno = 0;
+		t = strtoll(v, &end, 0);
+		if (!errno && !*end && t >= 0)
+			return t;
+	}
+	return (int64_t)time(NULL);
+}
+
+static void parse_extended(struct e4fsck *ctx, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int bad = 0;
+
+	if (!copy)
+		exit(FSCK_ERROR);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "journal_only")) {
+			ctx->journal_only = 1;
+		} else {
+			fprintf(stderr, "%s: unknown extended option: %s\n", ctx->prog, tok);
+			bad = 1;
+		}
+	}
+	free(copy);
+	if (bad) {
+		fprintf(stderr, "Extended options (-E): journal_only\n");
+		exit(FSCK_USAGE);
+	}
+}
+
+static unsigned long parse_num(struct e4fsck *ctx, const char *arg, const char *what)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || !*arg || *end || *arg == '-') {
+		fprintf(stderr, "%s: invalid %s: %s\n", ctx->prog, what, arg);
+		exit(FSCK_USAGE);
+	}
+	return (unsigned long)v;
+}
+
+static void parse_args(struct e4fsck *ctx, int argc, char **argv)
+{
+	int c, modes = 0;
+
+	opterr = 0;
+	while ((c = getopt(argc, argv, "panyfvtC:b:B:j:E:")) != -1) {
+		switch (c) {
+		case 'p':
+		case 'a':
+			if (ctx->answer != ANSWER_PREEN)
+				modes++;
+			ctx->answer = ANSWER_PREEN;
+			break;
+		case 'n':
+			if (ctx->answer != ANSWER_NO)
+				modes++;
+			ctx->answer = ANSWER_NO;
+			break;
+		case 'y':
+			if (ctx->answer != ANSWER_YES)
+				modes++;
+			ctx->answer = ANSWER_YES;
+			break;
+		case 'f': ctx->force = 1; break;
+		case 'v': ctx->verbose = 1; break;
+		case 't': ctx->timing = 1; break;
+		case 'C': ctx->progress_fd = (int)parse_num(ctx, optarg, "file descriptor"); break;
+		case 'b': ctx->superblock = parse_num(ctx, optarg, "superblock"); break;
+		case 'B': {
+			unsigned long b = parse_num(ctx, optarg, "block size");
+
+			if (b < 1024 || b > 65536 || (b & (b - 1))) {
+				fprintf(stderr, "%s: invalid block size: %s\n", ctx->prog, optarg);
+				exit(FSCK_USAGE);
+			}
+			ctx->blocksize = (unsigned)b;
+			break;
+		}
+		case 'j': ctx->ext_journal = optarg; break;
+		case 'E': parse_extended(ctx, optarg); break;
+		default:
+			if (optopt && strchr("CbBjE", optopt))
+				fprintf(stderr, "%s: option requires an argument -- '%c'\n",
+					ctx->prog, optopt);
+			else
+				fprintf(stderr, "%s: invalid option -- '%c'\n", ctx->prog, optopt);
+			usage(ctx->prog);
+		}
+	}
+	if (modes > 1) {
+		fprintf(stderr, "%s: only one of the options -p/-a, -n or -y may be given\n",
+			ctx->prog);
+		exit(FSCK_USAGE);
+	}
+	if (optind != argc - 1)
+		usage(ctx->prog);
+	ctx->device = argv[optind];
+	ctx->read_only = ctx->answer == ANSWER_NO;
+}
+
+/* Superblock errors for which a backup copy may help. */
+static int sb_damage(errcode_t err)
+{
+	return err == E4_ERR_BAD_MAGIC || err == E4_ERR_BAD_BLOCK_SIZE ||
+	       err == E4_ERR_BAD_GEOMETRY || err == E4_ERR_SB_CSUM ||
+	       err == E4_ERR_BAD_INODE_SIZE || err == E4_ERR_BAD_DESC_SIZE ||
+	       err == E4_ERR_BAD_REV || err == E4_ERR_BAD_CLUSTER_SIZE ||
+	       err == E4_ERR_SHORT_READ || err == E4_ERR_CORRUPT;
+}
+
+/* Crash-safety tests (E4_CRASH_AFTER_WRITES): stop after N writes. */
+static errcode_t install_crashpoint(struct e4fsck *ctx)
+{
+	errcode_t err = crashpoint_install(e4_fs_io(ctx->fs));
+
+	if (err) {
+		e4_close(ctx->fs);
+		ctx->fs = NULL;
+	}
+	return err;
+}
+
+errcode_t e4fsck_open(struct e4fsck *ctx)
+{
+	int flags = ctx->read_only ? 0 : E4_OPEN_RW;
+	errcode_t err, first;
+	struct problem_ctx pctx = { 0 };
+
+	ctx->fs = NULL;
+	err = e4_open(ctx->device, flags, ctx->sb_used, ctx->sb_used ? ctx->blocksize : 0,
+		      &ctx->fs);
+	if (!err && !ctx->read_only)
+		err = install_crashpoint(ctx);
+	if (!err || ctx->sb_used || ctx->superblock || !sb_damage(err))
+		return err;
+	/* The primary is unusable: the first backup, at block 8 * block size
+	 * (+1 with 1 KiB blocks), for each possible block size. */
+	first = err;
+	for (unsigned bs = 1024; bs <= 65536; bs *= 2) {
+		if (ctx->blocksize && bs != ctx->blocksize)
+			continue;
+		e4_blk_t sb = (e4_blk_t)bs * 8 + (bs == 1024);
+
+		if (e4_open(ctx->device, flags, sb, bs, &ctx->fs))
+			continue;
+		if (!ctx->read_only && (err = install_crashpoint(ctx)))
+			return err;
+		ctx->sb_used = sb;
+		ctx->blocksize = bs;
+		pctx.err = first;
+		pctx.blk = sb;
+		fix_problem(ctx, PR_0_SB_USE_BACKUP, &pctx);
+		return 0;
+	}
+	ctx->fs = NULL;
+	return first;
+}
+
+errcode_t e4fsck_close(struct e4fsck *ctx)
+{
+	errcode_t err = 0, err2;
+	struct ext4_super_block *sb;
+
+	if (!ctx->fs)
+		return 0;
+	sb = e4_super(ctx->fs);
+	if (!ctx->read_only && ctx->sb_dirty) {
+		sb->s_wtime = e4_cpu_to_le32((uint32_t)ctx->now);
+		sb->s_wtime_hi = (uint8_t)((uint64_t)ctx->now >> 32);
+		err = e4_super_write(ctx->fs);
+		ctx->sb_dirty = 0;
+	}
+	err2 = e4_close(ctx->fs);
+	ctx->fs = NULL;
+	return err ? err : err2;
+}
+
+void e4fsck_exit(struct e4fsck *ctx)
+{
+	if (ctx->fs) {
+		errcode_t err = e4fsck_close(ctx);
+
+		if (err) {
+			e4fsck_error(ctx, err, "while closing the filesystem");
+			ctx->fatal = 1;
+		}
+	}
+	fflush(stdout);
+	exit(e4fsck_exit_code(ctx));
+}
+
+/* An operational error: report it and stop with FSCK_ERROR. */
+static void fatal(struct e4fsck *ctx, errcode_t err, const char *what)
+{
+	e4fsck_error(ctx, err, what);
+	ctx->fatal = 1;
+	e4fsck_exit(ctx);
+}
+
+static void open_or_die(struct e4fsck *ctx)
+{
+	errcode_t err = e4fsck_open(ctx);
+
+	if (!err)
+		return;
+	fprintf(stderr, "%s: %s: %s while trying to open the filesystem\n", ctx->prog,
+		ctx->device, error_message(err));
+	if (sb_damage(err))
+		fprintf(stderr, "%s: no usable superblock was found; if %s holds an ext2/3/4 "
+			"filesystem, try a backup with -b (e.g. -b 8193 or -b 32768)\n",
+			ctx->prog, ctx->device);
+	ctx->fatal = 1;
+	e4fsck_exit(ctx);
+}
+
+/* A mounted filesystem (or the backing file of a mounted loop device)
+ * must not be changed under the kernel: refuse unless -n. */
+static void check_in_use(struct e4fsck *ctx)
+{
+	struct e4_probe p;
+
+	if (e4_probe_device(ctx->device, &p) || !p.busy)
+		return;
+	if (ctx->read_only) {
+		fprintf(stderr, "%s: warning: %s is in use (%s); the results of a read-only "
+			"check may be inconsistent\n", ctx->prog, ctx->device, p.busy_what);
+		return;
+	}
+	fprintf(stderr, "%s: %s is in use (%s); refusing to change it (use -n to look)\n",
+		ctx->prog, ctx->device, p.busy_what);
+	ctx->fatal = 1;
+	e4fsck_exit(ctx);
+}
+
+/* Why a full check is due, or NULL; *damage is set when the reason is
+ * possible damage (as opposed to routine: -f, mount count, interval). */
+static const char *full_check_reason(struct e4fsck *ctx, int *damage, char *buf, size_t len)
+{
+	struct ext4_super_block *sb = e4_super(ctx->fs);
+	uint16_t state = e4_le16(sb->s_state);
+	int64_t lastcheck = e4_sb_time(e4_le32(sb->s_lastcheck), sb->s_lastcheck_hi);
+	uint32_t interval = e4_le32(sb->s_checkinterval);
+	int16_t maxmnt = (int16_t)e4_le16((uint16_t)sb->s_max_mnt_count);
+
+	*damage = 1;
+	if (state & EXT4_ERROR_FS)
+		return "contains a file system with errors";
+	if (!(state & EXT4_VALID_FS))
+		return "was not cleanly unmounted";
+	if (ctx->full_needed)
+		return "has problems that need a full check";
+	if (ctx->sb_used)
+		return "was opened from a backup superblock";
+	*damage = 0;
+	if (ctx->force)
+		return "full check requested (-f)";
+	if (maxmnt > 0 && e4_le16(sb->s_mnt_count) >= (uint16_t)maxmnt) {
+		snprintf(buf, len, "has been mounted %u times without being checked",
+			 e4_le16(sb->s_mnt_count));
+		return buf;
+	}
+	if (lastcheck > ctx->now)
+		return "has its last check time in the future";
+	if (interval && ctx->now >= lastcheck + interval) {
+		snprintf(buf, len, "has gone %lld days without being checked",
+			 (long long)((ctx->now - lastcheck) / 86400));
+		return buf;
+	}
+	return NULL;
+}
+
+static void print_clean(struct e4fsck *ctx)
+{
+	struct ext4_super_block *sb = e4_super(ctx->fs);
+	const struct e4_geom *g = e4_geom(ctx->fs);
+	uint32_t files = g->inodes_count - e4_le32(sb->s_free_inodes_count);
+	uint64_t blocks = g->blocks_count - e4_sb_free_blocks_count(sb);
+
+	printf("%s: clean, %u/%u files, %llu/%llu blocks\n", ctx->device, files,
+	       g->inodes_count, (unsigned long long)blocks, (unsigned long long)g->blocks_count);
+}
+
+static double now_seconds(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	struct e4fsck c;
+	struct e4fsck *ctx = &c;
+	const char *reason;
+	char rbuf[96];
+	double t0 = now_seconds();
+	errcode_t err;
+	int damage = 0, changed;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->prog = "e4fsck";
+	ctx->progress_fd = -1;
+	exit_ctx = ctx;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	e4_init_errors();
+	parse_args(ctx, argc, argv);
+	ctx->now = clock_now();
+
+	if (ctx->answer == ANSWER_ASK && !isatty(0)) {
+		fprintf(stderr, "%s: need a terminal for interactive repairs "
+			"(use -p, -n or -y)\n", ctx->prog);
+		exit(FSCK_ERROR);
+	}
+	if (ctx->answer != ANSWER_PREEN)
+		fprintf(stderr, "e4fsck %s\n", PACKAGE_VERSION);
+
+	ctx->sb_used = ctx->superblock;
+	check_in_use(ctx);
+	open_or_die(ctx);
+
+	/* The journal first: replaying it may change everything below. */
+	err = e4fsck_journal(ctx);
+	if (err)
+		e4fsck_exit(ctx);
+	if (!ctx->fs)
+		open_or_die(ctx);
+
+	err = e4fsck_orphans(ctx);
+	if (err)
+		e4fsck_exit(ctx);
+
+	err = e4fsck_check_super(ctx);
+	if (err)
+		e4fsck_exit(ctx);
+
+	if (ctx->journal_only) {
+		if (ctx->force)
+			printf("%s: the full check (passes 1-5) is not available yet in "
+			       "e4fsck; stopping after the journal.\n", ctx->device);
+		goto out;
+	}
+	reason = full_check_reason(ctx, &damage, rbuf, sizeof(rbuf));
+	if (reason) {
+		printf("%s %s, check forced.\n", ctx->device, reason);
+		printf("%s: the full check (passes 1-5) is not available yet in e4fsck.\n",
+		       ctx->device);
+		if (damage)
+			ctx->uncorrected++;
+		goto out;
+	}
+	/* Clean: the superblock's summary counts follow the descriptors, as
+	 * the kernel computes them at mount. */
+	err = e4fsck_sync_free_counts(ctx, &changed);
+	if (err)
+		fatal(ctx, err, "while reading the group descriptors");
+	if (changed && !ctx->read_only)
+		ctx->sb_dirty = 1;
+	print_clean(ctx);
+out:
+	if (ctx->fixed && ctx->answer != ANSWER_PREEN && !ctx->read_only)
+		printf("\n%s: ***** FILE SYSTEM WAS MODIFIED *****\n", ctx->device);
+	if (ctx->uncorrected && ctx->answer != ANSWER_PREEN)
+		printf("\n%s: ********** WARNING: Filesystem still has errors **********\n\n",
+		       ctx->device);
+	err = e4fsck_close(ctx);
+	if (err) {
+		e4fsck_error(ctx, err, "while writing the superblock");
+		ctx->fatal = 1;
+	}
+	if (ctx->timing)
+		printf("%s: time: %.3f s\n", ctx->device, now_seconds() - t0);
+	return e4fsck_exit_code(ctx);
 }

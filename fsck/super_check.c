@@ -1,2 +1,206 @@
-/* fsck/super_check.c: placeholder, being written */
-#include <stddef.h>
+/*
+ * super_check.c: superblock-level checks (format doc sections 2 and 4):
+ * times in the future, group descriptor locations, free counts and
+ * checksums, flags the features do not allow, errors recorded by the
+ * kernel, and the superblock's summary counts against the descriptors.
+ * Geometry itself is validated by e4_open() (a superblock that fails it
+ * makes e4fsck use a backup, main.c).
+ */
+#include "e4fsck.h"
+
+#include <string.h>
+
+static void check_time(struct e4fsck *ctx, uint32_t *lo, uint8_t *hi, int code)
+{
+	struct problem_ctx pctx = { 0 };
+	int64_t t = e4_sb_time(e4_le32(*lo), *hi);
+
+	if (t <= ctx->now)
+		return;
+	pctx.num = (uint64_t)t;
+	if (fix_problem(ctx, code, &pctx)) {
+		*lo = e4_cpu_to_le32((uint32_t)ctx->now);
+		*hi = (uint8_t)((uint64_t)ctx->now >> 32);
+		ctx->sb_dirty = 1;
+	}
+}
+
+errcode_t e4fsck_sync_free_counts(struct e4fsck *ctx, int *changed)
+{
+	e4_fs *fs = ctx->fs;
+	struct ext4_super_block *sb = e4_super(fs);
+	const struct e4_geom *geo = e4_geom(fs);
+	uint64_t free_clusters = 0, free_blocks;
+	uint64_t free_inodes = 0;
+	struct e4_group g;
+	errcode_t err;
+
+	*changed = 0;
+	for (e4_group_t i = 0; i < geo->group_count; i++) {
+		err = e4_group_get(fs, i, &g);
+		if (err)
+			return err;
+		free_clusters += g.free_blocks;
+		free_inodes += g.free_inodes;
+	}
+	free_blocks = free_clusters << geo->cluster_bits;
+	if (free_blocks > geo->blocks_count || free_inodes > geo->inodes_count)
+		return 0;	/* descriptors are not to be trusted: leave them */
+	if (e4_sb_free_blocks_count(sb) != free_blocks) {
+		sb->s_free_blocks_count_lo = e4_cpu_to_le32((uint32_t)free_blocks);
+		if (e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT))
+			sb->s_free_blocks_count_hi = e4_cpu_to_le32((uint32_t)(free_blocks >> 32));
+		*changed = 1;
+	}
+	if (e4_le32(sb->s_free_inodes_count) != free_inodes) {
+		sb->s_free_inodes_count = e4_cpu_to_le32((uint32_t)free_inodes);
+		*changed = 1;
+	}
+	return 0;
+}
+
+/* Is [blk, blk + n) inside the filesystem (and, without flex_bg, inside
+ * group g)? */
+static int loc_ok(e4_fs *fs, e4_group_t g, e4_blk_t blk, uint64_t n)
+{
+	const struct e4_geom *geo = e4_geom(fs);
+	e4_blk_t lo = geo->first_data_block, hi = geo->blocks_count;
+
+	if (!e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FLEX_BG)) {
+		lo = e4_group_first_block(fs, g);
+		hi = e4_group_last_block(fs, g) + 1;
+	}
+	return blk >= lo && blk < hi && n <= hi - blk;
+}
+
+static errcode_t check_groups(struct e4fsck *ctx)
+{
+	e4_fs *fs = ctx->fs;
+	const struct e4_geom *geo = e4_geom(fs);
+	struct problem_ctx pctx;
+	struct e4_group g;
+	int gd_dirty = 0;
+	errcode_t err;
+	unsigned bad_loc = 0, bad_csum = 0;
+
+	for (e4_group_t i = 0; i < geo->group_count; i++) {
+		uint64_t nblocks = e4_group_last_block(fs, i) - e4_group_first_block(fs, i) + 1;
+		uint64_t nclusters = (nblocks + (1u << geo->cluster_bits) - 1) >> geo->cluster_bits;
+
+		err = e4_group_get(fs, i, &g);
+		if (err)
+			return err;
+		memset(&pctx, 0, sizeof(pctx));
+		pctx.group = i;
+		if (bad_loc < 20) {
+			const struct { e4_blk_t b; uint64_t n; const char *what; } loc[] = {
+				{ g.block_bitmap, 1, "block bitmap" },
+				{ g.inode_bitmap, 1, "inode bitmap" },
+				{ g.inode_table, geo->inode_blocks_per_group, "inode table" },
+			};
+
+			for (unsigned k = 0; k < 3; k++) {
+				if (loc_ok(fs, i, loc[k].b, loc[k].n))
+					continue;
+				pctx.blk = loc[k].b;
+				pctx.str = loc[k].what;
+				fix_problem(ctx, PR_0_GD_BAD_LOCATION, &pctx);
+				ctx->uncorrected++;
+				bad_loc++;
+			}
+		}
+		if (g.free_blocks > nclusters) {
+			pctx.num = g.free_blocks;
+			pctx.num2 = nclusters;
+			if (fix_problem(ctx, PR_0_GD_FREE_BLOCKS, &pctx)) {
+				g.free_blocks = 0;	/* the full check recounts */
+				e4_group_set(fs, i, &g);
+				gd_dirty = 1;
+			}
+		}
+		if (g.free_inodes > geo->inodes_per_group) {
+			pctx.num = g.free_inodes;
+			pctx.num2 = geo->inodes_per_group;
+			if (fix_problem(ctx, PR_0_GD_FREE_INODES, &pctx)) {
+				g.free_inodes = 0;
+				e4_group_set(fs, i, &g);
+				gd_dirty = 1;
+			}
+		}
+		if (!geo->metadata_csum && !geo->gdt_csum &&
+		    (g.flags & (EXT4_BG_INODE_UNINIT | EXT4_BG_BLOCK_UNINIT))) {
+			if (fix_problem(ctx, PR_0_GD_UNINIT_FLAGS, &pctx)) {
+				g.flags &= ~(EXT4_BG_INODE_UNINIT | EXT4_BG_BLOCK_UNINIT);
+				e4_group_set(fs, i, &g);
+				gd_dirty = 1;
+			}
+		}
+		if (!e4_group_csum_ok(fs, i) && bad_csum < 1000) {
+			const void *raw = e4_group_desc_raw(fs, i);
+
+			pctx.num = raw ? e4_le16(((const struct ext4_group_desc *)raw)->bg_checksum) : 0;
+			pctx.num2 = raw ? e4_group_desc_csum(fs, i, raw) : 0;
+			bad_csum++;
+			if (fix_problem(ctx, PR_0_GD_CSUM, &pctx)) {
+				e4_group_csum_set(fs, i);
+				gd_dirty = 1;
+			}
+		}
+	}
+	if (gd_dirty && !ctx->read_only) {
+		err = e4_flush_primary(fs, 1);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+errcode_t e4fsck_check_super(struct e4fsck *ctx)
+{
+	e4_fs *fs = ctx->fs;
+	struct ext4_super_block *sb = e4_super(fs);
+	struct problem_ctx pctx = { 0 };
+	errcode_t err;
+
+	if (!ctx->read_only) {
+		check_time(ctx, &sb->s_mtime, &sb->s_mtime_hi, PR_0_FUTURE_SB_LAST_MOUNT);
+		check_time(ctx, &sb->s_wtime, &sb->s_wtime_hi, PR_0_FUTURE_SB_LAST_WRITE);
+	}
+	if (e4_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT) &&
+	    !e4_has_compat(fs, EXT4_FEATURE_COMPAT_ORPHAN_FILE) &&
+	    fix_problem(ctx, PR_0_ORPHAN_PRESENT_NO_FILE, &pctx)) {
+		sb->s_feature_ro_compat = e4_cpu_to_le32(e4_le32(sb->s_feature_ro_compat) &
+							 ~EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT);
+		ctx->sb_dirty = 1;
+	}
+	/* Descriptors read from a backup are as old as the backup: judging
+	 * (and writing) them is the full check's business. */
+	err = ctx->sb_used ? 0 : check_groups(ctx);
+	if (err) {
+		e4fsck_error(ctx, err, "while checking the group descriptors");
+		ctx->fatal = 1;
+		return err;
+	}
+	if (e4_le16(sb->s_state) & EXT4_ERROR_FS)
+		fix_problem(ctx, PR_0_ERRORS_RECORDED, &pctx);
+
+	/* Opened from a backup: put the primary superblock back, marked not
+	 * clean.  Only the superblock: the backup's descriptors carry the
+	 * counts and uninit flags of the time the backup was written, and
+	 * the primary table may well be the newer one; which to keep is for
+	 * the full check to decide. */
+	if (ctx->sb_used && !ctx->read_only &&
+	    fix_problem(ctx, PR_0_SB_WRITE_PRIMARY, &pctx)) {
+		sb->s_block_group_nr = 0;
+		sb->s_state = e4_cpu_to_le16(e4_le16(sb->s_state) & ~EXT4_VALID_FS);
+		err = e4_super_write(fs);
+		if (!err)
+			err = e4_flush(fs);
+		if (err) {
+			e4fsck_error(ctx, err, "while writing the primary superblock");
+			ctx->fatal = 1;
+			return err;
+		}
+	}
+	return 0;
+}

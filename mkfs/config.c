@@ -94,7 +94,7 @@ static int parse_u64(const char *v, uint64_t *out)
 static const char *const unsupported_ext[] = {
 	"quotatype", "encoding", "encoding_flags", "mmp_update_interval",
 	"no_copy_xattrs", "android_sparse", "fname_encoding", "revision",
-	"offset", NULL
+	NULL
 };
 
 int mkfs_parse_extended(struct mkfs *m, const char *list)
@@ -134,13 +134,17 @@ int mkfs_parse_extended(struct mkfs *m, const char *list)
 		} else if (!strcmp(tok, "lazy_itable_init")) {
 			if (parse_bool(val, &b))
 				bad = 1;
-			else
+			else {
 				m->lazy_itable_init = b;
+				m->lazy_itable_set = 1;
+			}
 		} else if (!strcmp(tok, "lazy_journal_init")) {
 			if (parse_bool(val, &b))
 				bad = 1;
-			else
+			else {
 				m->lazy_journal_init = b;
+				m->lazy_journal_set = 1;
+			}
 		} else if (!strcmp(tok, "assume_storage_prezeroed")) {
 			if (parse_bool(val, &b))
 				bad = 1;
@@ -149,6 +153,7 @@ int mkfs_parse_extended(struct mkfs *m, const char *list)
 				m->lazy_journal_init = 1;
 				m->discard = 0;
 				m->zeroed = 1;
+				m->lazy_itable_set = m->lazy_journal_set = m->discard_set = 1;
 			}
 		} else if (!strcmp(tok, "root_owner")) {
 			if (!val) {
@@ -187,8 +192,10 @@ int mkfs_parse_extended(struct mkfs *m, const char *list)
 				m->lo.packed_meta_blocks = b;
 		} else if (!strcmp(tok, "discard")) {
 			m->discard = 1;
+			m->discard_set = 1;
 		} else if (!strcmp(tok, "nodiscard")) {
 			m->discard = 0;
+			m->discard_set = 1;
 		} else if (!strcmp(tok, "test_fs")) {
 			m->test_fs = 1;
 		} else if (!strcmp(tok, "orphan_file_size")) {
@@ -196,6 +203,11 @@ int mkfs_parse_extended(struct mkfs *m, const char *list)
 				bad = 1;
 			else
 				m->lo.orphan_file_blocks = (int64_t)n;	/* bytes for now */
+		} else if (!strcmp(tok, "offset")) {
+			if (parse_u64(val, &n) || n > (UINT64_MAX >> 1))
+				bad = 1;
+			else
+				m->offset = n;
 		} else if (!strcmp(tok, "desc_size")) {
 			if (parse_u64(val, &n) || n > 65536)
 				bad = 1;
@@ -226,15 +238,154 @@ int mkfs_parse_extended(struct mkfs *m, const char *list)
 int mkfs_read_config(struct mkfs *m)
 {
 	const char *path = getenv("E4MKFS_CONFIG");
+	errcode_t err;
+	unsigned line = 0;
+	FILE *f;
+	char *text = NULL;
+	size_t len = 0, cap = 0, n;
 
 	if (!path)
 		path = getenv("MKE2FS_CONFIG");
-	if (!path || !*path)
+	if (!path || !*path) {
+		err = e4_profile_builtin(&m->profile);
+		if (err) {
+			fprintf(stderr, "%s: built-in profile: %s\n", m->prog, error_message(err));
+			return -1;
+		}
+		m->lo.profile = m->profile;
 		return 0;
-	/* A parser for other configurations is not written yet: the built-in
-	 * defaults equal Debian's 1.47.0 file, which is what tests pass. */
-	if (!m->quiet)
-		fprintf(stderr, "%s: note: %s is not read (config files are not supported yet); "
-			"using the built-in defaults of Debian's mke2fs.conf 1.47.0\n", m->prog, path);
+	}
+	f = fopen(path, "r");
+	if (!f) {
+		/* the reference then goes on with its compiled-in defaults;
+		 * here a named file that cannot be read is an error */
+		fprintf(stderr, "%s: cannot read the configuration %s: %s\n", m->prog, path,
+			strerror(errno));
+		return -1;
+	}
+	do {
+		if (cap - len < 4096) {
+			char *t;
+
+			if (cap > (64U << 20)) {
+				fprintf(stderr, "%s: %s: configuration too large\n", m->prog, path);
+				fclose(f);
+				free(text);
+				return -1;
+			}
+			t = realloc(text, cap ? cap * 2 : 8192);
+			if (!t) {
+				fclose(f);
+				free(text);
+				return -1;
+			}
+			text = t;
+			cap = cap ? cap * 2 : 8192;
+		}
+		n = fread(text + len, 1, cap - len, f);
+		len += n;
+	} while (n > 0);
+	fclose(f);
+	err = e4_profile_parse(text ? text : "", len, &m->profile, &line);
+	free(text);
+	if (err) {
+		fprintf(stderr, "%s: %s: line %u: %s\n", m->prog, path, line,
+			err == E4_ERR_INVALID_ARGUMENT ? "syntax error" : error_message(err));
+		return -1;
+	}
+	m->lo.profile = m->profile;
+	return 0;
+}
+
+static const char *lookup(struct mkfs *m, const char *key)
+{
+	const char *types[E4_LAYOUT_MAX_TYPES];
+
+	for (unsigned i = 0; i < m->l->ntypes; i++)
+		types[i] = m->l->types[i];
+	return e4_profile_lookup(m->profile, types, m->l->ntypes, key);
+}
+
+static int lookup_bool(struct mkfs *m, const char *key, int def)
+{
+	int b = e4_profile_bool(lookup(m, key));
+
+	return b < 0 ? def : b;
+}
+
+int mkfs_apply_profile(struct mkfs *m)
+{
+	const char *v;
+
+	if (!m->errors) {
+		v = lookup(m, "errors");
+		if (v) {
+			if (!strcmp(v, "continue"))
+				m->errors = 1;
+			else if (!strcmp(v, "remount-ro"))
+				m->errors = 2;
+			else if (!strcmp(v, "panic"))
+				m->errors = 3;
+			else {
+				fprintf(stderr, "%s: invalid errors behavior in the configuration - "
+					"%s\n", m->prog, v);
+				return -1;
+			}
+		}
+	}
+	v = lookup(m, "default_mntopts");
+	{
+		char *copy = strdup(v ? v : "acl,user_xattr"), *save = NULL, *tok;
+		uint32_t o = 0;
+
+		if (!copy)
+			return -1;
+		for (tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+			int neg = *tok == '^';
+			uint32_t bit = 0;
+
+			if (neg)
+				tok++;
+			if (!strcmp(tok, "acl"))
+				bit = EXT4_DEFM_ACL;
+			else if (!strcmp(tok, "user_xattr"))
+				bit = EXT4_DEFM_XATTR_USER;
+			else if (!strcmp(tok, "debug"))
+				bit = EXT4_DEFM_DEBUG;
+			else if (!strcmp(tok, "bsdgroups"))
+				bit = EXT4_DEFM_BSDGROUPS;
+			else if (!strcmp(tok, "uid16"))
+				bit = EXT4_DEFM_UID16;
+			else if (!strcmp(tok, "nobarrier"))
+				bit = EXT4_DEFM_NOBARRIER;
+			else if (!strcmp(tok, "block_validity"))
+				bit = EXT4_DEFM_BLOCK_VALIDITY;
+			else if (!strcmp(tok, "discard"))
+				bit = EXT4_DEFM_DISCARD;
+			else if (!strcmp(tok, "nodelalloc"))
+				bit = EXT4_DEFM_NODELALLOC;
+			else {
+				fprintf(stderr, "%s: invalid mount option set in the configuration: "
+					"%s\n", m->prog, v);
+				free(copy);
+				return -1;
+			}
+			o = neg ? (o & ~bit) : (o | bit);
+		}
+		free(copy);
+		m->default_mntopts = o;
+	}
+	if (lookup_bool(m, "make_hugefiles", 0)) {
+		fprintf(stderr, "%s: hugefiles (make_hugefiles in the configuration) are not "
+			"supported yet\n", m->prog);
+		return -1;
+	}
+	m->periodic_fsck = lookup_bool(m, "enable_periodic_fsck", 0);
+	if (!m->lazy_itable_set)
+		m->lazy_itable_init = lookup_bool(m, "lazy_itable_init", m->lazy_itable_init);
+	if (!m->lazy_journal_set)
+		m->lazy_journal_init = lookup_bool(m, "lazy_journal_init", m->lazy_journal_init);
+	if (!m->discard_set)
+		m->discard = lookup_bool(m, "discard", m->discard);
 	return 0;
 }

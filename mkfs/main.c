@@ -61,6 +61,21 @@ static int parse_uint(const char *s, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+/* Append item to the comma-separated list *list (repeated -O and -E
+ * accumulate).  0, or -1 when out of memory. */
+static int append_list(char **list, const char *item)
+{
+	size_t n = (*list ? strlen(*list) + 1 : 0) + strlen(item) + 1;
+	char *s = malloc(n);
+
+	if (!s)
+		return -1;
+	snprintf(s, n, "%s%s%s", *list ? *list : "", *list ? "," : "", item);
+	free(*list);
+	*list = s;
+	return 0;
+}
+
 static int feature_unsupported(const uint32_t f[3], char *name, size_t len)
 {
 	for (int k = 0; k < 3; k++) {
@@ -264,7 +279,7 @@ int main(int argc, char **argv)
 	int64_t journal_mb = 0;
 	uint64_t orphan_bytes = 0, v;
 	const char *uuid_arg = NULL;
-	int c, rc = 1, exists, suffix;
+	int c, rc = 1, exists, suffix, warn_offset = 0;
 	long page = sysconf(_SC_PAGESIZE);
 
 	memset(&m, 0, sizeof(m));
@@ -309,8 +324,10 @@ int main(int argc, char **argv)
 			goto out;
 		case 'D':
 		case 'K':
-			if (c == 'K')
+			if (c == 'K') {
 				m.discard = 0;
+				m.discard_set = 1;
+			}
 			break;
 		case 'e':
 			if (!strcmp(optarg, "continue"))
@@ -325,17 +342,10 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'E':
-		case 'R': {
-			size_t n = (ext_opts ? strlen(ext_opts) + 1 : 0) + strlen(optarg) + 1;
-			char *e = malloc(n);
-
-			if (!e)
+		case 'R':
+			if (append_list(&ext_opts, optarg))
 				goto out;
-			snprintf(e, n, "%s%s%s", ext_opts ? ext_opts : "", ext_opts ? "," : "", optarg);
-			free(ext_opts);
-			ext_opts = e;
 			break;
-		}
 		case 'F':
 			m.force++;
 			break;
@@ -439,17 +449,10 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			break;
-		case 'O': {
-			size_t n = (features ? strlen(features) + 1 : 0) + strlen(optarg) + 1;
-			char *f = malloc(n);
-
-			if (!f)
+		case 'O':
+			if (append_list(&features, optarg))
 				goto out;
-			snprintf(f, n, "%s%s%s", features ? features : "", features ? "," : "", optarg);
-			free(features);
-			features = f;
 			break;
-		}
 		case 'q':
 			m.quiet = 1;
 			break;
@@ -525,7 +528,7 @@ int main(int argc, char **argv)
 		goto out;
 
 	/* -t, -T, -O, -E */
-	if (fs_type && !e4_layout_known_type(fs_type)) {
+	if (fs_type && !e4_layout_known_type(m.lo.profile, fs_type)) {
 		fprintf(stderr, "%s: invalid filesystem type '%s'\n", m.prog, fs_type);
 		goto out;
 	}
@@ -589,12 +592,39 @@ int main(int argc, char **argv)
 		m.lo.blocks_count = m.size_arg_count;
 	}
 	m.lo.dev_bytes = m.probe.size;
+	if (m.offset) {
+		/* -E offset=: the filesystem begins that far into the target */
+		if (!m.lo.blocks_count) {
+			if (m.probe.size <= m.offset) {
+				fprintf(stderr, "%s: offset %llu is beyond the end of %s\n", m.prog,
+					(unsigned long long)m.offset, m.device);
+				goto out;
+			}
+			m.lo.dev_bytes = m.probe.size - m.offset;
+			warn_offset = 1;
+		}
+	}
+	/* logical sector size: the device's; for testing, as the reference
+	 * honours MKE2FS_DEVICE_SECTSIZE, E4MKFS_DEVICE_SECTSIZE (or that name)
+	 * stands in for a device with such sectors */
+	if (m.probe.is_blockdev)
+		m.lo.sector_size = m.probe.logical_sector;
+	{
+		const char *ss = getenv("E4MKFS_DEVICE_SECTSIZE");
+
+		if (!ss)
+			ss = getenv("MKE2FS_DEVICE_SECTSIZE");
+		if (ss && *ss && !parse_uint(ss, 65536, &v))
+			m.lo.sector_size = (unsigned)v;
+	}
 	if (!m.lo.blocks_count && !m.probe.size) {
 		fprintf(stderr, "%s: %s is empty: give a size\n", m.prog, m.device);
 		goto out;
 	}
 
 	if (compute_layout(&m, journal_mb, orphan_bytes))
+		goto out;
+	if (mkfs_apply_profile(&m))
 		goto out;
 	/* RAID geometry from the device's I/O topology, unless given */
 	if (m.probe.is_blockdev && !m.lo.stride && !m.lo.stripe_width) {
@@ -634,7 +664,8 @@ int main(int argc, char **argv)
 	}
 
 	/* the requested size against a block device */
-	if (m.probe.is_blockdev && m.l->blocks_count * m.l->block_size > m.probe.size) {
+	if (m.probe.is_blockdev &&
+	    m.offset + m.l->blocks_count * m.l->block_size > m.probe.size) {
 		fprintf(stderr, "%s: filesystem of %llu blocks is larger than %s (%llu bytes); "
 			"nothing written\n", m.prog, (unsigned long long)m.l->blocks_count,
 			m.device, (unsigned long long)m.probe.size);
@@ -697,6 +728,10 @@ int main(int argc, char **argv)
 		rc = 0;
 		goto out;
 	}
+	if (warn_offset && !m.quiet)
+		fprintf(stderr, "Warning: -E offset= given without a filesystem size: the filesystem "
+			"takes the %llu blocks from the offset to the end of %s.\n",
+			(unsigned long long)m.l->blocks_count, m.device);
 	if (!m.quiet)
 		print_stats(&m, m.verbose);
 	if (mkfs_write(&m))
@@ -704,6 +739,7 @@ int main(int argc, char **argv)
 	rc = 0;
 out:
 	e4_layout_free(m.l);
+	e4_profile_free(m.profile);
 	free(features);
 	free(ext_opts);
 	return rc;

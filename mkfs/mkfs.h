@@ -17,6 +17,7 @@ struct mkfs {
 	uint64_t size_arg_count;	/* its value then (blocks of -b, or 1 KiB) */
 	struct e4_probe probe;
 	int created;			/* the image file was created by us */
+	uint64_t offset;		/* -E offset=: bytes before the filesystem */
 
 	/* layout */
 	struct e4_layout_opts lo;
@@ -35,6 +36,9 @@ struct mkfs {
 	int test_fs;
 	int64_t now;			/* seconds */
 	uint32_t default_mntopts;
+	int periodic_fsck;		/* profile enable_periodic_fsck */
+	struct e4_profile *profile;	/* the configuration (built-in or a file) */
+	int discard_set, lazy_itable_set, lazy_journal_set; /* given with -E */
 
 	/* behaviour */
 	int lazy_itable_init;		/* 1 default */
@@ -73,7 +77,12 @@ int mkfs_parse_size(const char *s, uint64_t *count, int *has_suffix);
 int mkfs_parse_uuid(const char *s, uint8_t out[16]);
 /* Apply one -E list to m; prints its own errors; 0 or -1. */
 int mkfs_parse_extended(struct mkfs *m, const char *list);
-/* Read MKE2FS_CONFIG / E4MKFS_CONFIG if set; 0, or -1 with a message. */
+/* Read E4MKFS_CONFIG / MKE2FS_CONFIG if set (else the built-in profile)
+ * into m->profile and m->lo.profile; 0, or -1 with a message. */
 int mkfs_read_config(struct mkfs *m);
+/* Apply the profile's values for the chosen types (m->l) to what the
+ * command line left unset: errors behaviour, default mount options,
+ * periodic fsck, lazy init, discard.  0, or -1 with a message. */
+int mkfs_apply_profile(struct mkfs *m);
 
 #endif

@@ -236,7 +236,7 @@ static int zero_range(struct mkfs *m, int fd, uint64_t blk, uint64_t n)
 
 	if (!n)
 		return 0;
-	err = e4_dev_zero(fd, m->probe.is_blockdev, blk * bs, n * bs);
+	err = e4_dev_zero(fd, m->probe.is_blockdev, m->offset + blk * bs, n * bs);
 	if (err)
 		return io_fail(m, "zeroing blocks", err);
 	m->bytes_written += n * bs;
@@ -712,6 +712,16 @@ void mkfs_build_super(struct mkfs *m, struct ext4_super_block *sb)
 	sb->s_mkfs_time = sb->s_wtime;
 	sb->s_mkfs_time_hi = sb->s_wtime_hi;
 	sb->s_max_mnt_count = -1;
+	if (m->periodic_fsck) {
+		/* the profile's enable_periodic_fsck: 180 days, 20 mounts plus
+		 * a UUID-derived spread of up to 19, as the reference does */
+		unsigned sum = 0;
+
+		for (int i = 0; i < 16; i++)
+			sum += m->uuid[i];
+		sb->s_checkinterval = e4_cpu_to_le32(180U * 24 * 3600);
+		sb->s_max_mnt_count = e4_cpu_to_le16((uint16_t)(20 + sum % 20));
+	}
 	sb->s_magic = e4_cpu_to_le16(EXT4_SUPER_MAGIC);
 	sb->s_state = e4_cpu_to_le16(EXT4_VALID_FS);
 	sb->s_errors = e4_cpu_to_le16((uint16_t)(m->errors ? m->errors : 1));
@@ -807,7 +817,7 @@ int mkfs_write(struct mkfs *m)
 	buf = malloc(bs);
 	if (!buf)
 		goto out;
-	fd = open_target(m, fs_bytes);
+	fd = open_target(m, m->offset + fs_bytes);
 	if (fd < 0)
 		goto out;
 
@@ -815,7 +825,7 @@ int mkfs_write(struct mkfs *m)
 	 *    primary superblock */
 	/* the probe looked for every signature blkid knows: wipe only when it
 	 * found one (a second probe costs as much as the first) */
-	if (!m->super_only && m->probe.type[0]) {
+	if (!m->super_only && m->probe.type[0] && !m->offset) {
 		err = e4_probe_wipe(fd);
 		if (err && !m->quiet)
 			fprintf(stderr, "%s: warning: wiping old signatures: %s\n", m->prog,
@@ -824,13 +834,14 @@ int mkfs_write(struct mkfs *m)
 	/* Like mke2fs, nothing is discarded on an empty (or new) target: it
 	 * reads as zeros anyway, but its tables are not marked zeroed. */
 	if (m->discard && !m->super_only && m->probe.size) {
-		uint64_t len = m->probe.is_blockdev ? fs_bytes : m->probe.size;
+		uint64_t len = m->probe.is_blockdev || m->offset ? fs_bytes : m->probe.size;
 
 		if (len < fs_bytes)
 			len = fs_bytes;
+		/* with -E offset=, only the filesystem's own range */
 		if (!m->quiet)
 			printf("Discarding device blocks: ");
-		err = e4_dev_discard(fd, m->probe.is_blockdev, 0, len);
+		err = e4_dev_discard(fd, m->probe.is_blockdev, m->offset, len);
 		if (!err && m->probe.discard_zeroes)
 			m->zeroed = 1;
 		if (!m->quiet)
@@ -866,6 +877,8 @@ int mkfs_write(struct mkfs *m)
 	/* 3. metadata */
 	mkfs_build_super(m, &sb);
 	err = e4_io_open(m->device, E4_IO_RW, &io);
+	if (!err && m->offset)
+		err = e4_io_set_offset(io, m->offset);
 	if (err) {
 		io_fail(m, m->device, err);
 		goto out;

@@ -1,2 +1,467 @@
-/* tune/journal.c: placeholder, being written */
-#include <stddef.h>
+/*
+ * journal.c: e4tune's journal work: -o (default mount options, plus the
+ * journal_async_commit and journal_checksum extensions that also set the
+ * journal superblock's features), -j / -J size= / -O has_journal (add an
+ * internal journal), -O ^has_journal (remove it), and replaying a journal
+ * that needs recovery before any change (as tune2fs does).
+ */
+#include "tune.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+/* ---- -o ------------------------------------------------------------------ */
+static const struct {
+	const char *name;
+	uint32_t mask;
+} mntopt_names[] = {
+	{ "debug", EXT4_DEFM_DEBUG },
+	{ "bsdgroups", EXT4_DEFM_BSDGROUPS },
+	{ "user_xattr", EXT4_DEFM_XATTR_USER },
+	{ "acl", EXT4_DEFM_ACL },
+	{ "uid16", EXT4_DEFM_UID16 },
+	{ "journal_data", EXT4_DEFM_JMODE_DATA },
+	{ "journal_data_ordered", EXT4_DEFM_JMODE_ORDERED },
+	{ "journal_data_writeback", EXT4_DEFM_JMODE_WBACK },
+	{ "nobarrier", EXT4_DEFM_NOBARRIER },
+	{ "block_validity", EXT4_DEFM_BLOCK_VALIDITY },
+	{ "discard", EXT4_DEFM_DISCARD },
+	{ "nodelalloc", EXT4_DEFM_NODELALLOC },
+};
+
+#define OPT_ASYNC	"journal_async_commit"
+#define OPT_JCSUM	"journal_checksum"
+
+/* Mask of a default mount option name (also "MNTOPT_<bit>"), 0 if unknown. */
+static uint32_t mntopt_mask(const char *name)
+{
+	for (unsigned i = 0; i < sizeof(mntopt_names) / sizeof(mntopt_names[0]); i++)
+		if (!strcmp(name, mntopt_names[i].name))
+			return mntopt_names[i].mask;
+	if (!strncasecmp(name, "MNTOPT_", 7)) {
+		char *end;
+		long bit = strtol(name + 7, &end, 10);
+
+		if (!*end && end != name + 7 && bit >= 0 && bit < 32)
+			return 1U << bit;
+	}
+	return 0;
+}
+
+/* Walk the -o list: every word known, each journal extension once. */
+int tune_mntopts_parse(struct tune *t)
+{
+	char *buf = strdup(t->mntopts), *save = NULL, *tok;
+
+	if (!buf)
+		return 1;
+	for (tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+		int neg = *tok == '^';
+		const char *name = tok + neg;
+
+		if (!strcmp(name, OPT_ASYNC)) {
+			t->async_commit = neg ? -1 : 1;
+		} else if (!strcmp(name, OPT_JCSUM)) {
+			t->jcsum = neg ? -1 : 1;
+		} else if (!mntopt_mask(name)) {
+			fprintf(stderr, "%s: invalid mount option set: %s (see %s --help)\n",
+				t->prog, t->mntopts, t->prog);
+			free(buf);
+			return 1;
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+/* The default mount options after the -o edits, applied left to right as
+ * tune2fs does (a journal mode replaces the previous one). */
+static uint32_t new_defm(struct tune *t)
+{
+	uint32_t v = e4_le32(e4_super(t->fs)->s_default_mount_opts);
+	char *buf = strdup(t->mntopts), *save = NULL, *tok;
+
+	if (!buf)
+		return v;
+	for (tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+		int neg = *tok == '^';
+		uint32_t m = mntopt_mask(tok + neg);
+
+		if (!m)
+			continue;
+		if (neg) {
+			v &= ~m;
+		} else {
+			if (m & EXT4_DEFM_JMODE)
+				v &= ~EXT4_DEFM_JMODE;
+			v |= m;
+		}
+	}
+	free(buf);
+	return v;
+}
+
+/* s_mount_opts word helpers: the string is at most 63 characters. */
+static int sopt_has(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = s; *p;) {
+		size_t len = strcspn(p, ",");
+
+		if (len == n && !strncmp(p, word, n))
+			return 1;
+		p += len;
+		if (*p)
+			p++;
+	}
+	return 0;
+}
+
+static int sopt_edit(char out[64], const char *in, const char *word, int add)
+{
+	char tmp[200];
+	size_t used = 0;
+
+	tmp[0] = 0;
+	for (const char *p = in; *p;) {
+		size_t len = strcspn(p, ",");
+
+		if (len && !(len == strlen(word) && !strncmp(p, word, len)))
+			used += snprintf(tmp + used, sizeof(tmp) - used, "%s%.*s", used ? "," : "",
+					 (int)len, p);
+		p += len;
+		if (*p)
+			p++;
+		if (used >= sizeof(tmp) - 1)
+			return -1;
+	}
+	if (add)
+		used += snprintf(tmp + used, sizeof(tmp) - used, "%s%s", used ? "," : "", word);
+	if (used > 63)
+		return -1;
+	memset(out, 0, 64);
+	memcpy(out, tmp, used);
+	return 0;
+}
+
+/* The s_mount_opts string this command leaves (after -E mount_opts=). */
+static int new_sopts(struct tune *t, char out[64])
+{
+	const struct ext4_super_block *sb = e4_super(t->fs);
+	char cur[65];
+
+	if (t->ext_mount_opts) {
+		snprintf(cur, sizeof(cur), "%s", t->ext_mount_opts);
+	} else {
+		memcpy(cur, sb->s_mount_opts, 64);
+		cur[64] = 0;
+	}
+	snprintf(out, 64, "%.63s", cur);
+	if (t->async_commit && sopt_edit(out, out, OPT_ASYNC, t->async_commit > 0))
+		return -1;
+	if (t->jcsum && sopt_edit(out, out, OPT_JCSUM, t->jcsum > 0))
+		return -1;
+	return 0;
+}
+
+static int removing_journal(const struct tune *t)
+{
+	const char *f = t->features;
+
+	if (!f)
+		return 0;
+	for (const char *p = f; *p;) {
+		size_t len = strcspn(p, ", \t");
+
+		if ((len == 12 && !strncmp(p, "^has_journal", 12)) ||
+		    (len == 8 && !strncmp(p, "^journal", 8)))
+			return 1;
+		p += len;
+		if (*p)
+			p++;
+	}
+	return 0;
+}
+
+int tune_mntopts_check(struct tune *t)
+{
+	e4_fs *fs = t->fs;
+	uint32_t defm = new_defm(t);
+	char sopts[64];
+	e4_journal *j;
+	errcode_t err;
+
+	if (!t->async_commit && !t->jcsum)
+		return 0;
+	if (new_sopts(t, sopts)) {
+		tune_err(t, 0, "the mount options string would exceed 63 characters");
+		return 1;
+	}
+	if (t->async_commit > 0) {
+		uint32_t mode = defm & EXT4_DEFM_JMODE;
+
+		if (mode != EXT4_DEFM_JMODE_WBACK && mode != EXT4_DEFM_JMODE_DATA &&
+		    !sopt_has(sopts, "data=writeback") && !sopt_has(sopts, "data=journal")) {
+			tune_err(t, 0, "journal_async_commit refused: the default data mode is "
+				 "ordered, and the kernel refuses to mount with journal_async_commit "
+				 "in data=ordered mode; add -o journal_data_writeback or "
+				 "-o journal_data");
+			return 1;
+		}
+	}
+	if ((t->async_commit > 0 || t->jcsum > 0) && removing_journal(t)) {
+		tune_err(t, 0, "journal options asked for while removing the journal");
+		return 1;
+	}
+	if (!e4_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
+		if (t->journal || t->async_commit < 0 || t->jcsum < 0)
+			return 0;	/* the journal is added by this command */
+		tune_err(t, 0, "%s needs a journal (add one with -j)",
+			 t->async_commit > 0 ? OPT_ASYNC : OPT_JCSUM);
+		return 1;
+	}
+	if (removing_journal(t))
+		return 0;
+	err = e4_journal_open(fs, NULL, &j);
+	if (err) {
+		tune_err(t, err, "while opening the journal");
+		return 1;
+	}
+	if (e4_be32(e4_journal_super(j)->s_start) &&
+	    !e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER)) {
+		e4_journal_close(j);
+		tune_err(t, 0, "the journal is not empty: its features can only change on an "
+			 "empty journal (run e4fsck first)");
+		return 1;
+	}
+	e4_journal_close(j);
+	return 0;
+}
+
+/* Journal superblock features for the requested options. */
+static void jsb_features(struct tune *t, journal_superblock_t *jsb, const char *sopts)
+{
+	uint32_t compat = e4_be32(jsb->s_feature_compat);
+	uint32_t incompat = e4_be32(jsb->s_feature_incompat);
+	int csum_fs = e4_geom(t->fs)->metadata_csum;
+	int want_async = sopt_has(sopts, OPT_ASYNC);
+	int want_csum = want_async || sopt_has(sopts, OPT_JCSUM);
+
+	if (want_async)
+		incompat |= JBD2_FEATURE_INCOMPAT_ASYNC_COMMIT;
+	else
+		incompat &= ~JBD2_FEATURE_INCOMPAT_ASYNC_COMMIT;
+	if (want_csum) {
+		if (csum_fs) {
+			compat &= ~JBD2_FEATURE_COMPAT_CHECKSUM;
+			incompat &= ~JBD2_FEATURE_INCOMPAT_CSUM_V2;
+			incompat |= JBD2_FEATURE_INCOMPAT_CSUM_V3;
+		} else if (!(incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 |
+					 JBD2_FEATURE_INCOMPAT_CSUM_V3))) {
+			compat |= JBD2_FEATURE_COMPAT_CHECKSUM;
+		}
+	} else {
+		compat &= ~JBD2_FEATURE_COMPAT_CHECKSUM;
+		incompat &= ~(JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3);
+	}
+	jsb->s_feature_compat = e4_cpu_to_be32(compat);
+	jsb->s_feature_incompat = e4_cpu_to_be32(incompat);
+	if (incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3)) {
+		jsb->s_checksum_type = JBD2_CRC32C_CHKSUM;
+	} else {
+		jsb->s_checksum_type = 0;
+		jsb->s_checksum = 0;
+	}
+}
+
+int tune_mntopts_apply(struct tune *t)
+{
+	e4_fs *fs = t->fs;
+	struct ext4_super_block *sb = e4_super(fs);
+	char sopts[64];
+	e4_journal *j;
+	errcode_t err;
+
+	sb->s_default_mount_opts = e4_cpu_to_le32(new_defm(t));
+	t->sb_dirty = 1;
+	if (!t->async_commit && !t->jcsum)
+		return 0;
+	if (new_sopts(t, sopts)) {
+		tune_err(t, 0, "the mount options string would exceed 63 characters");
+		return 1;
+	}
+	memcpy(sb->s_mount_opts, sopts, 64);
+	if (!e4_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
+		return 0;
+	err = e4_journal_open(fs, NULL, &j);
+	if (!err) {
+		journal_superblock_t jsb;
+
+		memcpy(&jsb, e4_journal_super(j), sizeof(jsb));
+		jsb_features(t, &jsb, sopts);
+		err = e4_journal_write_super(j, &jsb);
+		if (!err)
+			err = e4_flush(fs);
+		e4_journal_close(j);
+	}
+	if (err) {
+		tune_err(t, err, "while writing the journal superblock");
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- recovery ------------------------------------------------------------ */
+int tune_recover_if_needed(struct tune *t)
+{
+	e4_fs *fs = t->fs;
+	struct e4_jrecover_result res;
+	struct e4_orphan_result ores;
+	e4_journal *j;
+	errcode_t err, rerr;
+	int changed = 0;
+
+	if (!e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER))
+		return 0;
+	if (!e4_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
+		tune_err(t, 0, "needs_recovery is set but there is no journal: run e4fsck first");
+		return 1;
+	}
+	err = e4_journal_open(fs, NULL, &j);
+	if (err) {
+		tune_err(t, err, "while opening the journal for recovery (run e4fsck first)");
+		return 1;
+	}
+	printf("Recovering journal.\n");
+	memset(&res, 0, sizeof(res));
+	rerr = e4_journal_recover(fs, j, NULL, NULL, &res);
+	e4_journal_close(j);
+	if (tune_reopen(t))
+		return 1;
+	fs = t->fs;
+	switch (res.replay.scan.outcome) {
+	case E4_JSCAN_FAILED_COMMIT:
+	case E4_JSCAN_CSUM_ERROR:
+	case E4_JSCAN_CORRUPT:
+	case E4_JSCAN_READ_ERROR:
+		if (!rerr)
+			rerr = E4_ERR_JOURNAL_CHECKSUM;
+		break;
+	default:
+		break;
+	}
+	if (rerr) {
+		struct ext4_super_block *sb = e4_super(fs);
+
+		/* a full check is due: clear VALID_FS (the replay may already
+		 * have set ERROR_FS) */
+		sb->s_state = e4_cpu_to_le16(e4_le16(sb->s_state) & ~EXT4_VALID_FS);
+		err = e4_super_write(fs);
+		if (!err)
+			err = e4_flush(fs);
+		tune_err(t, rerr, "while recovering the journal: the valid transactions were "
+			 "replayed and the filesystem is marked for a full check (run e4fsck -f)%s",
+			 removing_journal(t) && !t->force ? "; the journal is kept (-f removes it)"
+							  : "");
+		/* without -f the journal stays: e4fsck can still look at it */
+		if (!(t->force && removing_journal(t)))
+			return 1;
+	}
+	/* the kernel would release orphans at its next mount; e4tune does it
+	 * now so that the result is clean, then recounts (replayed bitmaps
+	 * and descriptors do not agree on free counts) */
+	memset(&ores, 0, sizeof(ores));
+	err = e4_orphans_process(fs, time(NULL), NULL, NULL, &ores);
+	if (err) {
+		tune_err(t, err, "while releasing orphan inodes (inode %u); run e4fsck",
+			 ores.bad_ino);
+		return 1;
+	}
+	err = e4_counts_recompute(fs, &changed);
+	if (!err)
+		err = e4_alloc_flush(fs);
+	if (!err)
+		err = e4_super_write(fs);
+	if (!err)
+		err = e4_flush(fs);
+	if (err) {
+		tune_err(t, err, "while recomputing the free counts after recovery");
+		return 1;
+	}
+	if (ores.freed || ores.truncated)
+		printf("Released %u orphan inodes, truncated %u.\n", ores.freed, ores.truncated);
+	/* bitmaps went out uncached: start again from the device */
+	if (tune_reopen(t))
+		return 1;
+	return rerr ? 2 : 0;
+}
+
+/* ---- adding and removing the journal -------------------------------------- */
+int tune_journal_add(struct tune *t)
+{
+	e4_fs *fs = t->fs;
+	const struct e4_geom *geo = e4_geom(fs);
+	uint64_t blocks;
+	errcode_t err;
+
+	if (t->journal_mb)
+		blocks = t->journal_mb * (1024 * 1024 / geo->block_size);
+	else
+		blocks = e4_layout_default_journal_blocks(geo->blocks_count);
+	if (!blocks) {
+		tune_err(t, 0, "the filesystem is too small for a journal");
+		return 1;
+	}
+	if (blocks < 1024 || blocks > 10240000 ||
+	    blocks > e4_sb_free_blocks_count(e4_super(fs)) / 2) {
+		tune_err(t, 0, "journal size %llu blocks out of range (1024 .. 10240000 blocks, "
+			 "and at most half the free blocks)", (unsigned long long)blocks);
+		return 1;
+	}
+	printf("Creating journal inode: ");
+	fflush(stdout);
+	/* the superblock settings made so far go out with the journal */
+	err = e4_journal_create(fs, (uint32_t)blocks, 0, 0, time(NULL));
+	if (err) {
+		printf("\n");
+		tune_err(t, err, "while creating the journal");
+		return 1;
+	}
+	printf("done\n");
+	t->sb_dirty = 1;
+	return 0;
+}
+
+int tune_journal_remove(struct tune *t)
+{
+	e4_fs *fs = t->fs;
+	const struct ext4_super_block *sb = e4_super(fs);
+	errcode_t err;
+
+	if (e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER) && !t->force) {
+		tune_err(t, 0, "the needs_recovery flag is set: run e4fsck before clearing the "
+			 "has_journal flag");
+		return 1;
+	}
+	if (!sb->s_journal_inum) {
+		tune_err(t, 0, "external journals are not supported");
+		return 1;
+	}
+	if (e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER)) {
+		/* -f after a failed replay: the rest of the log is dropped */
+		struct ext4_super_block *w = e4_super(fs);
+
+		w->s_feature_incompat = e4_cpu_to_le32(e4_le32(w->s_feature_incompat) &
+						       ~EXT4_FEATURE_INCOMPAT_RECOVER);
+	}
+	err = e4_journal_remove(fs);
+	if (err) {
+		tune_err(t, err, "while removing the journal");
+		return 1;
+	}
+	t->sb_dirty = 1;
+	return 0;
+}

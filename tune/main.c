@@ -1,7 +1,827 @@
-/* tune/main.c: placeholder */
-#include <stdio.h>
-int main(void)
+/*
+ * main.c: e4tune option parsing, the superblock settings (-c -C -e -g -i
+ * -m -r -T -u -L -M -U -E), and the order in which changes are made:
+ * every option is checked before anything is written; superblock-only
+ * changes are made in memory and written once, at the end, after the
+ * structural changes (features, journal) that write their own blocks.
+ */
+#include "tune.h"
+
+#include "crashpoint.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
+
+static void usage_exit(struct tune *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
+/* One line naming the problem; exit 1 before anything is opened. */
+static void usage_exit(struct tune *t, const char *fmt, ...)
 {
-	fputs("not implemented yet\n", stderr);
-	return 8;
+	va_list ap;
+
+	fprintf(stderr, "%s: ", t->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see %s --help)\n", t->prog);
+	exit(1);
+}
+
+static void help(const char *prog)
+{
+	printf("Usage: %s [-c max_mounts_count] [-e errors_behavior] [-f] [-g group]\n"
+	       "\t[-i interval[d|m|w]] [-j] [-J journal_options] [-l [--json]]\n"
+	       "\t[-m reserved_blocks_percent] [-o [^]mount_options[,...]]\n"
+	       "\t[-r reserved_blocks_count] [-u user] [-C mount_count]\n"
+	       "\t[-L volume_label] [-M last_mounted_dir]\n"
+	       "\t[-O [^]feature[,...]] [-E extended-option[,...]]\n"
+	       "\t[-T last_check_time] [-U UUID] device\n", prog);
+	exit(0);
+}
+
+void tune_err(struct tune *t, errcode_t err, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	if (err)
+		fprintf(stderr, "%s: %s: %s %s\n", t->prog, t->device, error_message(err), msg);
+	else
+		fprintf(stderr, "%s: %s: %s\n", t->prog, t->device, msg);
+}
+
+/* ---- argument parsing ------------------------------------------------- */
+static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s || *s == '-' || isspace((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_interval(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mult = 86400;
+
+	if (!*s || *s == '-' || isspace((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case 's':
+		mult = 1;
+		end++;
+		break;
+	case '\0':
+		break;
+	case 'd': case 'D':
+		end++;
+		break;
+	case 'm': case 'M':
+		mult = 86400ULL * 30;
+		end++;
+		break;
+	case 'w': case 'W':
+		mult = 86400ULL * 7;
+		end++;
+		break;
+	default:
+		return -1;
+	}
+	if (*end || (v && mult > UINT64_MAX / v))
+		return -1;
+	*out = v * mult;
+	return 0;
+}
+
+/* "now" or YYYYMMDD[HH[MM[SS]]] in local time. */
+static int parse_time(const char *s, int64_t *out)
+{
+	struct tm tm;
+	size_t n = strlen(s);
+	time_t t;
+
+	if (!strcmp(s, "now")) {
+		*out = time(NULL);
+		return 0;
+	}
+	if (n != 8 && n != 10 && n != 12 && n != 14)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return -1;
+	memset(&tm, 0, sizeof(tm));
+	if (sscanf(s, "%4d%2d%2d%2d%2d%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec) < 3)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	tm.tm_isdst = -1;
+	if (tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
+	    tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 61)
+		return -1;
+	t = mktime(&tm);
+	if (t == (time_t)-1)
+		return -1;
+	*out = t;
+	return 0;
+}
+
+static int parse_user(const char *s, unsigned long *out)
+{
+	struct passwd *pw;
+
+	if (!parse_ulong(s, 65535, out))
+		return 0;
+	pw = getpwnam(s);
+	if (!pw || pw->pw_uid > 65535)
+		return -1;
+	*out = pw->pw_uid;
+	return 0;
+}
+
+static int parse_group(const char *s, unsigned long *out)
+{
+	struct group *gr;
+
+	if (!parse_ulong(s, 65535, out))
+		return 0;
+	gr = getgrnam(s);
+	if (!gr || gr->gr_gid > 65535)
+		return -1;
+	*out = gr->gr_gid;
+	return 0;
+}
+
+static const char *const hash_names[] = {
+	"legacy", "half_md4", "tea", "legacy_unsigned", "half_md4_unsigned", "tea_unsigned",
+	"siphash",
+};
+
+/* -E: checked here, applied in apply_extended(). */
+static void parse_extended(struct tune *t, const char *arg)
+{
+	char *buf = strdup(arg), *save = NULL, *tok;
+	unsigned long v;
+
+	if (!buf)
+		exit(1);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(tok, '=');
+
+		if (val)
+			*val++ = 0;
+		if (!strcmp(tok, "test_fs") && !val) {
+			t->test_fs = 1;
+		} else if (!strcmp(tok, "^test_fs") && !val) {
+			t->test_fs = -1;
+		} else if (!strcmp(tok, "force_fsck") && !val) {
+			t->force_fsck = 1;
+		} else if (!strcmp(tok, "stride")) {
+			if (!val || parse_ulong(val, 65535, &v))
+				usage_exit(t, "invalid RAID stride: %s", val ? val : "");
+			t->stride = v;
+			t->stride_set = 1;
+		} else if (!strcmp(tok, "stripe_width") || !strcmp(tok, "stripe-width")) {
+			if (!val || parse_ulong(val, UINT32_MAX, &v))
+				usage_exit(t, "invalid RAID stripe-width: %s", val ? val : "");
+			t->stripe_width = v;
+			t->stripe_set = 1;
+		} else if (!strcmp(tok, "hash_alg") || !strcmp(tok, "hash-alg")) {
+			int h = -1;
+
+			for (unsigned i = 0; val && i < sizeof(hash_names) / sizeof(hash_names[0]); i++)
+				if (!strcasecmp(val, hash_names[i]))
+					h = (int)i;
+			if (val && h < 0 && !parse_ulong(val, 6, &v))
+				h = (int)v;
+			/* the unsigned variants are chosen by s_flags, not stored */
+			if (h < 0 || (h >= 3 && h <= 5))
+				usage_exit(t, "invalid hash algorithm: %s", val ? val : "");
+			t->hash_alg = h;
+			t->hash_set = 1;
+		} else if (!strcmp(tok, "mount_opts")) {
+			if (!val)
+				usage_exit(t, "mount_opts= needs a value");
+			if (strlen(val) >= 64)
+				usage_exit(t, "extended mount options too long (at most 63 characters)");
+			t->ext_mount_opts = arg + (val - buf);
+		} else {
+			usage_exit(t, "bad extended option: %s", tok);
+		}
+	}
+	/* mount_opts points into arg: cut it at the next comma (the value cannot
+	 * hold one, as with tune2fs) */
+	if (t->ext_mount_opts) {
+		size_t n = strcspn(t->ext_mount_opts, ",");
+		char *copy = strndup(t->ext_mount_opts, n);
+
+		if (!copy)
+			exit(1);
+		t->ext_mount_opts = copy;
+	}
+	free(buf);
+}
+
+/* -J: size=MiB (other journal options are not supported). */
+static void parse_journal_opts(struct tune *t, const char *arg)
+{
+	char *buf = strdup(arg), *save = NULL, *tok;
+	unsigned long v;
+
+	if (!buf)
+		exit(1);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(tok, '=');
+
+		if (val)
+			*val++ = 0;
+		if (!strcmp(tok, "size")) {
+			if (!val || parse_ulong(val, 1UL << 30, &v) || !v)
+				usage_exit(t, "invalid journal size: %s", val ? val : "");
+			t->journal_mb = v;
+		} else if (!strcmp(tok, "device") || !strcmp(tok, "location") ||
+			   !strcmp(tok, "fast_commit_size") || !strcmp(tok, "v1_superblock")) {
+			usage_exit(t, "journal option '%s' is not supported", tok);
+		} else {
+			usage_exit(t, "bad journal option: %s", tok);
+		}
+	}
+	free(buf);
+	t->journal = 1;
+}
+
+static const struct option long_opts[] = {
+	{ "json", no_argument, NULL, 'J' + 256 },
+	{ "help", no_argument, NULL, 'h' + 256 },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void parse_args(struct tune *t, int argc, char **argv)
+{
+	int c, any = 0;
+	long l;
+	char *end;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "c:e:fg:i:jlm:o:r:u:C:E:I:J:L:M:O:Q:T:U:z:",
+				long_opts, NULL)) != -1) {
+		any++;
+		switch (c) {
+		case 'c':
+			t->c_flag = 1;
+			if (!strcmp(optarg, "random")) {
+				t->max_mnt_count = 65536;
+				break;
+			}
+			errno = 0;
+			l = strtol(optarg, &end, 0);
+			if (!*optarg || *end || errno || l > 16000 || l < -16000)
+				usage_exit(t, "bad mounts count - %s", optarg);
+			t->max_mnt_count = l ? l : -1;
+			break;
+		case 'C':
+			t->C_flag = 1;
+			if (parse_ulong(optarg, 16000, &t->mnt_count))
+				usage_exit(t, "bad mounts count - %s", optarg);
+			break;
+		case 'e':
+			t->e_flag = 1;
+			if (!strcmp(optarg, "continue"))
+				t->errors = 1;
+			else if (!strcmp(optarg, "remount-ro"))
+				t->errors = 2;
+			else if (!strcmp(optarg, "panic"))
+				t->errors = 3;
+			else
+				usage_exit(t, "bad error behavior - %s", optarg);
+			break;
+		case 'E':
+			if (t->extended)
+				usage_exit(t, "-E may only be given once");
+			t->extended = optarg;
+			parse_extended(t, optarg);
+			break;
+		case 'f':
+			t->force++;
+			break;
+		case 'g':
+			t->g_flag = 1;
+			if (parse_group(optarg, &t->resgid))
+				usage_exit(t, "bad gid/group name - %s", optarg);
+			break;
+		case 'i':
+			t->i_flag = 1;
+			if (parse_interval(optarg, &t->interval))
+				usage_exit(t, "bad interval - %s", optarg);
+			if (t->interval >= (1ULL << 32))
+				usage_exit(t, "interval between checks is too big (%llu)",
+					   (unsigned long long)t->interval);
+			break;
+		case 'j':
+			t->journal = 1;
+			break;
+		case 'J':
+			parse_journal_opts(t, optarg);
+			break;
+		case 'l':
+			t->l_flag = 1;
+			break;
+		case 'L':
+			t->L_flag = 1;
+			t->label = optarg;
+			break;
+		case 'm':
+			t->m_flag = 1;
+			errno = 0;
+			t->reserved_ratio = strtod(optarg, &end);
+			if (!*optarg || *end || errno || !(t->reserved_ratio >= 0) ||
+			    t->reserved_ratio > 50)
+				usage_exit(t, "bad reserved block ratio - %s", optarg);
+			break;
+		case 'M':
+			t->M_flag = 1;
+			t->last_mounted = optarg;
+			break;
+		case 'o':
+			if (t->mntopts)
+				usage_exit(t, "-o may only be given once");
+			t->mntopts = optarg;
+			break;
+		case 'O':
+			if (t->features)
+				usage_exit(t, "-O may only be given once");
+			t->features = optarg;
+			break;
+		case 'r': {
+			unsigned long v;
+
+			t->r_flag = 1;
+			if (parse_ulong(optarg, ULONG_MAX, &v))
+				usage_exit(t, "bad reserved blocks count - %s", optarg);
+			t->reserved_blocks = v;
+			break;
+		}
+		case 'T':
+			t->T_flag = 1;
+			if (parse_time(optarg, &t->last_check))
+				usage_exit(t, "couldn't parse date/time specifier: %s", optarg);
+			break;
+		case 'u':
+			t->u_flag = 1;
+			if (parse_user(optarg, &t->resuid))
+				usage_exit(t, "bad uid/user name - %s", optarg);
+			break;
+		case 'U':
+			t->U_flag = 1;
+			t->uuid = optarg;
+			break;
+		case 'I':
+			usage_exit(t, "changing the inode size (-I) is not supported");
+		case 'Q':
+			usage_exit(t, "quota options (-Q) are not supported");
+		case 'z':
+			usage_exit(t, "undo files (-z) are not supported");
+		case 'J' + 256:
+			t->json = 1;
+			break;
+		case 'h' + 256:
+			help(t->prog);
+			break;
+		default:
+			if (optopt && optopt < 256 && strchr("ceEgiJLmMoOrTuUIQz", optopt))
+				usage_exit(t, "option -%c needs an argument", optopt);
+			if (optopt && optopt < 256)
+				usage_exit(t, "invalid option -- '%c'", optopt);
+			usage_exit(t, "invalid option -- '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		usage_exit(t, optind >= argc ? "no device given" : "too many arguments");
+	if (!any)
+		usage_exit(t, "nothing to do");
+	if (t->json && !t->l_flag)
+		usage_exit(t, "--json only goes with -l");
+	t->device = argv[optind];
+}
+
+/* ---- writing ------------------------------------------------------------ */
+/* Write the superblock: primary and every backup, with s_wtime = now. */
+int tune_write_super(struct tune *t)
+{
+	struct ext4_super_block *sb = e4_super(t->fs);
+	time_t now = time(NULL);
+	errcode_t err;
+
+	sb->s_wtime = e4_cpu_to_le32((uint32_t)now);
+	sb->s_wtime_hi = (uint8_t)((uint64_t)now >> 32);
+	err = e4_super_write_backups(t->fs);
+	if (!err)
+		err = e4_super_write(t->fs);
+	if (!err)
+		err = e4_flush(t->fs);
+	if (err) {
+		tune_err(t, err, "while writing the superblock");
+		return 1;
+	}
+	t->sb_dirty = 0;
+	return 0;
+}
+
+/* Close and reopen the filesystem (after a change of geometry-defining
+ * features, or a journal replay: cached descriptors and bitmaps go). */
+int tune_reopen(struct tune *t)
+{
+	errcode_t err;
+
+	err = e4_close(t->fs);
+	t->fs = NULL;
+	if (!err)
+		err = e4_open(t->device, E4_OPEN_RW, 0, 0, &t->fs);
+	if (!err)
+		err = crashpoint_install(e4_fs_io(t->fs));
+	if (err) {
+		tune_err(t, err, "while reopening the filesystem");
+		return 1;
+	}
+	return 0;
+}
+
+int tune_require_unmounted(struct tune *t, const char *what)
+{
+	if (!t->mounted)
+		return 0;
+	tune_err(t, 0, "%s needs the filesystem unmounted (it is %s)", what, t->mounted_what);
+	return 1;
+}
+
+/* ---- -U ----------------------------------------------------------------- */
+static int parse_uuid_arg(const char *s, uint8_t out[16])
+{
+	if (!strcasecmp(s, "random"))
+		uuid_generate(out);
+	else if (!strcasecmp(s, "time"))
+		uuid_generate_time(out);
+	else if (!strcasecmp(s, "clear") || !strcasecmp(s, "null"))
+		memset(out, 0, 16);
+	else if (uuid_parse(s, out))
+		return -1;
+	return 0;
+}
+
+static int set_uuid(struct tune *t)
+{
+	e4_fs *fs = t->fs;
+	struct ext4_super_block *sb = e4_super(fs);
+	const struct e4_geom *geo = e4_geom(fs);
+	uint8_t uuid[16];
+	int gd_ok = 1;
+
+	if (parse_uuid_arg(t->uuid, uuid)) {
+		tune_err(t, 0, "invalid UUID format: %s", t->uuid);
+		return 1;
+	}
+	if (geo->metadata_csum && !e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_CSUM_SEED)) {
+		e4_ino_t bad = 0;
+		errcode_t err;
+
+		/* every checksum depends on the UUID: rewrite them all, as
+		 * tune2fs does, on a freshly checked filesystem only */
+		if (!tune_fsck_fresh(fs)) {
+			tune_err(t, 0, "changing the UUID of a metadata_csum filesystem rewrites every "
+				 "checksum and needs a freshly checked filesystem: run e4fsck -f first "
+				 "(or enable metadata_csum_seed, Linux 4.4 and later)");
+			return 1;
+		}
+		memcpy(sb->s_uuid, uuid, 16);
+		err = e4_csum_rewrite_all(fs, &bad);
+		if (err) {
+			tune_err(t, err, "while rewriting checksums for the new UUID (inode %u); run "
+				 "e4fsck -f", bad);
+			return 1;
+		}
+		t->sb_dirty = 0;
+		return tune_reopen(t);
+	}
+	if (tune_require_unmounted(t, "changing the UUID"))
+		return 1;
+	/* descriptor checksums (crc16 over the UUID) are rewritten, but only
+	 * when they were all correct before, as tune2fs does */
+	if (geo->gdt_csum || geo->metadata_csum)
+		for (e4_group_t g = 0; g < geo->group_count; g++)
+			if (!e4_group_csum_ok(fs, g))
+				gd_ok = 0;
+	memcpy(sb->s_uuid, uuid, 16);
+	/* without metadata_csum, bg_checksum is a crc16 over the raw UUID */
+	if (geo->gdt_csum && !geo->metadata_csum && gd_ok) {
+		errcode_t err;
+
+		for (e4_group_t g = 0; g < geo->group_count; g++)
+			e4_group_csum_set(fs, g);
+		err = e4_gdt_write(fs);
+		if (err) {
+			tune_err(t, err, "while writing the group descriptors");
+			return 1;
+		}
+	}
+	t->sb_dirty = 1;
+	return 0;
+}
+
+/* A freshly checked filesystem: clean, no errors, checked since mounted. */
+int tune_fsck_fresh(e4_fs *fs)
+{
+	const struct ext4_super_block *sb = e4_super(fs);
+	uint16_t state = e4_le16(sb->s_state);
+
+	return (state & EXT4_VALID_FS) && !(state & EXT4_ERROR_FS) &&
+	       e4_sb_time(e4_le32(sb->s_lastcheck), sb->s_lastcheck_hi) >=
+	       e4_sb_time(e4_le32(sb->s_mtime), sb->s_mtime_hi);
+}
+
+/* ---- the superblock settings -------------------------------------------- */
+static int check_settings(struct tune *t)
+{
+	struct ext4_super_block *sb = e4_super(t->fs);
+
+	if (t->r_flag && t->reserved_blocks > e4_sb_blocks_count(sb) / 2) {
+		tune_err(t, 0, "reserved blocks count is too big (%llu)",
+			 (unsigned long long)t->reserved_blocks);
+		return 1;
+	}
+	return 0;
+}
+
+static void set_r_blocks(struct ext4_super_block *sb, uint64_t v, int is64)
+{
+	sb->s_r_blocks_count_lo = e4_cpu_to_le32((uint32_t)v);
+	if (is64)
+		sb->s_r_blocks_count_hi = e4_cpu_to_le32((uint32_t)(v >> 32));
+}
+
+static void apply_settings(struct tune *t)
+{
+	e4_fs *fs = t->fs;
+	struct ext4_super_block *sb = e4_super(fs);
+	int is64 = e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT);
+
+	if (t->c_flag) {
+		long v = t->max_mnt_count;
+
+		if (v == 65536)
+			v = 20 + random() % 20;
+		sb->s_max_mnt_count = e4_cpu_to_le16((uint16_t)(int16_t)v);
+		printf("Setting maximal mount count to %ld\n", v);
+	}
+	if (t->C_flag) {
+		sb->s_mnt_count = e4_cpu_to_le16((uint16_t)t->mnt_count);
+		printf("Setting current mount count to %lu\n", t->mnt_count);
+	}
+	if (t->e_flag) {
+		sb->s_errors = e4_cpu_to_le16((uint16_t)t->errors);
+		printf("Setting error behavior to %u\n", t->errors);
+	}
+	if (t->g_flag) {
+		sb->s_def_resgid = e4_cpu_to_le16((uint16_t)t->resgid);
+		printf("Setting reserved blocks gid to %lu\n", t->resgid);
+	}
+	if (t->i_flag) {
+		sb->s_checkinterval = e4_cpu_to_le32((uint32_t)t->interval);
+		printf("Setting interval between checks to %llu seconds\n",
+		       (unsigned long long)t->interval);
+	}
+	if (t->m_flag) {
+		uint64_t r = (uint64_t)(t->reserved_ratio * (double)e4_sb_blocks_count(sb) / 100.0);
+
+		set_r_blocks(sb, r, is64);
+		printf("Setting reserved blocks percentage to %g%% (%llu blocks)\n",
+		       t->reserved_ratio, (unsigned long long)r);
+	}
+	if (t->r_flag) {
+		set_r_blocks(sb, t->reserved_blocks, is64);
+		printf("Setting reserved blocks count to %llu\n",
+		       (unsigned long long)t->reserved_blocks);
+	}
+	if (t->T_flag) {
+		time_t tt = (time_t)t->last_check;
+
+		sb->s_lastcheck = e4_cpu_to_le32((uint32_t)t->last_check);
+		sb->s_lastcheck_hi = (uint8_t)((uint64_t)t->last_check >> 32);
+		printf("Setting time filesystem last checked to %s\n", ctime(&tt));
+	}
+	if (t->u_flag) {
+		sb->s_def_resuid = e4_cpu_to_le16((uint16_t)t->resuid);
+		printf("Setting reserved blocks uid to %lu\n", t->resuid);
+	}
+	if (t->L_flag) {
+		if (strlen(t->label) > sizeof(sb->s_volume_name))
+			fputs("Warning: label too long, truncating.\n", stderr);
+		size_t n = strlen(t->label);
+
+		memset(sb->s_volume_name, 0, sizeof(sb->s_volume_name));
+		memcpy(sb->s_volume_name, t->label,
+		       n < sizeof(sb->s_volume_name) ? n : sizeof(sb->s_volume_name));
+	}
+	if (t->M_flag) {
+		size_t n = strlen(t->last_mounted);
+
+		memset(sb->s_last_mounted, 0, sizeof(sb->s_last_mounted));
+		memcpy(sb->s_last_mounted, t->last_mounted,
+		       n < sizeof(sb->s_last_mounted) ? n : sizeof(sb->s_last_mounted));
+	}
+	t->sb_dirty = 1;
+}
+
+static void apply_extended(struct tune *t)
+{
+	struct ext4_super_block *sb = e4_super(t->fs);
+	uint32_t flags = e4_le32(sb->s_flags);
+
+	if (t->force_fsck) {
+		sb->s_state = e4_cpu_to_le16(e4_le16(sb->s_state) | EXT4_ERROR_FS);
+		printf("Setting filesystem error flag to force fsck.\n");
+	}
+	if (t->hash_set) {
+		sb->s_def_hash_version = (uint8_t)t->hash_alg;
+		printf("Setting default hash algorithm to %s (%d)\n", hash_names[t->hash_alg],
+		       t->hash_alg);
+	}
+	if (t->test_fs > 0) {
+		flags |= EXT2_FLAGS_TEST_FILESYS;
+		printf("Setting test filesystem flag\n");
+	} else if (t->test_fs < 0) {
+		flags &= ~EXT2_FLAGS_TEST_FILESYS;
+		printf("Clearing test filesystem flag\n");
+	}
+	sb->s_flags = e4_cpu_to_le32(flags);
+	if (t->stride_set) {
+		sb->s_raid_stride = e4_cpu_to_le16((uint16_t)t->stride);
+		printf("Setting stride size to %lu\n", t->stride);
+	}
+	if (t->stripe_set) {
+		sb->s_raid_stripe_width = e4_cpu_to_le32((uint32_t)t->stripe_width);
+		printf("Setting stripe width to %lu\n", t->stripe_width);
+	}
+	if (t->ext_mount_opts) {
+		memset(sb->s_mount_opts, 0, sizeof(sb->s_mount_opts));
+		memcpy(sb->s_mount_opts, t->ext_mount_opts, strlen(t->ext_mount_opts));
+		printf("Setting extended default mount options to '%s'\n", t->ext_mount_opts);
+	}
+	t->sb_dirty = 1;
+}
+
+/* Does anything beyond the superblock fields need an unmounted fs? */
+static int needs_unmount(const struct tune *t)
+{
+	return t->features || t->journal || t->U_flag || t->async_commit || t->jcsum;
+}
+
+static int open_fs(struct tune *t, int rw)
+{
+	errcode_t err = e4_open(t->device, rw ? E4_OPEN_RW : 0, 0, 0, &t->fs);
+
+	if (!err && rw) {
+		err = crashpoint_install(e4_fs_io(t->fs));
+		if (err) {
+			fprintf(stderr, "%s: invalid E4_CRASH_AFTER_WRITES\n", t->prog);
+			e4_close(t->fs);
+			return 1;
+		}
+	}
+	if (err) {
+		fflush(stdout);
+		fprintf(stderr, "%s: %s while trying to open %s\n", t->prog, error_message(err),
+			t->device);
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct tune tune, *t = &tune;
+	struct e4_probe probe;
+	int rc = 0, writes, failed_replay = 0;
+	errcode_t err;
+
+	memset(t, 0, sizeof(*t));
+	t->prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	t->tty = isatty(0) && isatty(1);
+	e4_init_errors();
+	srandom((unsigned)time(NULL) ^ (unsigned)getpid());
+	parse_args(t, argc, argv);
+	if (t->mntopts && tune_mntopts_parse(t))
+		return 1;
+
+	writes = t->c_flag || t->C_flag || t->e_flag || t->g_flag || t->i_flag || t->m_flag ||
+		 t->r_flag || t->T_flag || t->u_flag || t->L_flag || t->M_flag || t->U_flag ||
+		 t->mntopts || t->features || t->extended || t->journal;
+	if (!writes) {
+		if (open_fs(t, 0))
+			return 1;
+		rc = tune_list(t);
+		e4_close(t->fs);
+		return rc;
+	}
+
+	err = e4_probe_device(t->device, &probe);
+	if (err) {
+		fprintf(stderr, "%s: %s while trying to open %s\n", t->prog, error_message(err),
+			t->device);
+		return 1;
+	}
+	t->mounted = probe.busy;
+	snprintf(t->mounted_what, sizeof(t->mounted_what), "%s", probe.busy_what);
+	if (t->mounted && needs_unmount(t)) {
+		tune_err(t, 0, "this change needs the filesystem unmounted (it is %s)",
+			 t->mounted_what);
+		return 1;
+	}
+	if (open_fs(t, 1))
+		return 1;
+
+	/* everything that can be refused is refused before the first write */
+	if (check_settings(t))
+		goto fail;
+	if (t->mntopts && tune_mntopts_check(t))
+		goto fail;
+	if (t->features && tune_features_check(t))
+		goto fail;
+	if (t->U_flag && t->uuid) {
+		uint8_t tmp[16];
+
+		if (parse_uuid_arg(t->uuid, tmp)) {
+			tune_err(t, 0, "invalid UUID format: %s", t->uuid);
+			goto fail;
+		}
+	}
+	if (!t->mounted) {
+		int r = tune_recover_if_needed(t);
+
+		if (r == 1)
+			goto fail;
+		if (r == 2)
+			failed_replay = 1;
+	}
+
+	apply_settings(t);
+	if (t->features) {
+		rc = tune_features(t);
+		if (rc)
+			goto out;
+	}
+	if (t->extended)
+		apply_extended(t);
+	if (t->journal && !e4_has_compat(t->fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
+		rc = tune_journal_add(t);
+		if (rc)
+			goto out;
+	}
+	if (t->mntopts && tune_mntopts_apply(t))
+		goto fail;
+	if (t->U_flag && set_uuid(t))
+		goto fail;
+	if (t->sb_dirty && tune_write_super(t))
+		goto fail;
+	if (t->l_flag)
+		rc = tune_list(t);
+	if (failed_replay)
+		rc = 1;
+out:
+	err = e4_close(t->fs);
+	if (err && !rc) {
+		tune_err(t, err, "while closing the filesystem");
+		rc = 1;
+	}
+	return rc;
+fail:
+	e4_close(t->fs);
+	return 1;
 }

@@ -1,4 +1,85 @@
-/* tune/tune.h: being written */
+/*
+ * tune.h: e4tune, change the settings of an ext2/ext3/ext4 filesystem.
+ * Options are spelled as tune2fs spells them.
+ */
 #ifndef E4TUNE_H
 #define E4TUNE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "e4.h"
+
+struct tune {
+	const char *prog;
+	const char *device;
+	e4_fs *fs;
+	int tty;			/* stdin and stdout are terminals */
+	int force;			/* -f (count) */
+	int mounted;			/* the device is in use */
+	char mounted_what[256];
+
+	/* parsed options; *_flag = given */
+	int c_flag, C_flag, e_flag, g_flag, i_flag, m_flag, r_flag;
+	int T_flag, u_flag, L_flag, M_flag, U_flag, l_flag, json;
+	long max_mnt_count;		/* -c (65536: random) */
+	unsigned long mnt_count;	/* -C */
+	unsigned errors;		/* -e: 1 continue, 2 remount-ro, 3 panic */
+	unsigned long resgid, resuid;	/* -g, -u */
+	uint64_t interval;		/* -i, seconds */
+	double reserved_ratio;		/* -m, percent */
+	uint64_t reserved_blocks;	/* -r */
+	int64_t last_check;		/* -T */
+	const char *label;		/* -L */
+	const char *last_mounted;	/* -M */
+	const char *uuid;		/* -U */
+	const char *mntopts;		/* -o */
+	const char *features;		/* -O */
+	const char *extended;		/* -E */
+	int journal;			/* -j or -J size= or -O has_journal */
+	uint64_t journal_mb;		/* -J size= in MiB, 0: default */
+
+	/* -E results */
+	int stride_set, stripe_set, hash_set, test_fs; /* test_fs: 1 set, -1 clear */
+	unsigned long stride, stripe_width;
+	int hash_alg;
+	const char *ext_mount_opts;
+	int force_fsck;
+
+	/* -o: default mount option bits to set and clear, and the journal
+	 * extensions (1 on, -1 off, 0 untouched) */
+	uint32_t mntopt_set, mntopt_clear;
+	int async_commit, jcsum;
+
+	int sb_dirty;			/* superblock changed: write it */
+	int gdt_dirty;			/* descriptors changed: write the GDT */
+};
+
+/* main.c */
+void tune_err(struct tune *t, errcode_t err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int tune_write_super(struct tune *t);
+int tune_reopen(struct tune *t);
+int tune_fsck_fresh(e4_fs *fs);
+int tune_require_unmounted(struct tune *t, const char *what);
+int tune_recover_if_needed(struct tune *t);
+
+/* features.c: -O.  check: the refusals only (nothing written); both
+ * return 0 or the exit status. */
+int tune_features_check(struct tune *t);
+int tune_features(struct tune *t);
+
+/* journal.c */
+/* -o, with the journal_async_commit / journal_checksum extensions:
+ * parse (before opening; exit status), check (refusals, nothing written),
+ * apply (writes the journal superblock; the fs superblock is left dirty). */
+int tune_mntopts_parse(struct tune *t);
+int tune_mntopts_check(struct tune *t);
+int tune_mntopts_apply(struct tune *t);
+int tune_journal_add(struct tune *t);
+int tune_journal_remove(struct tune *t);
+
+/* list.c: -l (and --json) */
+int tune_list(struct tune *t);
+
 #endif

@@ -578,3 +578,18 @@ errcode_t e4_namei(e4_fs *fs, e4_ino_t root, e4_ino_t cwd, const char *path,
 	c.links = 0;
 	return resolve(&c, cwd ? cwd : c.root, path, strlen(path), follow, 0, ino);
 }
+
+errcode_t e4_dir_block_read(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
+			    uint64_t lblk, void *buf, e4_blk_t *pblk)
+{
+	uint32_t len;
+	unsigned flags;
+	errcode_t err;
+
+	if (pblk) {
+		err = e4_bmap(fs, ino, inode, lblk, pblk, &len, &flags);
+		if (err)
+			return err;
+	}
+	return e4_dir_read_lblk(fs, ino, inode, lblk, buf);
+}

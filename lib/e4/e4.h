@@ -102,6 +102,10 @@ errcode_t e4_io_open(const char *path, int flags, e4_io **ret);
 void e4_io_close(e4_io *io);
 /* Device size in bytes. */
 uint64_t e4_io_size(e4_io *io);
+/* Make byte 0 of every later call the device's byte offset (e4mkfs -E
+ * offset=); the size shrinks by as much.  E4_ERR_INVALID_ARGUMENT past
+ * the end.  Call before any block I/O. */
+errcode_t e4_io_set_offset(e4_io *io, uint64_t offset);
 /* Set the block size (bytes) used by block calls; drops the cache. */
 errcode_t e4_io_set_blksize(e4_io *io, unsigned blocksize);
 /* Byte-addressed uncached read/write.  Reading past the end:
@@ -429,6 +433,12 @@ errcode_t e4_dir_lookup(e4_fs *fs, e4_ino_t dir, const char *name, size_t len,
 errcode_t e4_namei(e4_fs *fs, e4_ino_t root, e4_ino_t cwd, const char *path,
 		   int follow, e4_ino_t *ino);
 
+/* Read logical block lblk of directory ino (one fs block into buf, as
+ * on disk, not checked); *pblk (may be NULL) gets its physical block.
+ * Errors of e4_bmap(); a hole or unwritten block: E4_ERR_DIR_CORRUPT. */
+errcode_t e4_dir_block_read(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
+			    uint64_t lblk, void *buf, e4_blk_t *pblk);
+
 /* htree hash of name (section 8.5).  version: DX_HASH_* 0..5 (3..5 are the
  * unsigned-char forms).  seed: 4 words in CPU order, NULL or all-zero for
  * the default.  E4_ERR_BAD_HASH_VERSION. */
@@ -480,6 +490,21 @@ static inline int e4_tid_geq(uint32_t x, uint32_t y) { return (int32_t)(x - y) >
  * ext_path), E4_ERR_JOURNAL_MAGIC, E4_ERR_JOURNAL_VERSION,
  * E4_ERR_JOURNAL_CSUM, E4_ERR_JOURNAL_UNSUPP, E4_ERR_JOURNAL_INODE. */
 errcode_t e4_journal_open(e4_fs *fs, const char *ext_path, e4_journal **ret);
+/* Like e4_journal_open(), with E4_JOPEN_* flags.  E4_JOPEN_IGNORE_CSUM: a
+ * journal superblock failing only its checksum is opened anyway (e4fsck
+ * decides what to do: e4_journal_csum_ok() says 0). */
+#define E4_JOPEN_IGNORE_CSUM	0x0001
+/* E4_JOPEN_RAW (internal journals only): map the journal inode and read
+ * block 0 without judging it as a journal superblock (s_maxlen = the
+ * inode's size), for a caller that will replace it with
+ * e4_journal_write_super().  E4_ERR_INVALID_ARGUMENT for an external one. */
+#define E4_JOPEN_RAW		0x0002
+errcode_t e4_journal_open2(e4_fs *fs, const char *ext_path, unsigned flags, e4_journal **ret);
+/* 1 if the journal superblock's checksum matched when opened (or it has
+ * none, or it was rewritten by e4_journal_write_super()); for an external
+ * journal also the device's ext4 superblock checksum (metadata_csum),
+ * which e4_journal_write_super() then rewrites as well. */
+int e4_journal_csum_ok(e4_journal *j);
 void e4_journal_close(e4_journal *j);
 /* The journal superblock as read (big-endian fields). */
 const journal_superblock_t *e4_journal_super(e4_journal *j);
@@ -696,7 +721,40 @@ errcode_t e4_super_write(e4_fs *fs);
  * E4_ERR_UNSUPPORTED unless geometry_only is set). */
 #define E4_LAYOUT_MAX_GROUPS	(1U << 21)
 
+/*
+ * A configuration in mke2fs.conf's format ("[section]" headers, "key =
+ * value" relations, "name = { ... }" subsections, '#' or ';' comments),
+ * parsed into memory.  e4mkfs reads one only when MKE2FS_CONFIG or
+ * E4MKFS_CONFIG names it; otherwise the built-in copy of Debian e2fsprogs
+ * 1.47.0's /etc/mke2fs.conf is used, so an image never depends on the host.
+ */
+struct e4_profile;
+/* Parse len bytes of text.  E4_ERR_INVALID_ARGUMENT for a malformed line
+ * (*bad_line, 1-based, set when bad_line is not NULL; unbalanced braces,
+ * a relation outside a section, nesting deeper than 8), E4_ERR_NO_MEMORY.
+ * Free with e4_profile_free(). */
+errcode_t e4_profile_parse(const char *text, size_t len, struct e4_profile **ret,
+			   unsigned *bad_line);
+/* The built-in profile (Debian's 1.47.0 file), parsed; free it likewise. */
+errcode_t e4_profile_builtin(struct e4_profile **ret);
+void e4_profile_free(struct e4_profile *p);
+/* The first value of key in [section] (sub NULL) or in [section]'s
+ * subsection sub; NULL when absent. */
+const char *e4_profile_get(const struct e4_profile *p, const char *section, const char *sub,
+			   const char *key);
+/* The value mke2fs would take for key given a list of fs and usage type
+ * names: that of the last type defining key in [fs_types], else
+ * [defaults]'s, else NULL. */
+const char *e4_profile_lookup(const struct e4_profile *p, const char *const *types,
+			      unsigned ntypes, const char *key);
+/* Boolean value as the profile library reads it (y/yes/true/t/on/1,
+ * n/no/false/nil/off/0, any case): 1 or 0; -1 when v is none of them. */
+int e4_profile_bool(const char *v);
+
 struct e4_layout_opts {
+	const struct e4_profile *profile; /* NULL: the built-in profile */
+	unsigned sector_size;	/* logical sector size in bytes (0: unknown); a
+				   profile block size below it is raised to it */
 	uint64_t dev_bytes;	/* device size in bytes; used when blocks_count is 0:
 				   whole blocks, rounded down to page_size as mke2fs does */
 	uint64_t blocks_count;	/* explicit size (mke2fs's blocks-count argument): in
@@ -739,8 +797,9 @@ void e4_layout_opts_init(struct e4_layout_opts *o);
 /* Apply an -O style edit list ("^has_journal,meta_bg", left to right) to
  * o->feat_set/feat_clear.  E4_ERR_INVALID_ARGUMENT for an unknown name. */
 errcode_t e4_layout_opts_features(struct e4_layout_opts *o, const char *list);
-/* 1 if name is a fs type or usage type of the built-in profile. */
-int e4_layout_known_type(const char *name);
+/* 1 if name is a fs type or usage type of profile p (NULL: the built-in
+ * one); "ext2" always is. */
+int e4_layout_known_type(const struct e4_profile *p, const char *name);
 
 struct e4_layout_group {
 	e4_blk_t block_bitmap, inode_bitmap, inode_table;
@@ -773,8 +832,12 @@ struct e4_layout_file {
 					   in the order mke2fs allocates them) */
 };
 
+#define E4_LAYOUT_MAX_TYPES	16
 struct e4_layout {
 	const char *fs_type;		/* profile names chosen ("ext4") */
+	char types[E4_LAYOUT_MAX_TYPES][32]; /* fs type, then usage types or the
+					   size class: for e4_profile_lookup() */
+	unsigned ntypes;
 	const char *size_type;		/* "floppy", "small", "default", "big", "huge" */
 	unsigned block_size, log_block_size;	/* bytes, log2(bytes) - 10 */
 	unsigned cluster_size, log_cluster_size;
@@ -986,6 +1049,124 @@ errcode_t e4_counts_recompute(e4_fs *fs, int *changed);
  * descriptor changed, then the primary superblock; e4_flush() after.
  * E4_ERR_READ_ONLY, write errors. */
 errcode_t e4_alloc_flush(e4_fs *fs);
+
+/* ---- journal creation (jcreate.c; format doc section 14) ------------- */
+/* First block of the group mke2fs and tune2fs would start a new journal
+ * in (section 14, "Placement"): the middle group, flex_bg aware, then the
+ * neighbour with most free blocks. */
+e4_blk_t e4_journal_default_goal(e4_fs *fs);
+/* Add an internal journal of blocks + fc_blocks blocks (fc_blocks > 0:
+ * fast_commit too) in inode 8 of a filesystem opened read-write without
+ * one: blocks are allocated from goal (0: e4_journal_default_goal() with
+ * extents, the first data block with a block map, as the reference does),
+ * contiguous when possible, as extents (extent feature; up to one leaf
+ * block) or a block map with the indirect blocks interleaved; the journal
+ * is zeroed and gets a fresh superblock (e4_jsb_init()); inode 8 (mode
+ * 0100600, times = now, seconds) is written, then bitmaps and descriptors,
+ * then the superblock with has_journal, s_journal_inum 8 and the
+ * s_jnl_blocks backup (primary and backups), flushed.  Errors:
+ * E4_ERR_READ_ONLY, E4_ERR_INVALID_ARGUMENT (already has a journal),
+ * E4_ERR_JOURNAL_SIZE (blocks < 1024, total > 10240000 or more than half
+ * the free blocks), E4_ERR_JOURNAL_INODE (inode 8 still owns blocks),
+ * E4_ERR_UNSUPPORTED (bigalloc, or more extents than one leaf holds),
+ * E4_ERR_NO_SPACE, E4_ERR_NO_MEMORY, bitmap and write errors. */
+errcode_t e4_journal_create(e4_fs *fs, uint32_t blocks, uint32_t fc_blocks, e4_blk_t goal,
+			    int64_t now);
+/* Remove the internal journal: the superblock first (has_journal and
+ * fast_commit cleared, s_journal_inum, s_jnl_blocks zeroed; primary and
+ * backups), then inode 8 zeroed, then its blocks (data and mapping)
+ * freed and the bitmaps, descriptors and superblock written; flushed.
+ * The journal must be empty: needs_recovery set gives
+ * E4_ERR_INVALID_ARGUMENT (replay first, e4_journal_recover()).  Errors:
+ * E4_ERR_READ_ONLY, E4_ERR_NO_JOURNAL, E4_ERR_EXTERNAL_JOURNAL (an
+ * external journal is not touched), E4_ERR_JOURNAL_INODE (s_journal_inum
+ * not 8), mapping errors of e4_map_iterate() (nothing written then),
+ * E4_ERR_BAD_BLOCK_NUM (a journal block outside the filesystem), write
+ * errors. */
+errcode_t e4_journal_remove(e4_fs *fs);
+
+/* ---- orphans (orphan.c; format doc sections 6.7, 6.8) ---------------- */
+/*
+ * Orphan processing as the kernel does it at mount (and e2fsck before its
+ * passes), on a filesystem opened read-write.  Block and inode usage goes
+ * through the allocation API: call e4_alloc_flush() afterwards.
+ */
+/* Free the blocks of inode ino (inode image *ib, written back by the
+ * caller) from logical block first_lblk on: extent trees (extents cut or
+ * dropped, emptied tree blocks freed, an empty root left at depth 0) and
+ * indirect maps (entries zeroed, emptied indirect blocks freed).  i_blocks
+ * is lowered; i_size is not touched.  Inodes without a block map (inline
+ * data, fast symlinks, devices) are left alone.  *freed (may be NULL) gets
+ * the blocks freed.  E4_ERR_READ_ONLY, E4_ERR_EXTENT_HEADER,
+ * E4_ERR_BAD_BLOCK_NUM, E4_ERR_BAD_IND_BLOCK, E4_ERR_CORRUPT (a block to
+ * free was already free: the walk stops there), read/bitmap errors. */
+errcode_t e4_inode_truncate_blocks(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
+				   uint64_t first_lblk, uint64_t *freed);
+/* Release one orphan: with i_links_count 0 free every block it maps (in
+ * the bitmaps: the inode keeps its map and i_blocks, as e2fsck leaves a
+ * released orphan), drop its xattr block reference (freeing the block at
+ * the last one; i_file_acl cleared), mark the inode free and set i_dtime
+ * = now (seconds); otherwise truncate the blocks past i_size, zero the
+ * bytes of the last block past i_size (the kernel's truncate does) and
+ * set i_dtime 0.  *ib is written back
+ * (e4_inode_write).  Errors of e4_inode_truncate_blocks(),
+ * E4_ERR_XATTR_MAGIC, e4_inode_mark() errors. */
+errcode_t e4_orphan_release_inode(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
+				  int64_t now);
+
+struct e4_orphan_info {
+	e4_ino_t ino;
+	int truncate;		/* 1: links left, truncated; 0: freed */
+	uint16_t mode;
+	uint32_t uid, gid;
+	uint64_t size;		/* bytes */
+};
+/* Called before each orphan is released; nonzero stops (returned as is). */
+typedef int (*e4_orphan_cb)(e4_fs *fs, const struct e4_orphan_info *o, void *priv);
+struct e4_orphan_result {
+	unsigned freed, truncated;
+	e4_ino_t bad_ino;	/* on E4_ERR_ORPHAN_LIST: the bad link; on another
+				   error: the inode being released */
+};
+/* Release every orphan: first the orphan file's slots (each slot zeroed,
+ * block checksum updated, ro_compat orphan_present cleared at the end),
+ * then the s_last_orphan chain (s_last_orphan set to 0 first; each inode's
+ * i_dtime links to the next).  The superblock is only changed in memory.
+ * E4_ERR_READ_ONLY, E4_ERR_ORPHAN_LIST (a link outside [s_first_ino,
+ * s_inodes_count] or a cycle, reported before the inode holding it is
+ * touched), E4_ERR_ORPHAN_FILE (bad orphan block magic or checksum),
+ * errors of e4_orphan_release_inode() and e4_inode_read(). */
+errcode_t e4_orphans_process(e4_fs *fs, int64_t now, e4_orphan_cb cb, void *priv,
+			     struct e4_orphan_result *res);
+/* Like e4_alloc_flush(), but descriptors go to the primary table only
+ * (classic GDT after the primary superblock; with meta_bg the copy in the
+ * first group of each meta group): the backups keep their old counts, as
+ * the kernel and e2fsck's preen path leave them.  gdt_changed: the caller
+ * changed descriptors itself (e4_group_set, e4_group_csum_set).  Then the
+ * primary superblock if anything changed, then e4_flush().
+ * E4_ERR_READ_ONLY, E4_ERR_GD_BAD_LOCATION, write errors. */
+errcode_t e4_flush_primary(e4_fs *fs, int gdt_changed);
+
+/* ---- checksum rewriting (csumrw.c; format doc section 10) ----------- */
+/* Switch metadata_csum on (on = 1: uninit_bg dropped, s_checksum_type
+ * crc32c) or off (metadata_csum_seed dropped too; uninit_bg set when
+ * uninit_bg is nonzero, else cleared: the caller must have no UNINIT
+ * flags left then), then rewrite every checksum (e4_csum_rewrite_all).
+ * Directory leaf blocks get the 12-byte tail from their last entry's
+ * slack and dx blocks room for their tail (section 8.3, 8.5); a block
+ * without room gives E4_ERR_BUFFER_TOO_SMALL (the directory needs a
+ * rebuild, e2fsck -D).  Meant for a freshly checked filesystem.
+ * E4_ERR_UNSUPPORTED (orphan_file, ea_inode or inline_data), errors of
+ * the walk (*bad_ino, may be NULL, gets the inode being rewritten).  The
+ * superblock is written last; the caller must reopen the filesystem. */
+errcode_t e4_metadata_csum_set(e4_fs *fs, int on, int uninit_bg, e4_ino_t *bad_ino);
+/* Rewrite every checksum under the in-memory superblock's features, UUID
+ * and seed (after a UUID change without metadata_csum_seed): with
+ * metadata_csum each in-use inode with its extent, directory and xattr
+ * blocks, then the bitmaps; the descriptors (crc16 or crc32c); the
+ * superblock (primary and backups) last; flushed.  Errors as
+ * e4_metadata_csum_set(). */
+errcode_t e4_csum_rewrite_all(e4_fs *fs, e4_ino_t *bad_ino);
 
 /* ---- probe (probe.c) -------------------------------------------------- */
 /*

@@ -32,6 +32,10 @@ static inline int e4_ignore_csum(e4_fs *fs)
 	return (fs->flags & E4_OPEN_IGNORE_CSUM) != 0;
 }
 
+/* Fill fs->geom from fs->sb (already validated by e4_super_validate();
+ * revision 0 gets the fixed first inode and inode size) (super.c). */
+void e4_geom_from_sb(e4_fs *fs);
+
 /* Read one metadata block through the cache, checking the range. */
 errcode_t e4_read_block(e4_fs *fs, e4_blk_t blk, void *buf);
 

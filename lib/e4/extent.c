@@ -398,3 +398,125 @@ out:
 		free(w.bufs[i]);
 	return err;
 }
+
+/* ---- entry-by-entry walk (e4_extent_entries) -------------------------- */
+struct ext_entries {
+	e4_fs *fs;
+	e4_ino_t ino;
+	uint32_t gen;
+	int max_level;
+	e4_extent_entry_cb cb;
+	void *priv;
+	uint8_t *bufs[EXT4_MAX_EXTENT_DEPTH];
+	uint64_t nodes;
+};
+
+/* Report node's entries (node at tree level `level`, 0 = root) and descend
+ * into each index entry's child.  end: the logical end the parent gives
+ * the node's last entry. */
+static errcode_t entries_node(struct ext_entries *w, const void *node, int level,
+			      uint64_t end)
+{
+	const struct ext4_extent_header *eh = node;
+	unsigned entries = e4_le16(eh->eh_entries);
+	unsigned depth = e4_le16(eh->eh_depth);
+	struct e4_extent_entry e;
+	errcode_t err;
+	unsigned i;
+	int ret;
+
+	memset(&e, 0, sizeof(e));
+	e.level = level;
+	e.max_level = w->max_level;
+	e.entries = entries;
+	for (i = 0; i < entries; i++) {
+		e.index = i;
+		if (depth == 0) {
+			const struct ext4_extent *ex = &node_ext(node)[i];
+			int unwritten;
+
+			e.is_leaf = 1;
+			e.lblk = e4_le32(ex->ee_block);
+			e.pblk = ext_pblk(ex);
+			e.len = ext_len(ex, &unwritten);
+			e.unwritten = unwritten;
+			ret = w->cb(w->fs, &e, w->priv);
+			if (ret)
+				return ret;
+			continue;
+		} else {
+			const struct ext4_extent_idx *ix = node_idx(node);
+			uint64_t next = i + 1 < entries ? e4_le32(ix[i + 1].ei_block) : end;
+			uint8_t *buf;
+
+			e.is_leaf = 0;
+			e.lblk = e4_le32(ix[i].ei_block);
+			e.pblk = idx_pblk(&ix[i]);
+			e.len = (uint32_t)(next - e.lblk);
+			ret = w->cb(w->fs, &e, w->priv);
+			if (ret)
+				return ret;
+			if (level + 1 >= EXT4_MAX_EXTENT_DEPTH || level + 1 > w->max_level)
+				return E4_ERR_EXTENT_TOO_DEEP;
+			if (++w->nodes > w->fs->geom.blocks_count)
+				return E4_ERR_LOOP;
+			if (e.pblk <= w->fs->geom.first_data_block ||
+			    e.pblk >= w->fs->geom.blocks_count)
+				return E4_ERR_BAD_BLOCK_NUM;
+			buf = w->bufs[level];
+			err = e4_read_block(w->fs, e.pblk, buf);
+			if (err)
+				return err;
+			err = check_header(buf, node_capacity(w->fs), (int)depth - 1);
+			if (err)
+				return err;
+			if (w->fs->geom.metadata_csum && !e4_ignore_csum(w->fs)) {
+				const struct ext4_extent_tail *t = (const struct ext4_extent_tail *)
+					(buf + sizeof(*eh) + sizeof(struct ext4_extent) *
+					 e4_le16(((const struct ext4_extent_header *)buf)->eh_max));
+
+				if (e4_le32(t->et_checksum) !=
+				    e4_extent_block_csum(w->fs, w->ino, w->gen, buf))
+					return E4_ERR_EXTENT_CSUM;
+			}
+			err = entries_node(w, buf, level + 1, next);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+errcode_t e4_extent_entries(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
+			    e4_extent_entry_cb cb, void *priv)
+{
+	struct ext_entries w;
+	errcode_t err;
+	unsigned i;
+
+	if (!(e4_le32(inode->i_flags) & EXT4_EXTENTS_FL))
+		return E4_ERR_EXTENT_HEADER;
+	err = check_header(inode->i_block, EXT_ROOT_CAPACITY, -1);
+	if (err)
+		return err;
+	memset(&w, 0, sizeof(w));
+	w.fs = fs;
+	w.ino = ino;
+	w.gen = e4_le32(inode->i_generation);
+	w.max_level = e4_le16(((const struct ext4_extent_header *)inode->i_block)->eh_depth);
+	w.cb = cb;
+	w.priv = priv;
+	for (i = 0; i < (unsigned)w.max_level; i++) {
+		w.bufs[i] = malloc(fs->geom.block_size);
+		if (!w.bufs[i]) {
+			err = E4_ERR_NO_MEMORY;
+			goto out;
+		}
+	}
+	err = entries_node(&w, inode->i_block, 0,
+			   (e4_inode_size(inode) + fs->geom.block_size - 1) / fs->geom.block_size);
+out:
+	for (i = 0; i < EXT4_MAX_EXTENT_DEPTH; i++)
+		free(w.bufs[i]);
+	return err;
+}

@@ -15,10 +15,27 @@ struct e4_journal {
 	uint32_t maxlen;		/* blocks */
 	e4_blk_t *map;			/* internal: jblk -> device block */
 	e4_blk_t jsb_block;		/* device block of the journal superblock */
+	unsigned open_flags;		/* E4_JOPEN_* */
+	int csum_bad;			/* opened despite a bad superblock checksum */
+	int ext_sb_csum_bad;		/* external: the device's ext4 superblock too */
 	journal_superblock_t jsb;
 };
 
+static errcode_t jsb_validate(const journal_superblock_t *jsb, unsigned fs_blocksize,
+			     int *csum_bad);
+
 errcode_t e4_journal_super_validate(const journal_superblock_t *jsb, unsigned fs_blocksize)
+{
+	int csum_bad = 0;
+	errcode_t err = jsb_validate(jsb, fs_blocksize, &csum_bad);
+
+	return err ? err : csum_bad ? E4_ERR_JOURNAL_CSUM : 0;
+}
+
+/* Everything e4_journal_super_validate() checks; a checksum mismatch only
+ * sets *csum_bad, so that the other checks still run. */
+static errcode_t jsb_validate(const journal_superblock_t *jsb, unsigned fs_blocksize,
+			      int *csum_bad)
 {
 	uint32_t type = e4_be32(jsb->s_header.h_blocktype);
 	uint32_t incompat = e4_be32(jsb->s_feature_incompat);
@@ -48,13 +65,24 @@ errcode_t e4_journal_super_validate(const journal_superblock_t *jsb, unsigned fs
 			if (jsb->s_checksum_type != JBD2_CRC32C_CHKSUM)
 				return E4_ERR_JOURNAL_CORRUPT;
 			if (e4_be32(jsb->s_checksum) != e4_jsb_csum(jsb))
-				return E4_ERR_JOURNAL_CSUM;
+				*csum_bad = 1;
 		}
 	}
 	if (e4_be32(jsb->s_start) && (e4_be32(jsb->s_start) < first ||
 				      e4_be32(jsb->s_start) >= maxlen))
 		return E4_ERR_JOURNAL_CORRUPT;
 	return 0;
+}
+
+/* Validate the superblock just read; with E4_JOPEN_IGNORE_CSUM a bad
+ * checksum is only remembered (e4_journal_csum_ok()). */
+static errcode_t validate_loaded(e4_journal *j, unsigned bs)
+{
+	errcode_t err = jsb_validate(&j->jsb, bs, &j->csum_bad);
+
+	if (!err && j->csum_bad && !(j->open_flags & E4_JOPEN_IGNORE_CSUM))
+		err = E4_ERR_JOURNAL_CSUM;
+	return err;
 }
 
 struct map_ctx {
@@ -92,8 +120,42 @@ static errcode_t open_internal(e4_journal *j)
 	if (!e4_le16(ib.inode.i_links_count) && !e4_le16(ib.inode.i_mode))
 		return E4_ERR_JOURNAL_INODE;
 	nblocks = e4_inode_size(&ib.inode) / fs->geom.block_size;
+	/* a journal cannot be larger than the filesystem holding it; a
+	 * damaged i_size must not size the map */
+	if (nblocks > fs->geom.blocks_count)
+		nblocks = fs->geom.blocks_count;
 	if (nblocks < 1 || nblocks > (1u << 30))
 		return E4_ERR_JOURNAL_INODE;
+	/* the superblock first: its s_maxlen, once validated, sizes the map */
+	{
+		e4_blk_t pblk = 0;
+		uint32_t len = 0;
+		unsigned fl = 0;
+
+		err = e4_bmap(fs, ino, &ib.inode, 0, &pblk, &len, &fl);
+		if (err)
+			return err;
+		if (!pblk)
+			return E4_ERR_JOURNAL_INODE;
+		j->jsb_block = pblk;
+	}
+	blk = malloc(fs->geom.block_size);
+	if (!blk)
+		return E4_ERR_NO_MEMORY;
+	err = e4_read_block(fs, j->jsb_block, blk);
+	if (!err)
+		memcpy(&j->jsb, blk, sizeof(j->jsb));
+	free(blk);
+	if (err)
+		return err;
+	if (!(j->open_flags & E4_JOPEN_RAW)) {
+		err = validate_loaded(j, fs->geom.block_size);
+		if (err)
+			return err;
+		if (e4_be32(j->jsb.s_maxlen) > nblocks)
+			return E4_ERR_JOURNAL_TOO_SMALL;
+		nblocks = e4_be32(j->jsb.s_maxlen);
+	}
 	j->map = calloc(nblocks, sizeof(*j->map));
 	if (!j->map)
 		return E4_ERR_NO_MEMORY;
@@ -105,22 +167,6 @@ static errcode_t open_internal(e4_journal *j)
 	if (!j->map[0])
 		return E4_ERR_JOURNAL_INODE;
 	j->maxlen = (uint32_t)nblocks;
-	j->jsb_block = j->map[0];
-	blk = malloc(fs->geom.block_size);
-	if (!blk)
-		return E4_ERR_NO_MEMORY;
-	err = e4_read_block(fs, j->jsb_block, blk);
-	if (!err)
-		memcpy(&j->jsb, blk, sizeof(j->jsb));
-	free(blk);
-	if (err)
-		return err;
-	err = e4_journal_super_validate(&j->jsb, fs->geom.block_size);
-	if (err)
-		return err;
-	if (e4_be32(j->jsb.s_maxlen) > nblocks)
-		return E4_ERR_JOURNAL_TOO_SMALL;
-	j->maxlen = e4_be32(j->jsb.s_maxlen);
 	return 0;
 }
 
@@ -145,6 +191,13 @@ static errcode_t open_external(e4_journal *j, const char *path)
 		return E4_ERR_JOURNAL_CORRUPT;
 	if (memcmp(esb.s_uuid, fs->sb->s_journal_uuid, 16))
 		return E4_ERR_JOURNAL_UUID;
+	/* The journal device's own ext4 superblock checksum (metadata_csum). */
+	if ((e4_le32(esb.s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) &&
+	    e4_le32(esb.s_checksum) != e4_superblock_csum(&esb)) {
+		if (!(j->open_flags & E4_JOPEN_IGNORE_CSUM))
+			return E4_ERR_JOURNAL_CSUM;
+		j->ext_sb_csum_bad = 1;
+	}
 	err = e4_io_set_blksize(j->ext_io, bs);
 	if (err)
 		return err;
@@ -158,7 +211,7 @@ static errcode_t open_external(e4_journal *j, const char *path)
 	free(blk);
 	if (err)
 		return err;
-	err = e4_journal_super_validate(&j->jsb, bs);
+	err = validate_loaded(j, bs);
 	if (err)
 		return err;
 	j->maxlen = e4_be32(j->jsb.s_maxlen);
@@ -168,6 +221,32 @@ static errcode_t open_external(e4_journal *j, const char *path)
 }
 
 errcode_t e4_journal_open(e4_fs *fs, const char *ext_path, e4_journal **ret)
+{
+	return e4_journal_open2(fs, ext_path, 0, ret);
+}
+
+int e4_journal_csum_ok(e4_journal *j)
+{
+	return !j->csum_bad && !j->ext_sb_csum_bad;
+}
+
+/* External journal: rewrite the device's ext4 superblock checksum. */
+static errcode_t fix_ext_sb_csum(e4_journal *j)
+{
+	struct ext4_super_block esb;
+	errcode_t err;
+
+	err = e4_io_pread(j->ext_io, EXT4_SUPERBLOCK_OFFSET, &esb, sizeof(esb));
+	if (err)
+		return err;
+	esb.s_checksum = e4_cpu_to_le32(e4_superblock_csum(&esb));
+	err = e4_io_pwrite(j->ext_io, EXT4_SUPERBLOCK_OFFSET, &esb, sizeof(esb));
+	if (!err)
+		j->ext_sb_csum_bad = 0;
+	return err;
+}
+
+errcode_t e4_journal_open2(e4_fs *fs, const char *ext_path, unsigned flags, e4_journal **ret)
 {
 	e4_journal *j;
 	errcode_t err;
@@ -179,9 +258,12 @@ errcode_t e4_journal_open(e4_fs *fs, const char *ext_path, e4_journal **ret)
 	if (!j)
 		return E4_ERR_NO_MEMORY;
 	j->fs = fs;
+	j->open_flags = flags;
 	j->blocksize = fs->geom.block_size;
 	if (e4_le32(fs->sb->s_journal_inum) && !ext_path) {
 		err = open_internal(j);
+	} else if (flags & E4_JOPEN_RAW) {
+		err = E4_ERR_INVALID_ARGUMENT;
 	} else if (ext_path) {
 		err = open_external(j, ext_path);
 	} else {
@@ -256,6 +338,11 @@ errcode_t e4_journal_write_super(e4_journal *j, const journal_superblock_t *jsb)
 	    (e4_be32(tmp.s_feature_incompat) &
 	     (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3)))
 		tmp.s_checksum = e4_cpu_to_be32(e4_jsb_csum(&tmp));
+	if (j->ext_io && j->ext_sb_csum_bad) {
+		err = fix_ext_sb_csum(j);
+		if (err)
+			return err;
+	}
 	blk = malloc(j->blocksize);
 	if (!blk)
 		return E4_ERR_NO_MEMORY;
@@ -267,7 +354,9 @@ errcode_t e4_journal_write_super(e4_journal *j, const journal_superblock_t *jsb)
 	if (!err)
 		err = e4_io_flush(io);
 	free(blk);
-	if (!err)
+	if (!err) {
 		j->jsb = tmp;
+		j->csum_bad = 0;
+	}
 	return err;
 }

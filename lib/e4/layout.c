@@ -16,6 +16,7 @@
  * costs memory per group descriptor, not per block.
  */
 #include "e4_private.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -25,34 +26,256 @@
 #define NONE		UINT64_MAX
 
 /* ---- the built-in profile: Debian e2fsprogs 1.47.0 /etc/mke2fs.conf --- */
-static const char base_features[] =
-	"sparse_super,large_file,filetype,resize_inode,dir_index,ext_attr";
+static const char builtin_profile[] =
+	"[defaults]\n"
+	"base_features = sparse_super,large_file,filetype,resize_inode,dir_index,ext_attr\n"
+	"default_mntopts = acl,user_xattr\n"
+	"enable_periodic_fsck = 0\n"
+	"blocksize = 4096\n"
+	"inode_size = 256\n"
+	"inode_ratio = 16384\n"
+	"[fs_types]\n"
+	"ext3 = {\n features = has_journal\n}\n"
+	"ext4 = {\n features = has_journal,extent,huge_file,flex_bg,metadata_csum,64bit,"
+	"dir_nlink,extra_isize\n}\n"
+	"small = {\n blocksize = 1024\n inode_ratio = 4096\n}\n"
+	"floppy = {\n blocksize = 1024\n inode_ratio = 8192\n}\n"
+	"big = {\n inode_ratio = 32768\n}\n"
+	"huge = {\n inode_ratio = 65536\n}\n"
+	"news = {\n inode_ratio = 4096\n}\n"
+	"largefile = {\n inode_ratio = 1048576\n blocksize = -1\n}\n"
+	"largefile4 = {\n inode_ratio = 4194304\n blocksize = -1\n}\n"
+	"hurd = {\n blocksize = 4096\n inode_size = 128\n warn_y2038_dates = 0\n}\n";
 
-struct prof_type {
-	const char *name;
-	const char *features;
-	int block_size;		/* 0: not set, -1: page size */
-	unsigned inode_ratio;	/* 0: not set */
-	unsigned inode_size;	/* 0: not set */
+/* What mke2fs uses for a key no profile line sets. */
+#define PROF_BASE_FEATURES	"sparse_super,large_file,filetype,resize_inode,dir_index"
+#define PROF_DEFAULT_BLOCK_SIZE	4096
+#define PROF_DEFAULT_INODE_RATIO 8192
+#define PROF_MAX_DEPTH		8
+#define PROF_MAX_ENTRIES	100000
+
+struct prof_entry {
+	char *section, *sub, *key, *val;	/* sub: top-level subsection or NULL */
 };
 
-static const struct prof_type prof_types[] = {
-	{ "ext3", "has_journal", 0, 0, 0 },
-	{ "ext4", "has_journal,extent,huge_file,flex_bg,metadata_csum,64bit,"
-		  "dir_nlink,extra_isize", 0, 0, 0 },
-	{ "small", NULL, 1024, 4096, 0 },
-	{ "floppy", NULL, 1024, 8192, 0 },
-	{ "big", NULL, 0, 32768, 0 },
-	{ "huge", NULL, 0, 65536, 0 },
-	{ "news", NULL, 0, 4096, 0 },
-	{ "largefile", NULL, -1, 1048576, 0 },
-	{ "largefile4", NULL, -1, 4194304, 0 },
-	{ "hurd", NULL, 4096, 0, 128 },
+struct e4_profile {
+	struct prof_entry *e;
+	size_t n, cap;
 };
-#define PROF_DEFAULT_BLOCK_SIZE		4096
-#define PROF_DEFAULT_INODE_SIZE		256
-#define PROF_DEFAULT_INODE_RATIO	16384
-#define MAX_TYPES			16
+
+void e4_profile_free(struct e4_profile *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->e[i].section);
+		free(p->e[i].sub);
+		free(p->e[i].key);
+		free(p->e[i].val);
+	}
+	free(p->e);
+	free(p);
+}
+
+static char *dup_n(const char *s, size_t n)
+{
+	char *d = malloc(n + 1);
+
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = 0;
+	}
+	return d;
+}
+
+static errcode_t prof_add(struct e4_profile *p, const char *section, const char *sub,
+			  const char *key, size_t klen, const char *val, size_t vlen)
+{
+	struct prof_entry *e;
+
+	if (p->n >= PROF_MAX_ENTRIES)
+		return E4_ERR_INVALID_ARGUMENT;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 32;
+		struct prof_entry *ne = realloc(p->e, cap * sizeof(*ne));
+
+		if (!ne)
+			return E4_ERR_NO_MEMORY;
+		p->e = ne;
+		p->cap = cap;
+	}
+	e = &p->e[p->n];
+	memset(e, 0, sizeof(*e));
+	e->section = strdup(section);
+	e->sub = sub ? strdup(sub) : NULL;
+	e->key = dup_n(key, klen);
+	e->val = val ? dup_n(val, vlen) : NULL;
+	p->n++;
+	if (!e->section || (sub && !e->sub) || !e->key || (val && !e->val))
+		return E4_ERR_NO_MEMORY;
+	return 0;
+}
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+/* One line [s, e): 0, or an error (a malformed line). */
+static errcode_t prof_line(struct e4_profile *p, const char *s, const char *e, char *section,
+			   size_t section_len, char *sub, size_t sub_len, int *depth)
+{
+	const char *k, *ke, *v;
+
+	while (s < e && is_space(*s))
+		s++;
+	while (e > s && is_space(e[-1]))
+		e--;
+	if (s == e || *s == '#' || *s == ';')
+		return 0;
+	if (*s == '[') {
+		const char *c = memchr(s, ']', (size_t)(e - s));
+
+		if (!c || *depth || c == s + 1 || (size_t)(c - s - 1) >= section_len)
+			return E4_ERR_INVALID_ARGUMENT;
+		memcpy(section, s + 1, (size_t)(c - s - 1));
+		section[c - s - 1] = 0;
+		return 0;
+	}
+	if (*s == '}') {
+		if (!*depth)
+			return E4_ERR_INVALID_ARGUMENT;
+		if (--*depth == 0)
+			sub[0] = 0;
+		return 0;
+	}
+	if (!section[0])
+		return E4_ERR_INVALID_ARGUMENT;
+	k = s;
+	while (s < e && !is_space(*s) && *s != '=')
+		s++;
+	ke = s;
+	while (s < e && is_space(*s))
+		s++;
+	if (ke == k || s == e || *s != '=')
+		return E4_ERR_INVALID_ARGUMENT;
+	s++;
+	while (s < e && is_space(*s))
+		s++;
+	v = s;
+	if (s < e && *s == '{') {
+		if (s + 1 != e || *depth >= PROF_MAX_DEPTH)
+			return E4_ERR_INVALID_ARGUMENT;
+		if (*depth == 0) {
+			if ((size_t)(ke - k) >= sub_len)
+				return E4_ERR_INVALID_ARGUMENT;
+			memcpy(sub, k, (size_t)(ke - k));
+			sub[ke - k] = 0;
+		}
+		++*depth;
+		return 0;
+	}
+	if (*depth > 1)
+		return 0;	/* deeper relations: nothing mke2fs reads */
+	if (e - v >= 2 && *v == '"' && e[-1] == '"') {
+		v++;
+		e--;
+	}
+	return prof_add(p, section, *depth ? sub : NULL, k, (size_t)(ke - k), v, (size_t)(e - v));
+}
+
+errcode_t e4_profile_parse(const char *text, size_t len, struct e4_profile **ret,
+			   unsigned *bad_line)
+{
+	struct e4_profile *p = calloc(1, sizeof(*p));
+	char section[64] = "", sub[64] = "";
+	const char *s = text, *end = text + len;
+	unsigned line = 0;
+	int depth = 0;
+	errcode_t err = 0;
+
+	*ret = NULL;
+	if (!p)
+		return E4_ERR_NO_MEMORY;
+	while (s < end && !err) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *le = nl ? nl : end;
+
+		line++;
+		if (memchr(s, 0, (size_t)(le - s)))
+			err = E4_ERR_INVALID_ARGUMENT;
+		else
+			err = prof_line(p, s, le, section, sizeof(section), sub, sizeof(sub), &depth);
+		s = nl ? nl + 1 : end;
+	}
+	if (!err && depth) {
+		err = E4_ERR_INVALID_ARGUMENT;
+		line++;
+	}
+	if (err) {
+		if (bad_line)
+			*bad_line = line;
+		e4_profile_free(p);
+		return err;
+	}
+	*ret = p;
+	return 0;
+}
+
+errcode_t e4_profile_builtin(struct e4_profile **ret)
+{
+	return e4_profile_parse(builtin_profile, sizeof(builtin_profile) - 1, ret, NULL);
+}
+
+const char *e4_profile_get(const struct e4_profile *p, const char *section, const char *sub,
+			   const char *key)
+{
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct prof_entry *e = &p->e[i];
+
+		if (strcmp(e->section, section) || strcmp(e->key, key))
+			continue;
+		if (sub ? (e->sub && !strcmp(e->sub, sub)) : !e->sub)
+			return e->val;
+	}
+	return NULL;
+}
+
+static int prof_has_sub(const struct e4_profile *p, const char *section, const char *sub)
+{
+	for (size_t i = 0; p && i < p->n; i++)
+		if (p->e[i].sub && !strcmp(p->e[i].section, section) && !strcmp(p->e[i].sub, sub))
+			return 1;
+	return 0;
+}
+
+const char *e4_profile_lookup(const struct e4_profile *p, const char *const *types,
+			      unsigned ntypes, const char *key)
+{
+	for (unsigned i = ntypes; i-- > 0;) {
+		const char *v = e4_profile_get(p, "fs_types", types[i], key);
+
+		if (v)
+			return v;
+	}
+	return e4_profile_get(p, "defaults", NULL, key);
+}
+
+int e4_profile_bool(const char *v)
+{
+	static const char *const yes[] = { "y", "yes", "true", "t", "1", "on", NULL };
+	static const char *const no[] = { "n", "no", "false", "nil", "0", "off", NULL };
+
+	for (int i = 0; v && yes[i]; i++) {
+		if (!strcasecmp(v, yes[i]))
+			return 1;
+		if (!strcasecmp(v, no[i]))
+			return 0;
+	}
+	return -1;
+}
 
 /* Features mke2fs accepts with -O (its ok_features). */
 static const uint32_t ok_features[3] = {
@@ -75,17 +298,20 @@ static const uint32_t ok_features[3] = {
 	EXT4_FEATURE_RO_COMPAT_VERITY,
 };
 
-static const struct prof_type *prof_find(const char *name)
+int e4_layout_known_type(const struct e4_profile *p, const char *name)
 {
-	for (size_t i = 0; i < sizeof(prof_types) / sizeof(prof_types[0]); i++)
-		if (!strcmp(prof_types[i].name, name))
-			return &prof_types[i];
-	return NULL;
-}
+	struct e4_profile *own = NULL;
+	int r;
 
-int e4_layout_known_type(const char *name)
-{
-	return name && (prof_find(name) != NULL || !strcmp(name, "ext2"));
+	if (!name)
+		return 0;
+	if (!strcmp(name, "ext2"))
+		return 1;
+	if (!p && e4_profile_builtin(&own))
+		return 0;
+	r = prof_has_sub(p ? p : own, "fs_types", name);
+	e4_profile_free(own);
+	return r;
 }
 
 /* Apply one comma-separated edit list to feat[3] (set) / clr[3] (clear). */
@@ -347,9 +573,9 @@ static void mark(struct ctx *c, uint64_t b, uint64_t n)
 }
 
 /*
- * libext2fs's get_free_blocks2 at block granularity: the first b in
- * [start, finish) (wrapping to the first data block when finish <= start)
- * with [b, b + num) free.
+ * The reference's search for a free run, at block granularity: the first
+ * b in [start, finish) (wrapping to the first data block when finish <=
+ * start) with [b, b + num) free.
  */
 static int get_free_blocks(const struct ctx *c, uint64_t start, uint64_t finish,
 			   uint64_t num, uint64_t *ret)
@@ -389,7 +615,8 @@ static int get_free_blocks(const struct ctx *c, uint64_t start, uint64_t finish,
 }
 
 /* First free cluster at or after goal (then from the first data block),
- * as ext2fs_new_block2 on the cluster bitmap.  Returns its first block. */
+ * as the reference's single-block allocator does on the cluster bitmap.
+ * Returns its first block. */
 static int new_block(const struct ctx *c, uint64_t goal, uint64_t *ret)
 {
 	uint64_t ratio = c->cmask + 1;
@@ -480,8 +707,6 @@ static int bg_has_super(const struct e4_layout *l, uint32_t g)
 
 /* ---- the parameters mke2fs's option parsing settles ------------------- */
 struct params {
-	const char *types[MAX_TYPES];
-	int ntypes;
 	uint64_t blocks;		/* fs_blocks_count */
 	unsigned log_bs, log_cs;
 	uint32_t feat[3];
@@ -499,38 +724,64 @@ struct params {
 	int packed;
 };
 
-static int prof_int(const struct params *p, int which, int def)
+/* An integer key for the layout's type list: the profile's value (as
+ * strtol reads it; a malformed one is ignored, as the reference does), or
+ * def. */
+static long prof_long(const struct e4_profile *pr, const struct e4_layout *l, const char *key,
+		      long def)
 {
-	int v = def;
+	const char *types[E4_LAYOUT_MAX_TYPES];
+	const char *v;
+	char *end;
+	long r;
 
-	for (int i = 0; i < p->ntypes; i++) {
-		const struct prof_type *t = prof_find(p->types[i]);
+	for (unsigned i = 0; i < l->ntypes; i++)
+		types[i] = l->types[i];
+	v = e4_profile_lookup(pr, types, l->ntypes, key);
+	if (!v || !*v)
+		return def;
+	errno = 0;
+	r = strtol(v, &end, 0);
+	if (errno || *end)
+		return def;
+	return r;
+}
 
-		if (!t)
-			continue;
-		if (which == 0 && t->block_size)
-			v = t->block_size;
-		else if (which == 1 && t->inode_ratio)
-			v = (int)t->inode_ratio;
-		else if (which == 2 && t->inode_size)
-			v = (int)t->inode_size;
-	}
-	return v;
+static const char *prof_str(const struct e4_profile *pr, const struct e4_layout *l,
+			    const char *key)
+{
+	const char *types[E4_LAYOUT_MAX_TYPES];
+
+	for (unsigned i = 0; i < l->ntypes; i++)
+		types[i] = l->types[i];
+	return e4_profile_lookup(pr, types, l->ntypes, key);
+}
+
+static void add_type(struct e4_layout *l, const char *name, size_t n)
+{
+	if (l->ntypes >= E4_LAYOUT_MAX_TYPES || n >= sizeof(l->types[0]))
+		return;
+	memcpy(l->types[l->ntypes], name, n);
+	l->types[l->ntypes][n] = 0;
+	l->ntypes++;
 }
 
 static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout *l,
-			       struct params *p)
+			       struct params *p, const struct e4_profile *pr)
 {
 	unsigned page = o->page_size ? o->page_size : 4096;
 	unsigned bs, inode_ratio, inode_size;
 	uint64_t blocks, cs;
 	uint32_t set[3] = { 0, 0, 0 }, clr[3] = { 0, 0, 0 };
 	const char *ext_type = o->fs_type;
+	const char *v;
 	errcode_t err;
 
 	memset(p, 0, sizeof(*p));
 	if (o->block_size) {
 		if (o->block_size < 1024 || o->block_size > 65536 || !is_pow2(o->block_size))
+			return E4_ERR_BAD_BLOCK_SIZE;
+		if (o->sector_size && o->block_size < o->sector_size)
 			return E4_ERR_BAD_BLOCK_SIZE;
 		p->log_bs = ilog2(o->block_size) - 10;
 	}
@@ -567,39 +818,55 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 		else
 			size_type = "huge";
 		l->size_type = size_type;
-		if (!ext_type)
-			ext_type = (o->journal_blocks > 0 ||
-				    o->journal_blocks == E4_LAYOUT_JOURNAL_FORCE) ? "ext3" : "ext2";
-		if (!e4_layout_known_type(ext_type))
+		if (!ext_type) {
+			ext_type = e4_profile_get(pr, "defaults", NULL, "fs_type");
+			if (!ext_type)
+				ext_type = "ext2";
+			if (!strcmp(ext_type, "ext2") && (o->journal_blocks > 0 ||
+			    o->journal_blocks == E4_LAYOUT_JOURNAL_FORCE))
+				ext_type = "ext3";
+		}
+		if (!e4_layout_known_type(pr, ext_type))
 			return E4_ERR_INVALID_ARGUMENT;
-		l->fs_type = prof_find(ext_type) ? prof_find(ext_type)->name : "ext2";
-		p->types[p->ntypes++] = l->fs_type;
-		if (o->usage_types) {
-			const char *s = o->usage_types;
+		l->ntypes = 0;
+		add_type(l, ext_type, strlen(ext_type));
+		if (!l->ntypes)
+			return E4_ERR_INVALID_ARGUMENT;
+		l->fs_type = l->types[0];
+		{
+			const char *s = o->usage_types ? o->usage_types : size_type;
 
-			while (*s && p->ntypes < MAX_TYPES) {
+			while (*s) {
 				size_t n = strcspn(s, ",");
+				char name[32];
 
-				for (size_t i = 0; i < sizeof(prof_types) / sizeof(prof_types[0]); i++)
-					if (strlen(prof_types[i].name) == n &&
-					    !strncmp(prof_types[i].name, s, n))
-						p->types[p->ntypes++] = prof_types[i].name;
+				if (n && n < sizeof(name)) {
+					memcpy(name, s, n);
+					name[n] = 0;
+					if (prof_has_sub(pr, "fs_types", name))
+						add_type(l, s, n);
+				}
 				s += n;
 				if (*s)
 					s++;
 			}
-		} else if (prof_find(size_type)) {
-			p->types[p->ntypes++] = prof_find(size_type)->name;
 		}
 	}
 
-	/* features: base, each type's, then the user's edits */
-	err = edit_features(base_features, set, clr);
-	for (int i = 0; !err && i < p->ntypes; i++) {
-		const struct prof_type *t = prof_find(p->types[i]);
-
-		if (t && t->features)
-			err = edit_features(t->features, set, clr);
+	/* features: base, each type's, then the user's edits (or the
+	 * profile's default_features without any) */
+	v = prof_str(pr, l, "base_features");
+	err = edit_features(v ? v : PROF_BASE_FEATURES, set, clr);
+	for (unsigned i = 0; !err && i < l->ntypes; i++) {
+		v = e4_profile_get(pr, "fs_types", l->types[i], "features");
+		if (v && *v)
+			err = edit_features(v, set, clr);
+	}
+	if (!err && !o->feat_set[0] && !o->feat_set[1] && !o->feat_set[2] &&
+	    !o->feat_clear[0] && !o->feat_clear[1] && !o->feat_clear[2]) {
+		v = prof_str(pr, l, "default_features");
+		if (v && *v)
+			err = edit_features(v, set, clr);
 	}
 	if (err)
 		return err;
@@ -617,10 +884,12 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 
 	/* block size */
 	if (!o->block_size) {
-		int use = prof_int(p, 0, PROF_DEFAULT_BLOCK_SIZE);
+		long use = prof_long(pr, l, "blocksize", PROF_DEFAULT_BLOCK_SIZE);
 
 		if (use == -1)
-			use = (int)page;
+			use = (long)page;
+		if (o->sector_size && use < (long)o->sector_size)
+			use = (long)o->sector_size;
 		if (use < 1024 || use > 65536 || !is_pow2((unsigned)use))
 			return E4_ERR_BAD_BLOCK_SIZE;
 		bs = (unsigned)use;
@@ -642,7 +911,22 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 
 	if (o->journal_blocks > 0 || o->journal_blocks == E4_LAYOUT_JOURNAL_FORCE)
 		p->feat[0] |= EXT4_FEATURE_COMPAT_HAS_JOURNAL;
-	p->reserved_ratio = o->reserved_percent < 0 ? 5.0 : o->reserved_percent;
+	if (o->reserved_percent < 0) {
+		const char *rv = prof_str(pr, l, "reserved_ratio");
+		char *end;
+
+		p->reserved_ratio = 5.0;
+		if (rv && *rv) {
+			double d = strtod(rv, &end);
+
+			if (!*end)
+				p->reserved_ratio = d;
+		}
+		if (p->reserved_ratio < 0)
+			return E4_ERR_INVALID_ARGUMENT;
+	} else {
+		p->reserved_ratio = o->reserved_percent;
+	}
 	if (p->reserved_ratio > 50)
 		return E4_ERR_INVALID_ARGUMENT;
 
@@ -655,7 +939,8 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 
 	/* cluster size */
 	if (p->feat[2] & EXT4_FEATURE_RO_COMPAT_BIGALLOC) {
-		cs = o->cluster_size ? o->cluster_size : (uint64_t)bs * 16;
+		cs = o->cluster_size ? o->cluster_size :
+		     (uint64_t)prof_long(pr, l, "cluster_size", (long)bs * 16);
 		if (cs <= 1024 || cs > (1ULL << 29) || !is_pow2(cs))
 			return E4_ERR_BAD_CLUSTER_SIZE;
 		p->log_cs = ilog2(cs) - 10;
@@ -673,7 +958,11 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 		if (inode_ratio < 1024 || inode_ratio > 65536U * 1024)
 			return E4_ERR_INVALID_ARGUMENT;
 	} else {
-		inode_ratio = (unsigned)prof_int(p, 1, PROF_DEFAULT_INODE_RATIO);
+		long r = prof_long(pr, l, "inode_ratio", PROF_DEFAULT_INODE_RATIO);
+
+		if (r < 1024 || r > 65536L * 1024)
+			return E4_ERR_INVALID_ARGUMENT;
+		inode_ratio = (unsigned)r;
 		if (inode_ratio < bs)
 			inode_ratio = bs;
 		if (inode_ratio < cs)
@@ -717,7 +1006,8 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 			p->rsv_gdt_param = (uint32_t)rsv_gdb;
 		}
 	}
-	p->packed = o->packed_meta_blocks != 0;
+	p->packed = o->packed_meta_blocks != 0 ||
+		    e4_profile_bool(prof_str(pr, l, "packed_meta_blocks")) == 1;
 
 	if ((p->feat[2] & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) &&
 	    (p->feat[2] & EXT4_FEATURE_RO_COMPAT_GDT_CSUM))
@@ -742,9 +1032,18 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 		p->bpg_param = 0;
 	}
 
-	inode_size = o->inode_size ? o->inode_size : (unsigned)prof_int(p, 2, PROF_DEFAULT_INODE_SIZE);
+	inode_size = o->inode_size;
+	if (!inode_size) {
+		long r = prof_long(pr, l, "inode_size", 0);
+
+		if (r < 0 || r > 65536)
+			return E4_ERR_BAD_INODE_SIZE;
+		inode_size = (unsigned)r;
+	}
 	if (p->feat[1] & EXT4_FEATURE_INCOMPAT_FLEX_BG) {
-		uint32_t fsz = o->flex_bg_size ? o->flex_bg_size : 16;
+		long pf = prof_long(pr, l, "flex_bg_size", 16);
+		uint32_t fsz = o->flex_bg_size ? o->flex_bg_size :
+			       (pf > 0 && pf <= (1L << 30) ? (uint32_t)pf : 0);
 
 		if (!is_pow2(fsz))
 			return E4_ERR_INVALID_ARGUMENT;
@@ -782,7 +1081,8 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 	p->r_blocks = (uint64_t)(p->reserved_ratio * (double)blocks / 100.0);
 
 	if (p->feat[0] & EXT4_FEATURE_COMPAT_SPARSE_SUPER2) {
-		int nb = o->num_backup_sb == E4_LAYOUT_AUTO ? 2 : o->num_backup_sb;
+		long nb = o->num_backup_sb != E4_LAYOUT_AUTO ? o->num_backup_sb :
+			  prof_long(pr, l, "num_backup_sb", 2);
 
 		if (nb >= 1)
 			p->backup_param[0] = 1;
@@ -797,7 +1097,7 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 	return 0;
 }
 
-/* ---- ext2fs_initialize: the group geometry --------------------------- */
+/* ---- the group geometry, as the reference first sets it up ----------- */
 static errcode_t geometry(struct e4_layout *l, struct params *p)
 {
 	unsigned bs = 1024U << p->log_bs;
@@ -1231,7 +1531,7 @@ static errcode_t take_block(struct ctx *c, uint64_t goal, uint64_t *blk)
 	return c->oom ? E4_ERR_NO_MEMORY : 0;
 }
 
-/* Extent-mapped file of n blocks allocated as ext2fs_fallocate does:
+/* Extent-mapped file of n blocks allocated as the reference's preallocation does:
  * maximal free runs from goal, each at most 32768 blocks; the extent leaf
  * (needed with a fifth extent) goes at the first free block from one
  * before the first data block. */
@@ -1426,7 +1726,7 @@ static errcode_t special_files(struct ctx *c, const struct e4_layout_opts *o,
 				uint64_t free_sb = 0;
 
 				nj = (uint64_t)p->journal_req;
-				/* the superblock's free count right after ext2fs_initialize */
+				/* the superblock's free count right after the geometry was set up */
 				for (uint32_t g = 0; g < c->groups; g++) {
 					uint64_t n = l->groups[g].blocks - l->groups[g].sb_blocks;
 
@@ -1542,7 +1842,7 @@ static errcode_t lay_out(struct e4_layout *l, const struct e4_layout_opts *o,
 	}
 	set_prefixes(&c);
 
-	/* initial flags and unused counts (ext2fs_initialize) */
+	/* initial flags and unused counts (as the geometry set-up leaves them) */
 	for (uint32_t g = 0; g < c.groups; g++) {
 		struct e4_layout_group *gr = &l->groups[g];
 
@@ -1613,6 +1913,7 @@ out:
 errcode_t e4_layout_compute(const struct e4_layout_opts *o, struct e4_layout **ret)
 {
 	struct e4_layout *l;
+	struct e4_profile *own = NULL;
 	struct params p;
 	errcode_t err;
 
@@ -1622,7 +1923,15 @@ errcode_t e4_layout_compute(const struct e4_layout_opts *o, struct e4_layout **r
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return E4_ERR_NO_MEMORY;
-	err = settle_params(o, l, &p);
+	if (!o->profile) {
+		err = e4_profile_builtin(&own);
+		if (err) {
+			free(l);
+			return err;
+		}
+	}
+	err = settle_params(o, l, &p, o->profile ? o->profile : own);
+	e4_profile_free(own);
 	if (!err)
 		err = geometry(l, &p);
 	if (!err && !p.journal)
@@ -1636,6 +1945,18 @@ errcode_t e4_layout_compute(const struct e4_layout_opts *o, struct e4_layout **r
 	if (err) {
 		e4_layout_free(l);
 		return err;
+	}
+	if (!o->geometry_only) {
+		/* a regular file of 2 GiB or more turns large_file on as the
+		 * reference sets its size: the resize inode (its size covers
+		 * the double-indirect range) and the journal */
+		uint64_t apb = l->block_size / 4, big = 1ULL << 31;
+
+		if ((l->resize_dind_block &&
+		     (apb * apb + apb + EXT4_NDIR_BLOCKS) * l->block_size >= big) ||
+		    (l->journal.ino && l->journal.blocks * l->block_size >= big) ||
+		    (l->orphan.ino && l->orphan.blocks * l->block_size >= big))
+			l->feature_ro_compat |= EXT4_FEATURE_RO_COMPAT_LARGE_FILE;
 	}
 	if (o->geometry_only) {
 		if (!e4_layout_default_journal_blocks(l->blocks_count))

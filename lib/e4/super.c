@@ -116,11 +116,12 @@ errcode_t e4_super_validate(const struct ext4_super_block *sb, uint64_t dev_byte
 	return 0;
 }
 
-static void compute_geom(e4_fs *fs)
+void e4_geom_from_sb(e4_fs *fs)
 {
 	struct ext4_super_block *sb = fs->sb;
 	struct e4_geom *g = &fs->geom;
 
+	memset(g, 0, sizeof(*g));
 	g->log_block_size = e4_le32(sb->s_log_block_size);
 	g->block_size = EXT4_MIN_BLOCK_SIZE << g->log_block_size;
 	g->cluster_size = EXT4_MIN_BLOCK_SIZE << e4_le32(sb->s_log_cluster_size);
@@ -331,7 +332,7 @@ errcode_t e4_open(const char *path, int flags, e4_blk_t superblock,
 	if (err)
 		goto fail;
 	fs->sb_block = superblock;
-	compute_geom(fs);
+	e4_geom_from_sb(fs);
 	/* Valid on disk (mke2fs -I 8192 on 64 KiB blocks), but larger than
 	 * the inode buffers libe4 hands out. */
 	if (fs->geom.inode_size > E4_INODE_MAX_SIZE) {

@@ -12,38 +12,6 @@
 #include <string.h>
 
 /* ---- a handle without a superblock on disk --------------------------- */
-static void geom_from_sb(e4_fs *fs)
-{
-	struct ext4_super_block *sb = fs->sb;
-	struct e4_geom *g = &fs->geom;
-	uint32_t ro = e4_le32(sb->s_feature_ro_compat);
-
-	memset(g, 0, sizeof(*g));
-	g->log_block_size = e4_le32(sb->s_log_block_size);
-	g->block_size = EXT4_MIN_BLOCK_SIZE << g->log_block_size;
-	g->cluster_size = EXT4_MIN_BLOCK_SIZE << e4_le32(sb->s_log_cluster_size);
-	g->cluster_bits = e4_le32(sb->s_log_cluster_size) - g->log_block_size;
-	g->blocks_count = e4_sb_blocks_count(sb);
-	g->r_blocks_count = e4_sb_r_blocks_count(sb);
-	g->first_data_block = e4_le32(sb->s_first_data_block);
-	g->blocks_per_group = e4_le32(sb->s_blocks_per_group);
-	g->clusters_per_group = e4_le32(sb->s_clusters_per_group);
-	g->inodes_per_group = e4_le32(sb->s_inodes_per_group);
-	g->inodes_count = e4_le32(sb->s_inodes_count);
-	g->first_ino = e4_le32(sb->s_first_ino);
-	g->inode_size = e4_le16(sb->s_inode_size);
-	g->group_count = (uint32_t)((g->blocks_count - g->first_data_block +
-				     g->blocks_per_group - 1) / g->blocks_per_group);
-	g->desc_size = (e4_le32(sb->s_feature_incompat) & EXT4_FEATURE_INCOMPAT_64BIT) ?
-		       e4_le16(sb->s_desc_size) : EXT4_MIN_DESC_SIZE;
-	g->desc_per_block = g->block_size / g->desc_size;
-	g->desc_blocks = (g->group_count + g->desc_per_block - 1) / g->desc_per_block;
-	g->inode_blocks_per_group = (uint32_t)(((uint64_t)g->inodes_per_group * g->inode_size +
-						g->block_size - 1) / g->block_size);
-	g->metadata_csum = !!(ro & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM);
-	g->gdt_csum = !!(ro & EXT4_FEATURE_RO_COMPAT_GDT_CSUM);
-}
-
 errcode_t e4_fs_create(e4_io *io, const char *name, const struct ext4_super_block *sb,
 		       e4_fs **ret)
 {
@@ -71,7 +39,7 @@ errcode_t e4_fs_create(e4_io *io, const char *name, const struct ext4_super_bloc
 		goto fail;
 	}
 	memcpy(fs->sb, sb, EXT4_SUPERBLOCK_SIZE);
-	geom_from_sb(fs);
+	e4_geom_from_sb(fs);
 	if (e4_le32(sb->s_feature_incompat) & EXT4_FEATURE_INCOMPAT_CSUM_SEED)
 		fs->csum_seed = e4_le32(sb->s_checksum_seed);
 	else

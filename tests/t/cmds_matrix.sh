@@ -1,12 +1,16 @@
 #!/bin/bash
-# cmds_matrix: e4debugfs's testb, testi, imap, bmap, blocks, ffb, ffi and icheck
-# agree with the reference debugfs on every image of the matrix.
+# cmds_matrix: e4debugfs's testb, testi, imap, bmap, blocks, ffb, ffi, icheck,
+# ncheck, ex (dump_extents), htree, ea_list and stat agree with the reference
+# debugfs on every image of the matrix.
 #
 # Per image, 200+ inodes (the reserved ones, then evenly spread over the
 # inode count) and 200+ blocks (evenly spread, plus the first ones) are
-# sampled; one request file runs `testi` and `imap` for each inode,
-# `bmap` (5 logical blocks) and `blocks` for the first 72 inodes, `testb`
-# for each block, one `icheck` of all sampled blocks, and `ffb`/`ffi`
+# sampled; one request file runs `testi`, `imap`, `ex` and `ea_list` for
+# each inode, `stat` for the 20 first (the reserved ones), `bmap` (5
+# logical blocks), `blocks`, `ex`, `ea_list`, `htree` and `stat` for the
+# first 72 inodes (the generated tree's files and
+# directories), `testb` for each block, one `icheck` of all sampled blocks,
+# one `ncheck` and one `ncheck -c` of all sampled inodes, and `ffb`/`ffi`
 # with a few goals, through one process of each tool
 # (-f).  Each tool's output is split per command (at its echoed prompt
 # line); for every command where the reference printed something on
@@ -62,18 +66,29 @@ for n in "${MATRIX_IMAGES[@]}"; do
 	[ "$ic" -gt 0 ] && [ "$bc" -gt 0 ] || fail "$n: cannot read its geometry"
 	req=$T/$n.req
 	{
-		for i in $(seq 1 20); do echo "testi <$i>"; echo "imap <$i>"; done
+		for i in $(seq 1 20); do echo "testi <$i>"; echo "imap <$i>"; echo "stat <$i>"; done
 		for i in $(seq 1 220); do
 			ino=$(((i * (ic - 1)) / 220 + 1))
 			echo "testi <$ino>"
 			echo "imap <$ino>"
+			echo "ex <$ino>"
+			echo "ea_list <$ino>"
 		done
 		# bmap on the first inodes in use (files of the generated tree)
 		for i in 2 7 8 $(seq 11 80); do
 			[ "$i" -le "$ic" ] || continue
 			for l in 0 1 2 12 300; do echo "bmap <$i> $l"; done
 			echo "blocks <$i>"
+			echo "ex <$i>"
+			echo "ea_list <$i>"
+			echo "htree <$i>"
+			echo "stat <$i>"
 		done
+		# ncheck: the reserved and first inodes and the sample, one scan
+		sample=$(for i in 2 7 8 $(seq 11 80); do [ "$i" -le "$ic" ] && echo -n "$i "; done
+			for i in $(seq 1 220); do echo -n "$(((i * (ic - 1)) / 220 + 1)) "; done)
+		echo "ncheck $sample"
+		echo "ncheck -c $sample"
 		for i in $(seq 0 20); do echo "testb $((fdb + i))"; done
 		for i in $(seq 1 220); do echo "testb $((fdb + (i * (bc - 1 - fdb)) / 220))"; done
 		echo "testb $fdb 40"

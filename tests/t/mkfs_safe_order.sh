@@ -16,12 +16,7 @@
 
 need_e4mkfs
 need_oracle "$REF_MKE2FS" "$REF_E2FSCK"
-if ! command -v strace >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-	# scripts/deps.sh should list strace; until it does, fetch it here
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends strace \
-		>/dev/null 2>&1 || true
-fi
-need_cmd strace
+need_cmd strace		# scripts/deps.sh installs it
 # the libtool wrapper is a script: trace the real binary
 BIN=$E4MKFS
 [ -x "$(dirname "$E4MKFS")/.libs/e4mkfs" ] && BIN=$(dirname "$E4MKFS")/.libs/e4mkfs

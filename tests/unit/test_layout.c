@@ -1274,10 +1274,100 @@ static void test_helpers(void **state)
 	assert_int_equal(e4_layout_default_orphan_blocks(262144, 0), 64);
 	assert_int_equal(e4_layout_default_orphan_blocks(1ULL << 30, 0), 512);
 	assert_int_equal(e4_layout_default_orphan_blocks(262144 + 4096 * 3, 2), 68);
-	assert_true(e4_layout_known_type("ext4"));
-	assert_true(e4_layout_known_type("ext2"));
-	assert_true(e4_layout_known_type("largefile4"));
-	assert_false(e4_layout_known_type("btrfs"));
+	assert_true(e4_layout_known_type(NULL, "ext4"));
+	assert_true(e4_layout_known_type(NULL, "ext2"));
+	assert_true(e4_layout_known_type(NULL, "largefile4"));
+	assert_false(e4_layout_known_type(NULL, "btrfs"));
+}
+
+/* The mke2fs.conf parser and the lookups mke2fs's rules make of it. */
+static void test_profile(void **state)
+{
+	static const char text[] =
+		"# comment\n"
+		"; another\n"
+		"[defaults]\n"
+		"\tbase_features = sparse_super,filetype\n"
+		"\tblocksize = 4096\n"
+		"\tinode_ratio = 16384\n"
+		"\terrors = \"panic\"\n"
+		"\n"
+		"[fs_types]\n"
+		"\text4 = {\n"
+		"\t\tfeatures = has_journal,extent\n"
+		"\t\tinode_size = 256\n"
+		"\t\tnested = {\n"
+		"\t\t\tignored = 1\n"
+		"\t\t}\n"
+		"\t}\n"
+		"\tsmall = {\n"
+		"\t\tblocksize = 1024\n"
+		"\t}\n"
+		"\ttest_suite = {\n"
+		"\t\tinode_ratio = 8192\n"
+		"\t}\n";
+	static const char *const bad[] = {
+		"key = value\n",			/* outside a section */
+		"[defaults]\nnovalue\n",		/* no '=' */
+		"[fs_types]\next4 = {\n",		/* unclosed brace */
+		"[fs_types]\n}\n",			/* unopened brace */
+		"[open\n",				/* unterminated header */
+	};
+	struct e4_profile *p;
+	const char *types[3] = { "ext4", "small", "test_suite" };
+	struct e4_layout_opts o;
+	struct e4_layout *l;
+	unsigned line = 0;
+
+	(void)state;
+	assert_int_equal(e4_profile_parse(text, sizeof(text) - 1, &p, &line), 0);
+	assert_string_equal(e4_profile_get(p, "defaults", NULL, "blocksize"), "4096");
+	assert_string_equal(e4_profile_get(p, "defaults", NULL, "errors"), "panic");
+	assert_string_equal(e4_profile_get(p, "fs_types", "ext4", "inode_size"), "256");
+	assert_null(e4_profile_get(p, "fs_types", "ext4", "ignored"));
+	assert_null(e4_profile_get(p, "defaults", NULL, "inode_size"));
+	/* the last type defining a key wins, then [defaults] */
+	assert_string_equal(e4_profile_lookup(p, types, 3, "blocksize"), "1024");
+	assert_string_equal(e4_profile_lookup(p, types, 3, "inode_ratio"), "8192");
+	assert_string_equal(e4_profile_lookup(p, types, 1, "inode_ratio"), "16384");
+	assert_null(e4_profile_lookup(p, types, 3, "nothing"));
+	assert_true(e4_layout_known_type(p, "test_suite"));
+	assert_false(e4_layout_known_type(p, "news"));
+
+	/* the profile drives the layout: 64 MiB is "small" -> 1 KiB blocks,
+	 * 256-byte inodes from ext4, one inode per 16 KiB, no large_file */
+	e4_layout_opts_init(&o);
+	o.profile = p;
+	o.fs_type = "ext4";
+	o.dev_bytes = 64ULL << 20;
+	o.geometry_only = 1;
+	assert_int_equal(e4_layout_compute(&o, &l), 0);
+	assert_int_equal(l->block_size, 1024);
+	assert_int_equal(l->inode_size, 256);
+	assert_int_equal(l->inodes_count, 4096);
+	assert_false(l->feature_ro_compat & EXT4_FEATURE_RO_COMPAT_LARGE_FILE);
+	assert_true(l->feature_compat & EXT4_FEATURE_COMPAT_HAS_JOURNAL);
+	e4_layout_free(l);
+	/* a 4096-byte sector raises the profile's block size */
+	o.sector_size = 4096;
+	assert_int_equal(e4_layout_compute(&o, &l), 0);
+	assert_int_equal(l->block_size, 4096);
+	e4_layout_free(l);
+	e4_profile_free(p);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		line = 0;
+		assert_int_equal(e4_profile_parse(bad[i], strlen(bad[i]), &p, &line),
+				 E4_ERR_INVALID_ARGUMENT);
+		assert_true(line >= 1);
+	}
+	assert_int_equal(e4_profile_bool("Yes"), 1);
+	assert_int_equal(e4_profile_bool("nil"), 0);
+	assert_int_equal(e4_profile_bool("maybe"), -1);
+	assert_int_equal(e4_profile_bool(NULL), -1);
+	assert_int_equal(e4_profile_builtin(&p), 0);
+	assert_string_equal(e4_profile_get(p, "fs_types", "largefile4", "inode_ratio"), "4194304");
+	e4_profile_free(p);
 }
 
 /* Whole-layout invariants on every reference case: metadata inside the
@@ -1324,6 +1414,7 @@ int main(void)
 		cmocka_unit_test(test_reference_geometry),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_helpers),
+		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_invariants),
 	};
 

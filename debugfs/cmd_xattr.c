@@ -1,0 +1,203 @@
+/*
+ * cmd_xattr.c: extended attributes: "ea_list" and "ea_get" (read-only;
+ * format doc section 9).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "debugfs.h"
+
+#define XPRINT_HEX	0x1	/* bytes as "xx " hex */
+#define XPRINT_RAW	0x2	/* bytes as they are */
+#define XPRINT_C	0x4	/* always as a quoted C string */
+#define XPRINT_LIST	0x8	/* ea_list: values of 40 bytes or more are left out */
+
+/* A value as a quoted string when mostly printable (more than 7/8 of its
+ * bytes), else as hex bytes. */
+static void print_value(FILE *f, const uint8_t *v, size_t len, unsigned flags)
+{
+	size_t i, printable = 0;
+
+	if (flags & XPRINT_RAW) {
+		fwrite(v, 1, len, f);
+		return;
+	}
+	if (!(flags & (XPRINT_C | XPRINT_HEX))) {
+		for (i = 0; i < len; i++)
+			if (isprint(v[i]))
+				printable++;
+		if (printable <= len * 7 / 8)
+			flags |= XPRINT_HEX;
+	}
+	if (flags & XPRINT_HEX) {
+		for (i = 0; i < len; i++)
+			fprintf(f, "%02x ", v[i]);
+		return;
+	}
+	fputc('"', f);
+	for (i = 0; i < len; i++) {
+		if (isprint(v[i]) && v[i] != '\\' && v[i] != '"')
+			fputc(v[i], f);
+		else
+			fprintf(f, "\\%03o", v[i]);
+	}
+	fputc('"', f);
+}
+
+/* "name (len) = value" (value left out for ea_list when 40 bytes or more,
+ * and for system.data, the inline data). */
+static void print_xattr(const struct e4_xattr *x, const void *value, unsigned flags)
+{
+	char full[300];
+	size_t len = x->value_len;
+
+	snprintf(full, sizeof(full), "%s%s", x->prefix, x->name);
+	fputs(full, stdout);
+	printf(" (%zu)", len);
+	if ((flags & XPRINT_LIST) && !strcmp(full, "system.data"))
+		len = 0;
+	if (len && value && (!(flags & XPRINT_LIST) || len < 40)) {
+		printf(" = ");
+		print_value(stdout, value, len, flags & ~XPRINT_LIST);
+	}
+	putchar('\n');
+}
+
+int xattr_list_cb(e4_fs *fs, const struct e4_xattr *x, void *priv)
+{
+	unsigned *count = priv;
+
+	(void)fs;
+	if (!(*count)++)
+		printf("Extended attributes:\n");
+	printf("  ");
+	print_xattr(x, x->value, XPRINT_LIST);
+	return 0;
+}
+
+/* ea_list <inode>: every extended attribute, in-inode ones first. */
+int do_ea_list(int argc, char **argv)
+{
+	unsigned count = 0;
+	union e4_inode_buf ib;
+	e4_ino_t ino;
+	errcode_t err;
+
+	if (argc != 2)
+		return usage(argv[0], NULL);
+	if (check_fs_open(argv[0]) || parse_inode(argv[0], argv[1], &ino) ||
+	    read_inode(argv[0], ino, &ib, READ_INODE_WARN_CSUM))
+		return 1;
+	err = e4_xattr_iterate(current_fs, ino, &ib.inode, xattr_list_cb, &count);
+	if (err) {
+		/* the attributes before the damage were listed */
+		warn_err(argv[0], err, "while listing the extended attributes of inode %u", ino);
+		return count ? 0 : 1;
+	}
+	return 0;
+}
+
+struct ea_get_ctx {
+	const char *want;
+	struct e4_xattr x;
+	void *value;
+	int found;
+};
+
+static int ea_get_cb(e4_fs *fs, const struct e4_xattr *x, void *priv)
+{
+	struct ea_get_ctx *c = priv;
+	char full[300];
+
+	(void)fs;
+	snprintf(full, sizeof(full), "%s%s", x->prefix, x->name);
+	if (strcmp(full, c->want))
+		return 0;
+	c->x = *x;
+	c->value = malloc(x->value_len ? x->value_len : 1);
+	if (!c->value)
+		return E4_ERR_NO_MEMORY;
+	if (x->value)
+		memcpy(c->value, x->value, x->value_len);
+	else
+		memset(c->value, 0, x->value_len);
+	c->found = 1;
+	return 1;
+}
+
+/* ea_get [-f outfile] [-xVC] <inode> <name>: one attribute's value, to
+ * standard output (-x hex, -V raw, -C quoted) or into outfile. */
+int do_ea_get(int argc, char **argv)
+{
+	struct ea_get_ctx c;
+	union e4_inode_buf ib;
+	const char *outfile = NULL;
+	unsigned flags = 0;
+	e4_ino_t ino;
+	errcode_t err;
+	int opt;
+
+	reset_getopt();
+	while ((opt = getopt(argc, argv, "f:xVCr")) != -1) {
+		switch (opt) {
+		case 'f':
+			outfile = optarg;
+			break;
+		case 'x':
+			flags |= XPRINT_HEX;
+			break;
+		case 'V':
+			flags |= XPRINT_RAW;
+			break;
+		case 'C':
+			flags |= XPRINT_C;
+			break;
+		case 'r':
+			break;	/* raw names: names are always taken as given */
+		default:
+			return usage(argv[0], NULL);
+		}
+	}
+	if (optind != argc - 2)
+		return usage(argv[0], NULL);
+	if (check_fs_open(argv[0]) || parse_inode(argv[0], argv[optind], &ino) ||
+	    read_inode(argv[0], ino, &ib, READ_INODE_WARN_CSUM))
+		return 1;
+	memset(&c, 0, sizeof(c));
+	c.want = argv[optind + 1];
+	err = e4_xattr_iterate(current_fs, ino, &ib.inode, ea_get_cb, &c);
+	if (err == 1)
+		err = 0;
+	if (!c.found) {
+		com_err(argv[0], err ? err : E4_ERR_XATTR_NOT_FOUND,
+			"while getting extended attribute %s", c.want);
+		return 1;
+	}
+	if (outfile) {
+		FILE *f = fopen(outfile, "w");
+
+		if (!f || fwrite(c.value, 1, c.x.value_len, f) != c.x.value_len) {
+			com_err(argv[0], errno, "while writing %s", outfile);
+			if (f)
+				fclose(f);
+			free(c.value);
+			return 1;
+		}
+		if (fclose(f)) {
+			com_err(argv[0], errno, "while writing %s", outfile);
+			free(c.value);
+			return 1;
+		}
+	} else if (flags & XPRINT_RAW) {
+		print_value(stdout, c.value, c.x.value_len, XPRINT_RAW);
+		putchar('\n');
+	} else {
+		print_xattr(&c.x, c.value, flags);
+		putchar('\n');
+	}
+	free(c.value);
+	return 0;
+}

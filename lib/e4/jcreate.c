@@ -1,0 +1,499 @@
+/*
+ * jcreate.c: adding an internal journal to an existing filesystem and
+ * removing it (format doc section 14; e4.h "journal creation").
+ *
+ * Creation writes in an order that leaves a repairable filesystem if it
+ * stops anywhere: the journal's blocks (zeroed, then its superblock), the
+ * mapping blocks and inode 8, then bitmaps and descriptors, and the
+ * superblock that names the journal last.  Removal does the reverse: the
+ * superblock forgets the journal first, then inode 8 is cleared, then its
+ * blocks are freed.
+ */
+#include "e4_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ZERO_CHUNK	(1U << 20)	/* bytes zeroed per write */
+#define MAX_RUNS	65536		/* allocation pieces accepted */
+
+e4_blk_t e4_journal_default_goal(e4_fs *fs)
+{
+	const struct e4_geom *g = &fs->geom;
+	struct e4_group gd;
+	e4_group_t grp, start, end, best;
+	unsigned log_flex = fs->sb->s_log_groups_per_flex;
+
+	grp = e4_group_of_block(fs, (g->blocks_count - g->first_data_block) / 2);
+	if (grp >= g->group_count)
+		grp = g->group_count - 1;
+	if (log_flex && log_flex < 32 && grp > (1U << log_flex)) {
+		grp &= ~((1U << log_flex) - 1);
+		while (grp < g->group_count &&
+		       (e4_group_get(fs, grp, &gd) || gd.free_blocks == 0))
+			grp++;
+		if (grp >= g->group_count)
+			grp = 0;
+		start = grp;
+	} else {
+		start = grp > 0 ? grp - 1 : grp;
+	}
+	end = grp + 1 < g->group_count ? grp + 1 : grp;
+	best = start;
+	for (e4_group_t i = start + 1; i <= end; i++) {
+		struct e4_group a, b;
+
+		if (!e4_group_get(fs, i, &a) && !e4_group_get(fs, best, &b) &&
+		    a.free_blocks > b.free_blocks)
+			best = i;
+	}
+	return e4_group_first_block(fs, best);
+}
+
+/* A stream of allocated physical blocks, taken in order. */
+struct pstream {
+	struct e4_map_extent *run;
+	unsigned n, cap;
+	unsigned cur;
+	uint32_t off;
+};
+
+static errcode_t ps_add(struct pstream *ps, e4_blk_t start, uint32_t len)
+{
+	if (ps->n && ps->run[ps->n - 1].pblk + ps->run[ps->n - 1].len == start &&
+	    ps->run[ps->n - 1].len + (uint64_t)len <= UINT32_MAX) {
+		ps->run[ps->n - 1].len += len;
+		return 0;
+	}
+	if (ps->n == ps->cap) {
+		unsigned cap = ps->cap ? ps->cap * 2 : 16;
+		void *p;
+
+		if (cap > MAX_RUNS)
+			return E4_ERR_NO_SPACE;
+		p = realloc(ps->run, cap * sizeof(*ps->run));
+		if (!p)
+			return E4_ERR_NO_MEMORY;
+		ps->run = p;
+		ps->cap = cap;
+	}
+	memset(&ps->run[ps->n], 0, sizeof(ps->run[0]));
+	ps->run[ps->n].pblk = start;
+	ps->run[ps->n].len = len;
+	ps->n++;
+	return 0;
+}
+
+/* Next len blocks of the stream (at most up to the end of the current
+ * run): *pblk and *got. */
+static int ps_take(struct pstream *ps, uint32_t len, e4_blk_t *pblk, uint32_t *got)
+{
+	uint32_t left;
+
+	if (ps->cur >= ps->n)
+		return -1;
+	left = ps->run[ps->cur].len - ps->off;
+	*pblk = ps->run[ps->cur].pblk + ps->off;
+	*got = len < left ? len : left;
+	ps->off += *got;
+	if (ps->off == ps->run[ps->cur].len) {
+		ps->cur++;
+		ps->off = 0;
+	}
+	return 0;
+}
+
+/* Allocate count blocks from goal on, first fit: the free runs met from
+ * goal on (wrapping), in order, as the reference tools do.  Blocks are
+ * marked in use. */
+static errcode_t alloc_stream(e4_fs *fs, e4_blk_t goal, uint64_t count, struct pstream *ps)
+{
+	uint64_t left = count;
+	errcode_t err;
+
+	while (left) {
+		e4_blk_t first;
+		uint64_t len = 1;
+		int used = 0;
+
+		err = e4_block_find_free(fs, goal, 1, &first);
+		if (err)
+			return err;
+		while (len < left && len < UINT32_MAX && first + len < fs->geom.blocks_count) {
+			err = e4_test_block(fs, first + len, &used);
+			if (err)
+				return err;
+			if (used)
+				break;
+			len++;
+		}
+		err = e4_block_mark(fs, first, len, 1, NULL);
+		if (!err)
+			err = ps_add(ps, first, (uint32_t)len);
+		if (err)
+			return err;
+		left -= len;
+		goal = first + len;
+		if (goal >= fs->geom.blocks_count)
+			goal = fs->geom.first_data_block;
+	}
+	return 0;
+}
+
+static errcode_t zero_blocks(e4_fs *fs, e4_blk_t blk, uint64_t n, const void *zero)
+{
+	unsigned bs = fs->geom.block_size;
+	uint64_t per = ZERO_CHUNK / bs;
+	errcode_t err = 0;
+
+	while (n && !err) {
+		uint64_t k = n < per ? n : per;
+
+		err = e4_io_pwrite(fs->io, blk * (uint64_t)bs, zero, k * bs);
+		blk += k;
+		n -= k;
+	}
+	return err;
+}
+
+/* Indirect blocks a block map of n data blocks needs (section 7.1). */
+static uint64_t blockmap_meta_count(uint64_t n, uint64_t apb)
+{
+	uint64_t meta = 0;
+
+	if (n <= 12)
+		return 0;
+	n -= 12;
+	meta++;				/* IND */
+	if (n <= apb)
+		return meta;
+	n -= apb;
+	if (n <= apb * apb)
+		return meta + 1 + (n + apb - 1) / apb;	/* DIND + its INDs */
+	meta += 1 + apb;
+	n -= apb * apb;
+	/* TIND, its DINDs, their INDs */
+	return meta + 1 + (n + apb * apb - 1) / (apb * apb) + (n + apb - 1) / apb;
+}
+
+static void set_inode_times(e4_fs *fs, struct ext4_inode *in, int64_t now)
+{
+	uint32_t base, ex;
+
+	e4_time_encode(now, 0, &base, &ex);
+	in->i_atime = in->i_ctime = in->i_mtime = e4_cpu_to_le32(base);
+	if (fs->geom.inode_size > EXT4_GOOD_OLD_INODE_SIZE) {
+		in->i_extra_isize = e4_cpu_to_le16(EXT4_INODE_FIELD_END(i_projid) -
+						   EXT4_GOOD_OLD_INODE_SIZE);
+		in->i_atime_extra = in->i_ctime_extra = in->i_mtime_extra = e4_cpu_to_le32(ex);
+		in->i_crtime = e4_cpu_to_le32(base);
+		in->i_crtime_extra = e4_cpu_to_le32(ex);
+	}
+}
+
+errcode_t e4_journal_create(e4_fs *fs, uint32_t blocks, uint32_t fc_blocks, e4_blk_t goal,
+			    int64_t now)
+{
+	const struct e4_geom *g = &fs->geom;
+	struct ext4_super_block *sb = fs->sb;
+	unsigned bs = g->block_size;
+	int extents = e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS);
+	uint64_t total = (uint64_t)blocks + fc_blocks, meta = 0, sectors;
+	struct pstream ps;
+	struct e4_map_extent *ext = NULL;
+	e4_blk_t *metablk = NULL, leaf = 0;
+	unsigned next = 0;
+	uint64_t cap;
+	union e4_inode_buf ib;
+	uint8_t *buf = NULL;
+	errcode_t err;
+
+	memset(&ps, 0, sizeof(ps));
+	if (!(fs->flags & E4_OPEN_RW))
+		return E4_ERR_READ_ONLY;
+	if (e4_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) || sb->s_journal_inum)
+		return E4_ERR_INVALID_ARGUMENT;
+	if (g->cluster_bits)
+		return E4_ERR_UNSUPPORTED;
+	if (blocks < 1024 || total > 10240000 ||
+	    total > e4_sb_free_blocks_count(sb) / 2)
+		return E4_ERR_JOURNAL_SIZE;
+	err = e4_inode_read(fs, EXT4_JOURNAL_INO, &ib);
+	if (err)
+		return err;
+	/* inode 8 must not own blocks already (a left-over journal) */
+	if (ib.inode.i_blocks_lo || ib.inode.l_i_blocks_high || e4_inode_size(&ib.inode))
+		return E4_ERR_JOURNAL_INODE;
+	/* the reference tools start a block-mapped journal at the first free
+	 * block, an extent-mapped one at the middle group */
+	if (!goal || goal >= g->blocks_count)
+		goal = extents ? e4_journal_default_goal(fs) : g->first_data_block;
+
+	buf = calloc(1, ZERO_CHUNK > bs ? ZERO_CHUNK : bs);
+	if (!buf)
+		return E4_ERR_NO_MEMORY;
+	if (!extents) {
+		meta = blockmap_meta_count(total, bs / 4);
+		metablk = malloc((meta + 1) * sizeof(*metablk));
+		if (!metablk) {
+			err = E4_ERR_NO_MEMORY;
+			goto out;
+		}
+	}
+	err = alloc_stream(fs, goal, total + meta, &ps);
+	if (err)
+		goto out;
+
+	/* split the stream: with a block map, each indirect block comes right
+	 * before the first data block it maps (as ext2/3 tools lay it out) */
+	/* runs, split further at indirect blocks and at 32768 blocks */
+	cap = ps.n + meta + total / EXT_INIT_MAX_LEN + 2;
+	ext = calloc(cap, sizeof(*ext));
+	if (!ext) {
+		err = E4_ERR_NO_MEMORY;
+		goto out;
+	}
+	{
+		uint64_t lblk = 0, apb = bs / 4, nmeta = 0;
+		unsigned ne = 0;
+
+		while (lblk < total) {
+			uint64_t want = total - lblk;
+			e4_blk_t p;
+			uint32_t got;
+
+			if (!extents && lblk >= 12) {
+				uint64_t j = lblk - 12, need = 0, span;
+
+				/* metadata blocks that start at this logical block */
+				if (j < apb) {
+					need = j == 0;
+					span = apb - j;
+				} else if ((j -= apb) < apb * apb) {
+					need = (j == 0) + (j % apb == 0);
+					span = apb - j % apb;
+				} else {
+					j -= apb * apb;
+					need = (j == 0) + (j % (apb * apb) == 0) + (j % apb == 0);
+					span = apb - j % apb;
+				}
+				for (uint64_t k = 0; k < need; k++) {
+					if (ps_take(&ps, 1, &p, &got) || nmeta >= meta) {
+						err = E4_ERR_CORRUPT;
+						goto out;
+					}
+					metablk[nmeta++] = p;
+				}
+				if (want > span)
+					want = span;
+			} else if (!extents && want > 12 - lblk) {
+				want = 12 - lblk;
+			}
+			if (extents && want > EXT_INIT_MAX_LEN)
+				want = EXT_INIT_MAX_LEN;
+			if (ps_take(&ps, (uint32_t)(want > UINT32_MAX ? UINT32_MAX : want), &p, &got)) {
+				err = E4_ERR_CORRUPT;
+				goto out;
+			}
+			if (ne && ext[ne - 1].pblk + ext[ne - 1].len == p &&
+			    (!extents || ext[ne - 1].len + got <= EXT_INIT_MAX_LEN)) {
+				ext[ne - 1].len += got;
+			} else {
+				if (ne >= cap) {
+					err = E4_ERR_CORRUPT;
+					goto out;
+				}
+				ext[ne].lblk = lblk;
+				ext[ne].pblk = p;
+				ext[ne].len = got;
+				ne++;
+			}
+			lblk += got;
+		}
+		next = ne;
+		if (nmeta != meta) {
+			err = E4_ERR_CORRUPT;
+			goto out;
+		}
+	}
+	if (extents && next > 4) {
+		/* one leaf block, from the block before the journal on (where the
+		 * reference puts it when that block is free) */
+		err = e4_block_find_free(fs, ext[0].pblk > g->first_data_block ? ext[0].pblk - 1
+								     : ext[0].pblk, 1, &leaf);
+		if (!err)
+			err = e4_block_mark(fs, leaf, 1, 1, NULL);
+		if (err)
+			goto out;
+	}
+
+	/* 1. the journal's contents: zeros, then its superblock */
+	memset(buf, 0, ZERO_CHUNK > bs ? ZERO_CHUNK : bs);
+	for (unsigned i = 0; i < next && !err; i++)
+		err = zero_blocks(fs, ext[i].pblk, ext[i].len, buf);
+	if (err)
+		goto out;
+	e4_jsb_init((journal_superblock_t *)buf, bs, (uint32_t)total, sb->s_uuid, fc_blocks);
+	err = e4_io_pwrite(fs->io, ext[0].pblk * (uint64_t)bs, buf, bs);
+	if (err)
+		goto out;
+	memset(buf, 0, bs);
+
+	/* 2. the map and inode 8 */
+	memset(&ib, 0, sizeof(ib));
+	ib.inode.i_mode = e4_cpu_to_le16(EXT4_S_IFREG | 0600);
+	ib.inode.i_links_count = e4_cpu_to_le16(1);
+	ib.inode.i_size_lo = e4_cpu_to_le32((uint32_t)(total * bs));
+	ib.inode.i_size_high = e4_cpu_to_le32((uint32_t)((total * bs) >> 32));
+	set_inode_times(fs, &ib.inode, now);
+	if (extents) {
+		err = e4_extent_tree_build(fs, EXT4_JOURNAL_INO, &ib.inode, ext, next, leaf, buf);
+		if (!err && leaf)
+			err = e4_io_pwrite(fs->io, leaf * (uint64_t)bs, buf, bs);
+		meta = leaf ? 1 : 0;
+	} else {
+		err = e4_blockmap_build(fs, &ib.inode, ext, next, metablk, (uint32_t)meta);
+	}
+	if (err)
+		goto out;
+	sectors = (total + meta) * (bs / 512);
+	ib.inode.i_blocks_lo = e4_cpu_to_le32((uint32_t)sectors);
+	ib.inode.l_i_blocks_high = e4_cpu_to_le16((uint16_t)(sectors >> 32));
+	err = e4_io_flush(fs->io);
+	if (!err)
+		err = e4_inode_write(fs, EXT4_JOURNAL_INO, &ib);
+	if (!err)
+		err = e4_io_flush(fs->io);
+	if (err)
+		goto out;
+
+	/* 3. the superblock names the journal (written by e4_alloc_flush,
+	 * after the bitmaps and descriptors) */
+	memcpy(sb->s_jnl_blocks, ib.inode.i_block, sizeof(ib.inode.i_block));
+	sb->s_jnl_blocks[15] = ib.inode.i_size_high;
+	sb->s_jnl_blocks[16] = ib.inode.i_size_lo;
+	sb->s_jnl_backup_type = 1;
+	sb->s_journal_inum = e4_cpu_to_le32(EXT4_JOURNAL_INO);
+	sb->s_journal_dev = 0;
+	memset(sb->s_journal_uuid, 0, sizeof(sb->s_journal_uuid));
+	sb->s_feature_compat = e4_cpu_to_le32(e4_le32(sb->s_feature_compat) |
+					      EXT4_FEATURE_COMPAT_HAS_JOURNAL);
+	if (fc_blocks)
+		sb->s_feature_compat = e4_cpu_to_le32(e4_le32(sb->s_feature_compat) |
+						      EXT4_FEATURE_COMPAT_FAST_COMMIT);
+	err = e4_alloc_flush(fs);
+	if (!err)
+		err = e4_super_write_backups(fs);
+	if (!err)
+		err = e4_flush(fs);
+out:
+	free(ps.run);
+	free(ext);
+	free(metablk);
+	free(buf);
+	return err;
+}
+
+/* ---- removal ------------------------------------------------------------- */
+static int zero16(const uint8_t *p)
+{
+	for (int i = 0; i < 16; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+struct free_ctx {
+	struct e4_map_extent *run;
+	size_t n, cap;
+};
+
+static int collect_cb(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
+{
+	struct free_ctx *c = priv;
+
+	if (ext->pblk + ext->len > fs->geom.blocks_count || ext->pblk < fs->geom.first_data_block)
+		return (int)E4_ERR_BAD_BLOCK_NUM;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		void *p;
+
+		if (cap > (1U << 24))
+			return (int)E4_ERR_CORRUPT;
+		p = realloc(c->run, cap * sizeof(*c->run));
+		if (!p)
+			return (int)E4_ERR_NO_MEMORY;
+		c->run = p;
+		c->cap = cap;
+	}
+	c->run[c->n++] = *ext;
+	return 0;
+}
+
+errcode_t e4_journal_remove(e4_fs *fs)
+{
+	struct ext4_super_block *sb = fs->sb;
+	struct free_ctx c;
+	union e4_inode_buf ib;
+	e4_ino_t ino;
+	errcode_t err;
+
+	memset(&c, 0, sizeof(c));
+	if (!(fs->flags & E4_OPEN_RW))
+		return E4_ERR_READ_ONLY;
+	if (!e4_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
+		return E4_ERR_NO_JOURNAL;
+	if (e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER))
+		return E4_ERR_INVALID_ARGUMENT;
+	ino = e4_le32(sb->s_journal_inum);
+	if (!ino && !zero16(sb->s_journal_uuid))
+		return E4_ERR_EXTERNAL_JOURNAL;
+	if (ino && ino != EXT4_JOURNAL_INO)
+		return E4_ERR_JOURNAL_INODE;
+	if (ino) {
+		err = e4_inode_read(fs, ino, &ib);
+		if (err)
+			return err;
+		if (e4_inode_has_map(fs, &ib.inode)) {
+			err = e4_map_iterate(fs, ino, &ib.inode, E4_ITER_META, collect_cb, &c);
+			if (err)
+				goto out;
+		}
+	}
+
+	/* 1. the superblock forgets the journal */
+	sb->s_feature_compat = e4_cpu_to_le32(e4_le32(sb->s_feature_compat) &
+					      ~(EXT4_FEATURE_COMPAT_HAS_JOURNAL |
+						EXT4_FEATURE_COMPAT_FAST_COMMIT));
+	sb->s_journal_inum = 0;
+	sb->s_journal_dev = 0;
+	memset(sb->s_journal_uuid, 0, sizeof(sb->s_journal_uuid));
+	memset(sb->s_jnl_blocks, 0, sizeof(sb->s_jnl_blocks));
+	sb->s_jnl_backup_type = 0;
+	err = e4_super_write(fs);
+	if (!err)
+		err = e4_super_write_backups(fs);
+	if (!err)
+		err = e4_flush(fs);
+	if (err || !ino)
+		goto out;
+
+	/* 2. inode 8 is cleared */
+	memset(&ib, 0, sizeof(ib));
+	err = e4_inode_write(fs, ino, &ib);
+	if (!err)
+		err = e4_flush(fs);
+
+	/* 3. its blocks are freed */
+	for (size_t i = 0; i < c.n && !err; i++)
+		err = e4_block_mark(fs, c.run[i].pblk, c.run[i].len, 0, NULL);
+	if (!err)
+		err = e4_alloc_flush(fs);
+	if (!err)
+		err = e4_super_write_backups(fs);
+	if (!err)
+		err = e4_flush(fs);
+out:
+	free(c.run);
+	return err;
+}

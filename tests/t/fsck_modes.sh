@@ -1,0 +1,113 @@
+#!/bin/bash
+# fsck_modes: e4fsck's answer modes, exit codes and usage errors
+# (acceptance 5 of the e4fsck issue), and superblock-level repairs.
+#  - a clean image: exit 0 with -n, -p and -fy, -n and -p write nothing;
+#  - an image that needs recovery: -n (without -f) warns that the journal
+#    is not replayed, writes nothing, exits as the reference e2fsck -n
+#    (0: the superblock says clean); -p replays (exit as the reference);
+#  - usage errors exit 16; no mode and no terminal exits 8;
+#  - -E journal_only -f says the full check is not available;
+#  - the fixed clock: E4FSCK_TIME and E2FSCK_TIME both fix "now" (a last
+#    write time in the future is reported against it);
+#  - the primary superblock zeroed: -n uses the first backup and changes
+#    nothing (exit 4: a full check is due); -y uses it and writes the
+#    primary back (state "not clean": the full check stays due, exit 4),
+#    after which the reference e2fsck -fn is clean; -b with the backup's
+#    block number works the same way.
+
+. "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+
+E4FSCK=${E4FSCK:-$E4_BUILDDIR/fsck/e4fsck}
+need_oracle "$REF_E2FSCK" "$REF_DEBUGFS" "$REF_MKE2FS"
+[ -x "$E4FSCK" ] || fail "e4fsck not found: $E4FSCK"
+export E2FSCK_CONFIG=/dev/null TZ=UTC
+unset E4FSCK_TIME
+E2FSCK_TIME=$(($(date +%s) + 3600))
+export E2FSCK_TIME
+
+run() {	# run WANT_RC NAME ARGS...: e4fsck ARGS must exit WANT_RC
+	local want=$1 name=$2
+	shift 2
+	runcap "$T/$name" 30 "$E4FSCK" "$@"
+	local rc
+	rc=$(cat "$T/$name.rc")
+	san_report "$T/$name.err" && fail "$name: sanitizer report: $(head -5 "$T/$name.err")"
+	[ "$rc" = "$want" ] || {
+		cat "$T/$name.out" "$T/$name.err" >&2
+		fail "$name: e4fsck $*: $(describe_rc "$rc"), expected $want"
+	}
+}
+
+# ---- a clean image ----
+img=$T/clean.img
+"$REF_MKE2FS" -q -F -t ext4 "$img" 16M >/dev/null 2>&1 || fail "mke2fs failed"
+sum=$(sha256sum <"$img")
+run 0 clean_n -n "$img"
+run 0 clean_p -p "$img"
+[ "$(sha256sum <"$img")" = "$sum" ] || fail "clean: -n or -p changed the image"
+grep -q "clean, 11/4096 files" "$T/clean_p.out" || fail "clean -p: no 'clean' summary: $(cat "$T/clean_p.out")"
+run 0 clean_fy -fy "$img"
+grep -q "not available" "$T/clean_fy.out" || fail "clean -fy: the missing full check is not mentioned"
+run 0 clean_jo -fy -E journal_only "$img"
+grep -q "not available" "$T/clean_jo.out" || fail "-E journal_only -f: the missing full check is not mentioned"
+
+# ---- usage ----
+run 16 usage_none
+run 16 usage_opt -x "$img"
+run 16 usage_modes -n -y "$img"
+run 16 usage_modes2 -p -n "$img"
+run 16 usage_ext -E frobnicate "$img"
+run 16 usage_bsize -B 1000 "$img"
+run 16 usage_two "$img" "$img"
+run 16 usage_arg -b
+run 8 no_tty "$img"
+grep -q "terminal" "$T/no_tty.err" || fail "no terminal: no message"
+run 8 missing -n "$T/does-not-exist"
+grep -q "does-not-exist" "$T/missing.err" || fail "missing device: message does not name it"
+
+# ---- the clock ----
+cp "$img" "$T/future.img"
+run 0 clock_e4 -n "$T/future.img"
+E4FSCK_TIME=1000000000 run 1 clock_e4y -y "$T/future.img"
+grep -q "in the future" "$T/clock_e4y.out" || fail "E4FSCK_TIME: no future-time report"
+grep -q "2001" "$T/clock_e4y.out" || fail "E4FSCK_TIME=1000000000 not used as now: $(cat "$T/clock_e4y.out")"
+cp "$img" "$T/future.img"
+E2FSCK_TIME=1000000000 run 1 clock_e2y -y "$T/future.img"
+grep -q "in the future" "$T/clock_e2y.out" || fail "E2FSCK_TIME: no future-time report"
+
+# ---- needs recovery ----
+rimg=$T/rec.img
+"$REF_MKE2FS" -q -F -t ext4 -b 1024 "$rimg" 8M >/dev/null 2>&1 || fail "mke2fs failed"
+printf 'jo\njw -b 300-305 /dev/zero\njc\n' >"$T/cmds"
+"$REF_DEBUGFS" -w -f "$T/cmds" "$rimg" >/dev/null 2>&1 || fail "debugfs jw failed"
+sum=$(sha256sum <"$rimg")
+runcap "$T/ref_n" 30 "$REF_E2FSCK" -n "$rimg"
+[ "$(sha256sum <"$rimg")" = "$sum" ] || fail "the reference -n changed the image"
+run "$(cat "$T/ref_n.rc")" rec_n -n "$rimg"
+[ "$(sha256sum <"$rimg")" = "$sum" ] || fail "needs recovery: -n changed the image"
+grep -q "skipping journal recovery" "$T/rec_n.out" || fail "needs recovery -n: no warning"
+cp "$rimg" "$T/ref.img"
+runcap "$T/ref_p" 30 "$REF_E2FSCK" -p "$T/ref.img"
+run "$(cat "$T/ref_p.rc")" rec_p -p "$rimg"
+grep -q "recovering journal" "$T/rec_p.out" || fail "needs recovery -p: no 'recovering journal'"
+grep -q needs_recovery <<<"$("$REF_DUMPE2FS" -h "$rimg" 2>/dev/null)" && fail "-p left needs_recovery set"
+
+# ---- backup superblock ----
+bimg=$T/bk.img
+"$REF_MKE2FS" -q -F -t ext4 -b 1024 "$bimg" 16M >/dev/null 2>&1 || fail "mke2fs failed"
+dd if=/dev/zero of="$bimg" bs=1024 seek=1 count=1 conv=notrunc status=none
+sum=$(sha256sum <"$bimg")
+run 4 bk_n -n "$bimg"
+[ "$(sha256sum <"$bimg")" = "$sum" ] || fail "backup -n: image changed"
+grep -q "backup at block 8193" "$T/bk_n.out" || fail "backup -n: backup not reported: $(cat "$T/bk_n.out")"
+cp "$bimg" "$T/bk2.img"
+run 4 bk_y -y "$bimg"
+"$REF_E2FSCK" -fn "$bimg" >"$T/bk_fn" 2>&1 || fail "backup -y: reference -fn exit $?: $(head "$T/bk_fn")"
+# the primary is back but marked not clean: a full check is still due
+run 4 bk_y2 -n "$bimg"
+grep -q "backup" "$T/bk_y2.out" && fail "backup -y: the primary was not written back"
+run 4 bk_b -y -b 8193 -B 1024 "$T/bk2.img"
+"$REF_E2FSCK" -fn "$T/bk2.img" >"$T/bk_fn2" 2>&1 || fail "-b 8193: reference -fn exit $?"
+
+info "modes, usage errors, clock, recovery with -n/-p and backup superblocks as documented ($(elapsed)s)"
+exit 0

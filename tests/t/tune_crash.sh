@@ -1,0 +1,108 @@
+#!/bin/bash
+# tune_crash: crash safety of journal removal and addition (e4tune issue,
+# acceptance 5).  e4tune runs under the crash-point I/O layer
+# (E4_CRASH_AFTER_WRITES=N: the process dies before its N+1-th write, as at
+# a power failure) for every N below the operation's write count (traced
+# with E4_CRASH_TRACE): removing the journal of a filled ext4 image, adding
+# one to it again, adding a block-mapped journal to a filled ext2 image,
+# converting that image to ext4 with a journal (-O extents,uninit_bg,... -j),
+# the metadata_csum rewrite off and on (every N when the operation makes at
+# most 14 writes, else 10 spread out).
+# After each stop the image is clean (reference e2fsck -fn), or the
+# reference e2fsck -fy repairs it to clean; and every file of the tree is
+# intact (the reference debugfs rdump listed with tests/gentree.py, against
+# the listing before the operation).
+
+. "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+
+E4TUNE=${E4TUNE:-$E4_BUILDDIR/tune/e4tune}
+[ -x "$E4TUNE" ] || fail "e4tune not found: $E4TUNE"
+need_oracle "$REF_MKE2FS" "$REF_E2FSCK" "$REF_DEBUGFS" "$PYTHON"
+need_root_loop
+
+clean() {
+	local out rc
+	out=$("$REF_E2FSCK" -fn "$1" 2>&1)
+	rc=$?
+	[ $rc = 0 ] && ! echo "$out" | grep -qvE '^e2fsck [0-9]|^Pass [1-5]|files \(|^$'
+}
+
+# listing IMG OUT: the tree as the reference debugfs reads it
+listing() {
+	rm -rf "$TFS/r"
+	mkdir -p "$TFS/r"
+	"$REF_DEBUGFS" -R "rdump / $TFS/r" "$1" >/dev/null 2>&1
+	"$PYTHON" "$GENTREE" list "$TFS/r" --no-atime | grep -v '^lost+found' >"$2"
+}
+
+tmp_on_tmpfs 512m
+mnt=$T/mnt
+mkdir -p "$mnt"
+make_filled() {	# TYPE IMG
+	"$REF_MKE2FS" -q -F -t "$1" "$2" 40M >/dev/null 2>&1 || fail "mke2fs -t $1 failed"
+	mount_loop "$2" "$mnt" || fail "cannot mount $1"
+	"$PYTHON" "$GENTREE" gen "$mnt" --no-special --bigdir 150 >"$T/gen.log" 2>&1 ||
+		fail "gentree failed: $(tail -3 "$T/gen.log")"
+	umount_retry "$mnt"
+}
+
+stops=0 repaired=0 failures=()
+# crash_all NAME IMG ARGS...: every stop of e4tune ARGS on a copy of IMG
+crash_all() {
+	local name=$1 img=$2 total n rc
+	shift 2
+	listing "$img" "$T/$name.want"
+	cp "$img" "$TFS/work.img"
+	rm -f "$T/trace"
+	E4_CRASH_TRACE=$T/trace "$E4TUNE" "$@" "$TFS/work.img" >/dev/null 2>&1 ||
+		fail "$name: e4tune failed without a crash point"
+	total=$(wc -l <"$T/trace")
+	[ "$total" -gt 2 ] || fail "$name: only $total writes traced"
+	# every stop when there are few writes, else 10 spread over the run
+	local ns=()
+	if [ "$total" -le 14 ]; then
+		for ((n = 1; n < total; n++)); do ns+=($n); done
+	else
+		for ((n = 0; n < 10; n++)); do ns+=($((1 + n * (total - 2) / 9))); done
+	fi
+	for n in "${ns[@]}"; do
+		cp "$img" "$TFS/work.img"
+		E4_CRASH_AFTER_WRITES=$n "$E4TUNE" "$@" "$TFS/work.img" >/dev/null 2>&1
+		rc=$?
+		[ $rc = 137 ] || { failures+=("$name: stop after $n writes: exit $rc, not 137"); continue; }
+		stops=$((stops + 1))
+		if ! clean "$TFS/work.img"; then
+			"$REF_E2FSCK" -fy "$TFS/work.img" >"$T/fy" 2>&1
+			repaired=$((repaired + 1))
+			clean "$TFS/work.img" ||
+				{ failures+=("$name: after $n writes: not clean even after e2fsck -fy"); continue; }
+		fi
+		listing "$TFS/work.img" "$T/got"
+		diff "$T/$name.want" "$T/got" >"$T/d" ||
+			failures+=("$name: after $n writes: the tree changed: $(head -3 "$T/d" | tr '\n' '|')")
+	done
+	info "$name: ${#ns[@]} of $((total - 1)) possible stops checked"
+}
+
+e4=$T/e4.img
+make_filled ext4 "$e4"
+crash_all remove "$e4" -O ^has_journal
+"$E4TUNE" -O ^has_journal "$e4" >/dev/null 2>&1 || fail "journal removal failed"
+crash_all add "$e4" -O has_journal -J size=4
+e2=$T/e2.img
+make_filled ext2 "$e2"
+crash_all add-blockmap "$e2" -j
+crash_all convert "$e2" -O extents,uninit_bg,dir_index,huge_file,dir_nlink,extra_isize -j
+# the checksum rewrite, both ways, on a freshly checked image
+c=$T/c.img
+make_filled ext4 "$c"
+"$REF_E2FSCK" -fy "$c" >/dev/null 2>&1
+crash_all csum-off "$c" -O ^metadata_csum
+"$E4TUNE" -O ^metadata_csum "$c" >/dev/null 2>&1 || fail "metadata_csum off failed"
+crash_all csum-on "$c" -O metadata_csum
+
+for f in "${failures[@]+"${failures[@]}"}"; do
+	echo "FAIL: $TEST_NAME: $f" >&2
+done
+[ ${#failures[@]} = 0 ] || fail "${#failures[@]} stops failed"
+info "$stops stops: $((stops - repaired)) clean as left, $repaired repaired by e2fsck -fy, tree intact in all ($(elapsed)s)"
