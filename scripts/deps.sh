@@ -7,7 +7,7 @@ pkgs=(
 	build-essential autoconf automake libtool pkg-config
 	uuid-dev libblkid-dev comerr-dev libisal-dev libedit-dev libcmocka-dev libjson-c-dev
 	e2fsprogs util-linux attr xfsprogs python3 gzip coreutils
-	qemu-system-ppc cpio strace
+	qemu-system-ppc cpio strace fsmark
 )
 
 missing=()
