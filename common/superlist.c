@@ -21,7 +21,7 @@ static listing *L;
 #define field(label, ...)	listing_fmt(L, label, __VA_ARGS__)
 #define num(label, v)		listing_u64(L, label, v)
 
-static const char *sl_uuid(const uint8_t u[16], char *buf, int none_if_null)
+const char *superlist_uuid(const uint8_t u[16], char *buf, int none_if_null)
 {
 	int i, null = 1;
 
@@ -255,7 +255,7 @@ static void print_superblock(e4_fs *fs)
 	field("Filesystem volume name", "%s", buf[0] ? buf : "<none>");
 	fixed_string(buf, sb->s_last_mounted, 64);
 	field("Last mounted on", "%s", buf[0] ? buf : "<not available>");
-	field("Filesystem UUID", "%s", sl_uuid(sb->s_uuid, uuid, 1));
+	field("Filesystem UUID", "%s", superlist_uuid(sb->s_uuid, uuid, 1));
 	listing_hex(L, "Filesystem magic number", e4_le16(sb->s_magic), 4, 1);
 	listing_num_text(L, "Filesystem revision #", rev, "%u (%s)", rev,
 	      rev == 0 ? "original" : rev == 1 ? "dynamic" : "unknown");
@@ -338,7 +338,7 @@ static void print_superblock(e4_fs *fs)
 			num("Desired extra isize", e4_le16(sb->s_want_extra_isize));
 	}
 	if (!is_zero(sb->s_journal_uuid, 16))
-		field("Journal UUID", "%s", sl_uuid(sb->s_journal_uuid, uuid, 0));
+		field("Journal UUID", "%s", superlist_uuid(sb->s_journal_uuid, uuid, 0));
 	if (sb->s_journal_inum)
 		num("Journal inode", e4_le32(sb->s_journal_inum));
 	if (sb->s_journal_dev)
@@ -349,7 +349,7 @@ static void print_superblock(e4_fs *fs)
 		field("Default directory hash", "%s", hash_name(sb->s_def_hash_version, buf));
 	if (!is_zero(sb->s_hash_seed, 16))
 		field("Directory Hash Seed", "%s",
-		      sl_uuid((const uint8_t *)sb->s_hash_seed, uuid, 0));
+		      superlist_uuid((const uint8_t *)sb->s_hash_seed, uuid, 0));
 	if (sb->s_jnl_backup_type) {
 		if (sb->s_jnl_backup_type == 1)
 			field("Journal backup", "inode blocks");
@@ -401,7 +401,7 @@ static void print_superblock(e4_fs *fs)
 		listing_hex(L, "Checksum", e4_le32(sb->s_checksum), 8, 0);
 	}
 	if (!is_zero(sb->s_encrypt_pw_salt, 16))
-		field("Encryption PW Salt", "%s", sl_uuid(sb->s_encrypt_pw_salt, uuid, 0));
+		field("Encryption PW Salt", "%s", superlist_uuid(sb->s_encrypt_pw_salt, uuid, 0));
 	if (e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_CSUM_SEED))
 		listing_hex(L, "Checksum seed", e4_le32(sb->s_checksum_seed), 8, 0);
 	if (e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_CASEFOLD)) {
@@ -492,7 +492,7 @@ static void print_journal_super(const journal_superblock_t *jsb, unsigned fs_bs,
 		if (listing_get_format(L) == LISTING_JSON)
 			listing_list_begin(L, "Journal users");
 		for (i = 0; i < nr_users && i < JBD2_USERS_MAX; i++) {
-			sl_uuid(jsb->s_users + 16 * i, uuid, 1);
+			superlist_uuid(jsb->s_users + 16 * i, uuid, 1);
 			if (listing_get_format(L) == LISTING_JSON)
 				listing_list_add(L, uuid);
 			else if (i == 0)

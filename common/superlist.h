@@ -8,6 +8,9 @@
 #include "e4.h"
 #include "listing.h"
 
+/* A UUID as dumpe2fs prints it into buf (37 bytes); all zero gives
+ * "<none>" when none_if_null is set. */
+const char *superlist_uuid(const uint8_t u[16], char *buf, int none_if_null);
 /* Every superblock field dumpe2fs -h prints, in its order. */
 void superlist_super(listing *l, e4_fs *fs);
 /* The internal journal's superblock (a "Journal" object in JSON);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "debugfs.h"
+#include "superlist.h"
 
 int check_fs_open(const char *cmd)
 {
@@ -156,19 +157,7 @@ const char *inode_type_name(uint16_t mode)
 
 const char *uuid_string(const uint8_t u[16], char *buf, int none_if_null)
 {
-	int i, null = 1;
-
-	for (i = 0; i < 16; i++)
-		if (u[i])
-			null = 0;
-	if (null && none_if_null) {
-		strcpy(buf, "<none>");
-		return buf;
-	}
-	sprintf(buf, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
-		u[12], u[13], u[14], u[15]);
-	return buf;
+	return superlist_uuid(u, buf, none_if_null);
 }
 
 void print_raw_name(FILE *f, const char *name, size_t len)

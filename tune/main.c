@@ -154,29 +154,30 @@ static int parse_time(const char *s, int64_t *out)
 	return 0;
 }
 
-static int parse_user(const char *s, unsigned long *out)
+/* A uid (group: a gid) as a number or a name, at most 65535 (the
+ * superblock's s_def_resuid/s_def_resgid are 16 bits). */
+static int parse_id(const char *s, int group, unsigned long *out)
 {
-	struct passwd *pw;
+	unsigned long id;
 
 	if (!parse_ulong(s, 65535, out))
 		return 0;
-	pw = getpwnam(s);
-	if (!pw || pw->pw_uid > 65535)
-		return -1;
-	*out = pw->pw_uid;
-	return 0;
-}
+	if (group) {
+		struct group *gr = getgrnam(s);
 
-static int parse_group(const char *s, unsigned long *out)
-{
-	struct group *gr;
+		if (!gr)
+			return -1;
+		id = gr->gr_gid;
+	} else {
+		struct passwd *pw = getpwnam(s);
 
-	if (!parse_ulong(s, 65535, out))
-		return 0;
-	gr = getgrnam(s);
-	if (!gr || gr->gr_gid > 65535)
+		if (!pw)
+			return -1;
+		id = pw->pw_uid;
+	}
+	if (id > 65535)
 		return -1;
-	*out = gr->gr_gid;
+	*out = id;
 	return 0;
 }
 
@@ -334,7 +335,7 @@ static void parse_args(struct tune *t, int argc, char **argv)
 			break;
 		case 'g':
 			t->g_flag = 1;
-			if (parse_group(optarg, &t->resgid))
+			if (parse_id(optarg, 1, &t->resgid))
 				usage_exit(t, "bad gid/group name - %s", optarg);
 			break;
 		case 'i':
@@ -396,7 +397,7 @@ static void parse_args(struct tune *t, int argc, char **argv)
 			break;
 		case 'u':
 			t->u_flag = 1;
-			if (parse_user(optarg, &t->resuid))
+			if (parse_id(optarg, 0, &t->resuid))
 				usage_exit(t, "bad uid/user name - %s", optarg);
 			break;
 		case 'U':

@@ -145,6 +145,11 @@ void e4_geom_from_sb(e4_fs *fs)
 	g->desc_size = (e4_le32(sb->s_feature_incompat) & EXT4_FEATURE_INCOMPAT_64BIT) ?
 		       e4_le16(sb->s_desc_size) : EXT4_MIN_DESC_SIZE;
 	g->desc_per_block = g->block_size / g->desc_size;
+	/* Descriptors lie at a multiple of 8 bytes: a size that is no
+	 * multiple (only opened in catastrophic mode) is rounded down for
+	 * the stride, as the reference tools do, while the count per block
+	 * keeps the size as written. */
+	g->desc_size &= ~7u;
 	g->desc_blocks = (g->group_count + g->desc_per_block - 1) / g->desc_per_block;
 	g->inode_blocks_per_group = (uint32_t)(((uint64_t)g->inodes_per_group * g->inode_size +
 						g->block_size - 1) / g->block_size);
@@ -184,7 +189,20 @@ static errcode_t read_super(e4_fs *fs, uint64_t off)
 		return E4_ERR_BAD_MAGIC;
 	if (err)
 		return err;
-	return e4_super_validate(fs->sb, e4_io_size(fs->io));
+	err = e4_super_validate(fs->sb, e4_io_size(fs->io));
+	if (err == E4_ERR_BAD_DESC_SIZE && (fs->flags & E4_OPEN_CATASTROPHIC)) {
+		/* As the reference's catastrophic mode: a descriptor size that
+		 * is no power of two (but holds a 64-byte descriptor) is used
+		 * as it is; the rest of the superblock must still be valid. */
+		struct ext4_super_block tmp = *fs->sb;
+		unsigned ds = e4_le16(fs->sb->s_desc_size);
+
+		if (ds >= EXT4_MIN_DESC_SIZE_64BIT && ds <= EXT4_MAX_DESC_SIZE) {
+			tmp.s_desc_size = e4_cpu_to_le16(EXT4_MIN_DESC_SIZE_64BIT);
+			err = e4_super_validate(&tmp, e4_io_size(fs->io));
+		}
+	}
+	return err;
 }
 
 static errcode_t check_features(e4_fs *fs)
