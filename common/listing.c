@@ -3,6 +3,7 @@
  * (see listing.h).
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,10 +159,90 @@ void listing_hex(listing *l, const char *label, uint64_t v, int digits, int uppe
 	text_line(l, label, buf);
 }
 
+/* Length of the well-formed UTF-8 sequence at p (at most n bytes), 0 if
+ * there is none (RFC 3629: no overlongs, surrogates or values past
+ * U+10FFFF). */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	unsigned c = p[0];
+	size_t len;
+	unsigned lo = 0x80, hi = 0xBF;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		len = 2;
+	else if (c >= 0xE0 && c <= 0xEF)
+		len = 3;
+	else if (c >= 0xF0 && c <= 0xF4)
+		len = 4;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	if (c == 0xE0)
+		lo = 0xA0;
+	else if (c == 0xED)
+		hi = 0x9F;
+	else if (c == 0xF0)
+		lo = 0x90;
+	else if (c == 0xF4)
+		hi = 0x8F;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (p[i] < 0x80 || p[i] > 0xBF)
+			return 0;
+	return len;
+}
+
+/* A JSON string from bytes that may not be UTF-8 (labels, paths and
+ * names come from the disk as raw bytes): each byte that does not start
+ * or continue a well-formed UTF-8 sequence becomes U+FFFD, so the
+ * document always parses. */
+static struct json_object *json_text(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	struct json_object *o;
+	size_t n = strlen(s), k = 0;
+	char *buf;
+
+	for (size_t i = 0; i < n;) {	/* fast path: already valid */
+		size_t len = utf8_len(p + i, n - i);
+
+		if (!len)
+			break;
+		i += len;
+		if (i == n)
+			return json_object_new_string(s);
+	}
+	if (n == 0)
+		return json_object_new_string(s);
+	buf = malloc(n * 3 + 1);
+	if (!buf)
+		return NULL;
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_len(p + i, n - i);
+
+		if (len) {
+			memcpy(buf + k, p + i, len);
+			k += len;
+			i += len;
+		} else {
+			memcpy(buf + k, "\xEF\xBF\xBD", 3);
+			k += 3;
+			i++;
+		}
+	}
+	o = json_object_new_string_len(buf, (int)k);
+	free(buf);
+	return o;
+}
+
 void listing_str(listing *l, const char *label, const char *s)
 {
 	if (l->fmt == LISTING_JSON) {
-		json_put(l, label, json_object_new_string(s));
+		json_put(l, label, json_text(s));
 		return;
 	}
 	text_line(l, label, s);
@@ -253,7 +334,7 @@ void listing_list_add(listing *l, const char *word)
 	size_t wl = strlen(word);
 
 	if (l->fmt == LISTING_JSON) {
-		if (l->list_arr && json_object_array_add(l->list_arr, json_object_new_string(word)))
+		if (l->list_arr && json_object_array_add(l->list_arr, json_text(word)))
 			l->failed = 1;
 		return;
 	}
@@ -343,6 +424,7 @@ void listing_text(listing *l, const char *fmt, ...)
 
 int listing_end(listing *l)
 {
+	int werr = 0;
 	int ret;
 
 	if (!l)
@@ -361,9 +443,13 @@ int listing_end(listing *l)
 			l->failed = 1;
 		json_object_put(l->root);
 	}
-	if (fflush(l->out) || ferror(l->out))
+	if (fflush(l->out) || ferror(l->out)) {
+		werr = errno ? errno : EIO;
 		l->failed = 1;
+	}
 	ret = l->failed ? -1 : 0;
 	free(l);
+	if (ret)
+		errno = werr ? werr : ENOMEM;
 	return ret;
 }

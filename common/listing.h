@@ -43,7 +43,8 @@ enum listing_format { LISTING_TEXT = 0, LISTING_JSON = 1 };
  * (26 is dumpe2fs's).  NULL when out of memory. */
 listing *listing_new(FILE *out, enum listing_format fmt, int label_width);
 /* Close open nestings, print the JSON document (JSON mode), flush and
- * free.  Returns 0, or -1 after an allocation or write error. */
+ * free.  Returns 0, or -1 after an allocation or write error with errno
+ * set (ENOMEM, or the write's error). */
 int listing_end(listing *l);
 enum listing_format listing_get_format(const listing *l);
 

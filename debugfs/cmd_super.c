@@ -4,6 +4,7 @@
  * shared layer common/superlist.c (the labels dumpe2fs -h uses, one
  * "Label:  value" per line, or JSON), which e4tune -l prints too.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <grp.h>
 #include <stdarg.h>
@@ -245,7 +246,8 @@ int do_stats(int argc, char **argv)
 		listing_close(L);
 	}
 	if (listing_end(L)) {
-		com_err(argv[0], E4_ERR_NO_MEMORY, "while printing the listing");
+		com_err(argv[0], errno, "while printing the listing");
+		clearerr(stdout);	/* reported once, here */
 		ret = 1;
 	}
 	L = NULL;

@@ -245,4 +245,39 @@ rc=$?
 info "done in $(elapsed) s"
 [ $rc -eq 0 ] || fail "JSON and text differ"
 [ "$E4_CI_SKIP_FAIL" = 0 ] || fail "matrix images missing under CI=true"
+
+# Names from the disk are raw bytes: a label and a last-mounted path that
+# are not UTF-8 (and hold quotes, backslashes, control bytes) must still
+# give a document that parses, each bad byte as U+FFFD.
+need_oracle "$REF_MKE2FS"
+img=$T/label.img
+truncate -s 8M "$img"
+"$REF_MKE2FS" -q -F -t ext4 -O ^metadata_csum "$img" || fail "mke2fs failed"
+"$PYTHON" - "$img" <<'PYEOF' || fail "cannot patch the label"
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(1024 + 0x78)
+    f.write(b'a"b\\c\x01\xff\xc3'.ljust(16, b"\0"))
+    f.seek(1024 + 0x88)
+    f.write(b'/mnt/\xe2\x82\xac\xed\xa0\x80x'.ljust(64, b"\0"))
+PYEOF
+"$E4DEBUGFS" -R 'stats -j' "$img" >"$T/label.json" 2>"$T/label.err" || fail "stats -j failed: $(cat "$T/label.err")"
+"$PYTHON" - "$T/label.json" <<'PYEOF' || fail "stats -j with raw label bytes does not parse as the expected JSON"
+import json, sys
+doc = json.load(open(sys.argv[1], encoding="utf-8"))
+def find(o, key):
+    if isinstance(o, dict):
+        if key in o:
+            return o[key]
+        for v in o.values():
+            r = find(v, key)
+            if r is not None:
+                return r
+    return None
+name = find(doc, "filesystem_volume_name")
+mnt = find(doc, "last_mounted_on")
+ok = name == 'a"b\\c\x01\ufffd\ufffd' and mnt == "/mnt/\u20ac\ufffd\ufffd\ufffdx"
+print("label %r, last mounted on %r" % (name, mnt))
+sys.exit(0 if ok else 1)
+PYEOF
 exit 0
