@@ -110,11 +110,6 @@ static const char *layout_error(errcode_t err)
 	case E4_ERR_JOURNAL_SIZE:
 		return "invalid journal size (between 1024 blocks and 10240000 blocks, "
 		       "and at most half the filesystem)";
-	case E4_ERR_FEATURE_CONFLICT:
-		return "conflicting features (64bit and bigalloc need extent; meta_bg excludes "
-		       "resize_inode; resize_inode needs sparse_super; inline_data needs inodes "
-		       "larger than 128 bytes; metadata_csum_seed needs metadata_csum; -C needs "
-		       "bigalloc; -G needs flex_bg)";
 	case E4_ERR_BAD_BLOCK_SIZE:
 		return "invalid block size";
 	case E4_ERR_BAD_CLUSTER_SIZE:

@@ -791,6 +791,8 @@ static int open_target(struct mkfs *m, uint64_t need)
 		fprintf(stderr, "%s: cannot extend %s to %llu bytes: %s\n", m->prog, m->device,
 			(unsigned long long)need, strerror(errno));
 		close(fd);
+		if (m->created)	/* leave nothing behind that we made */
+			unlink(m->device);
 		return -1;
 	}
 	return fd;

@@ -882,9 +882,11 @@ struct e4_layout {
  * E4_ERR_BAD_INODE_SIZE, E4_ERR_BAD_DESC_SIZE, E4_ERR_RESERVED_GDT (-E
  * resize= asks for more than block size / 4 blocks), E4_ERR_JOURNAL_SIZE
  * (-J size outside 1024 .. 10240000 blocks or over half the free blocks),
- * E4_ERR_FEATURE_CONFLICT (64bit or bigalloc without extent, meta_bg
- * with resize_inode, resize_inode without sparse_super, inline_data with
- * 128-byte inodes, csum seed without metadata_csum), E4_ERR_INVALID_ARGUMENT
+ * one E4_ERR_CONFLICT_* per broken feature rule (NEED_EXTENT: 64bit,
+ * bigalloc or verity without extent; META_BG_RESIZE; RESIZE_SPARSE;
+ * CSUM_SEED; CLUSTER: -C without bigalloc; FLEX_BG: -G without flex_bg;
+ * INLINE_ISIZE: inline_data with 128-byte inodes), E4_ERR_RESIZE_TOO_SMALL
+ * (-E resize= not above the block count), E4_ERR_INVALID_ARGUMENT
  * (unknown fs_type, bad -m/-G/-N values), E4_ERR_UNSUPPORTED (quota or
  * project, more than E4_LAYOUT_MAX_GROUPS groups without geometry_only, a
  * special file needing more than one extent leaf), E4_ERR_NO_MEMORY.  A

@@ -932,10 +932,10 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 
 	if ((p->feat[1] & EXT4_FEATURE_INCOMPAT_64BIT) &&
 	    !(p->feat[1] & EXT4_FEATURE_INCOMPAT_EXTENTS))
-		return E4_ERR_FEATURE_CONFLICT;
+		return E4_ERR_CONFLICT_NEED_EXTENT;
 	if ((p->feat[2] & EXT4_FEATURE_RO_COMPAT_VERITY) &&
 	    !(p->feat[1] & EXT4_FEATURE_INCOMPAT_EXTENTS))
-		return E4_ERR_FEATURE_CONFLICT;
+		return E4_ERR_CONFLICT_NEED_EXTENT;
 
 	/* cluster size */
 	if (p->feat[2] & EXT4_FEATURE_RO_COMPAT_BIGALLOC) {
@@ -947,7 +947,7 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 		if (p->log_cs < p->log_bs)
 			return E4_ERR_BAD_CLUSTER_SIZE;
 	} else if (o->cluster_size) {
-		return E4_ERR_FEATURE_CONFLICT;
+		return E4_ERR_CONFLICT_CLUSTER;
 	} else {
 		p->log_cs = p->log_bs;
 		cs = bs;
@@ -994,7 +994,7 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 		int64_t rsv_gdb;
 
 		if (o->resize_blocks <= blocks)
-			return E4_ERR_INVALID_ARGUMENT;
+			return E4_ERR_RESIZE_TOO_SMALL;
 		ngroups = (uint32_t)div_ceil(blocks, bpg);
 		desc_blocks = (ngroups + gdpb - 1) / gdpb;
 		rsv_groups = div_ceil(o->resize_blocks, bpg);
@@ -1014,16 +1014,16 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 		p->feat[2] &= ~EXT4_FEATURE_RO_COMPAT_GDT_CSUM;
 	if ((p->feat[2] & EXT4_FEATURE_RO_COMPAT_BIGALLOC) &&
 	    !(p->feat[1] & EXT4_FEATURE_INCOMPAT_EXTENTS))
-		return E4_ERR_FEATURE_CONFLICT;
+		return E4_ERR_CONFLICT_NEED_EXTENT;
 	if ((p->feat[1] & EXT4_FEATURE_INCOMPAT_META_BG) &&
 	    (p->feat[0] & EXT4_FEATURE_COMPAT_RESIZE_INODE))
-		return E4_ERR_FEATURE_CONFLICT;
+		return E4_ERR_CONFLICT_META_BG_RESIZE;
 	if ((p->feat[0] & EXT4_FEATURE_COMPAT_RESIZE_INODE) &&
 	    !(p->feat[2] & EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER))
-		return E4_ERR_FEATURE_CONFLICT;
+		return E4_ERR_CONFLICT_RESIZE_SPARSE;
 	if ((p->feat[1] & EXT4_FEATURE_INCOMPAT_CSUM_SEED) &&
 	    !(p->feat[2] & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM))
-		return E4_ERR_FEATURE_CONFLICT;
+		return E4_ERR_CONFLICT_CSUM_SEED;
 
 	if (p->bpg_param && (p->bpg_param < 256 || p->bpg_param > 8ULL * bs))
 		return E4_ERR_BAD_BLOCKS_PER_GROUP;
@@ -1049,7 +1049,7 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 			return E4_ERR_INVALID_ARGUMENT;
 		p->log_flex = ilog2(fsz);
 	} else if (o->flex_bg_size) {
-		return E4_ERR_FEATURE_CONFLICT;
+		return E4_ERR_CONFLICT_FLEX_BG;
 	}
 	if (inode_size) {
 		if (inode_size < EXT4_GOOD_OLD_INODE_SIZE || inode_size > bs || !is_pow2(inode_size))
@@ -1058,7 +1058,7 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 	p->inode_size = inode_size;
 	if ((p->feat[1] & EXT4_FEATURE_INCOMPAT_INLINE_DATA) &&
 	    (inode_size ? inode_size : EXT4_GOOD_OLD_INODE_SIZE) == EXT4_GOOD_OLD_INODE_SIZE)
-		return E4_ERR_FEATURE_CONFLICT;
+		return E4_ERR_CONFLICT_INLINE_ISIZE;
 
 	/* inode count */
 	{

@@ -1216,7 +1216,7 @@ static void test_errors(void **state)
 	assert_int_equal(e4_layout_compute(&o, &l), E4_ERR_BAD_INODE_SIZE);
 	o.inode_size = 0;
 	o.cluster_size = 16384;
-	assert_int_equal(e4_layout_compute(&o, &l), E4_ERR_FEATURE_CONFLICT);
+	assert_int_equal(e4_layout_compute(&o, &l), E4_ERR_CONFLICT_CLUSTER);
 	o.cluster_size = 0;
 	/* more than 2^32 blocks without 64bit */
 	e4_layout_opts_init(&o);
@@ -1230,12 +1230,12 @@ static void test_errors(void **state)
 	o.fs_type = "ext4";
 	o.dev_bytes = 1ULL << 30;
 	assert_int_equal(e4_layout_opts_features(&o, "meta_bg"), 0);
-	assert_int_equal(e4_layout_compute(&o, &l), E4_ERR_FEATURE_CONFLICT);
+	assert_int_equal(e4_layout_compute(&o, &l), E4_ERR_CONFLICT_META_BG_RESIZE);
 	e4_layout_opts_init(&o);
 	o.fs_type = "ext4";
 	o.dev_bytes = 1ULL << 30;
 	assert_int_equal(e4_layout_opts_features(&o, "^extent"), 0);
-	assert_int_equal(e4_layout_compute(&o, &l), E4_ERR_FEATURE_CONFLICT);
+	assert_int_equal(e4_layout_compute(&o, &l), E4_ERR_CONFLICT_NEED_EXTENT);
 	assert_int_equal(e4_layout_opts_features(&o, "nosuchfeature"), E4_ERR_INVALID_ARGUMENT);
 	/* journal size out of range */
 	e4_layout_opts_init(&o);
