@@ -37,47 +37,7 @@ mkdir -p "$BENCH_DIR"
 trap 'rm -rf "$BENCH_DIR"' EXIT
 
 conf=$BENCH_DIR/mke2fs.conf
-cat >"$conf" <<'EOF'
-[defaults]
-	base_features = sparse_super,large_file,filetype,resize_inode,dir_index,ext_attr
-	default_mntopts = acl,user_xattr
-	enable_periodic_fsck = 0
-	blocksize = 4096
-	inode_size = 256
-	inode_ratio = 16384
-[fs_types]
-	ext3 = {
-		features = has_journal
-	}
-	ext4 = {
-		features = has_journal,extent,huge_file,flex_bg,metadata_csum,64bit,dir_nlink,extra_isize
-	}
-	small = {
-		blocksize = 1024
-		inode_ratio = 4096
-	}
-	floppy = {
-		blocksize = 1024
-		inode_ratio = 8192
-	}
-	big = {
-		inode_ratio = 32768
-	}
-	huge = {
-		inode_ratio = 65536
-	}
-	news = {
-		inode_ratio = 4096
-	}
-	largefile = {
-		inode_ratio = 1048576
-		blocksize = -1
-	}
-	largefile4 = {
-		inode_ratio = 4194304
-		blocksize = -1
-	}
-EOF
+cp "$(dirname "$0")/../tests/mke2fs-debian.conf" "$conf"
 
 img=$BENCH_DIR/fs.img
 

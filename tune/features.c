@@ -147,27 +147,35 @@ static const char *fname(int k, uint32_t m, char *buf)
 	return e4_feature_name((enum e4_feature_kind)k, m, buf);
 }
 
-/* Refusals, tune2fs's first, then e4tune's own.  Nothing is written. */
-static int check(struct tune *t, const struct fedit *e)
+/* Refuse the first feature e sets (clears) outside set_ok (clear_ok);
+ * what is "setting "/"clearing " followed by a format naming the feature. */
+static int check_allowed(struct tune *t, const struct fedit *e, const uint32_t set_ok[3],
+			 const uint32_t clear_ok[3], const char *what)
 {
-	e4_fs *fs = t->fs;
-	char buf[32];
+	char buf[32], fmt[96];
 
 	for (int k = 0; k < 3; k++)
 		for (int b = 0; b < 32; b++) {
 			uint32_t m = 1U << b;
+			const char *verb = (e->set[k] & m) && !(set_ok[k] & m) ? "setting" :
+					   (e->clear[k] & m) && !(clear_ok[k] & m) ? "clearing" : NULL;
 
-			if ((e->set[k] & m) && !(ref_set_ok[k] & m)) {
-				tune_err(t, 0, "setting filesystem feature '%s' not supported",
-					 fname(k, m, buf));
-				return 1;
-			}
-			if ((e->clear[k] & m) && !(ref_clear_ok[k] & m)) {
-				tune_err(t, 0, "clearing filesystem feature '%s' not supported",
-					 fname(k, m, buf));
-				return 1;
-			}
+			if (!verb)
+				continue;
+			snprintf(fmt, sizeof(fmt), "%s %s", verb, what);
+			tune_err(t, 0, fmt, fname(k, m, buf));
+			return 1;
 		}
+	return 0;
+}
+
+/* Refusals, tune2fs's first, then e4tune's own.  Nothing is written. */
+static int check(struct tune *t, const struct fedit *e)
+{
+	e4_fs *fs = t->fs;
+
+	if (check_allowed(t, e, ref_set_ok, ref_clear_ok, "filesystem feature '%s' not supported"))
+		return 1;
 	/* tune2fs's reasons for the ones it refuses in context */
 	if (on(e, I, EXT4_FEATURE_INCOMPAT_64BIT)) {
 		tune_err(t, 0, "enabling 64-bit mode needs resize2fs -b");
@@ -241,21 +249,9 @@ static int check(struct tune *t, const struct fedit *e)
 		}
 	}
 	/* the toggles tune2fs makes that e4tune does not make yet */
-	for (int k = 0; k < 3; k++)
-		for (int b = 0; b < 32; b++) {
-			uint32_t m = 1U << b;
-
-			if ((e->set[k] & m) && !(our_set_ok[k] & m)) {
-				tune_err(t, 0, "setting feature '%s' is not supported by e4tune yet",
-					 fname(k, m, buf));
-				return 1;
-			}
-			if ((e->clear[k] & m) && !(our_clear_ok[k] & m)) {
-				tune_err(t, 0, "clearing feature '%s' is not supported by e4tune yet",
-					 fname(k, m, buf));
-				return 1;
-			}
-		}
+	if (check_allowed(t, e, our_set_ok, our_clear_ok,
+			  "feature '%s' is not supported by e4tune yet"))
+		return 1;
 	if (on(e, R, EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER)) {
 		tune_err(t, 0, "setting sparse_super needs resize2fs; not supported");
 		return 1;
