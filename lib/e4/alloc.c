@@ -377,15 +377,15 @@ errcode_t e4_counts_recompute(e4_fs *fs, int *changed)
 	return 0;
 }
 
-errcode_t e4_alloc_flush(e4_fs *fs)
+/* Bitmaps, then descriptors (through gdt_write), then the superblock;
+ * gdt_changed: the caller changed descriptors itself. */
+static errcode_t flush_common(e4_fs *fs, int gdt_changed, errcode_t (*gdt_write)(e4_fs *))
 {
-	int gd_dirty = 0;
 	errcode_t err;
 
-	err = writable(fs);
-	if (err)
-		return err;
-	for (e4_group_t g = 0; g < fs->geom.group_count; g++) {
+	if (!(fs->flags & E4_OPEN_RW))
+		return E4_ERR_READ_ONLY;
+	for (e4_group_t g = 0; fs->alloc_dirty && g < fs->geom.group_count; g++) {
 		uint8_t dirty = fs->alloc_dirty[g];
 
 		if ((dirty & DIRTY_BB) && fs->block_bitmaps[g]) {
@@ -401,19 +401,29 @@ errcode_t e4_alloc_flush(e4_fs *fs)
 			dirty |= DIRTY_GD;
 		}
 		if (dirty & DIRTY_GD)
-			gd_dirty = 1;
+			gdt_changed = 1;
+		fs->alloc_dirty[g] = 0;
 	}
-	if (gd_dirty) {
-		err = e4_gdt_write(fs);
+	if (gdt_changed) {
+		err = gdt_write(fs);
 		if (err)
 			return err;
 	}
-	if (gd_dirty || fs->sb_dirty) {
+	if (gdt_changed || fs->sb_dirty) {
 		err = e4_super_write(fs);
 		if (err)
 			return err;
 	}
-	memset(fs->alloc_dirty, 0, fs->geom.group_count);
 	fs->sb_dirty = 0;
 	return e4_flush(fs);
+}
+
+errcode_t e4_alloc_flush(e4_fs *fs)
+{
+	return flush_common(fs, 0, e4_gdt_write);
+}
+
+errcode_t e4_flush_primary(e4_fs *fs, int gdt_changed)
+{
+	return flush_common(fs, gdt_changed, e4_gdt_write_primary);
 }

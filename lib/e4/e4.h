@@ -1051,6 +1051,14 @@ errcode_t e4_counts_recompute(e4_fs *fs, int *changed);
  * descriptor changed, then the primary superblock; e4_flush() after.
  * E4_ERR_READ_ONLY, write errors. */
 errcode_t e4_alloc_flush(e4_fs *fs);
+/* Like e4_alloc_flush(), but descriptors go to the primary table only
+ * (classic GDT after the primary superblock; with meta_bg the copy in the
+ * first group of each meta group): the backups keep their old counts, as
+ * the kernel and e2fsck's preen path leave them.  gdt_changed: the caller
+ * changed descriptors itself (e4_group_set, e4_group_csum_set).  Then the
+ * primary superblock if anything changed, then e4_flush().
+ * E4_ERR_READ_ONLY, E4_ERR_GD_BAD_LOCATION, write errors. */
+errcode_t e4_flush_primary(e4_fs *fs, int gdt_changed);
 
 /* ---- journal creation (jcreate.c; format doc section 14) ------------- */
 /* First block of the group mke2fs and tune2fs would start a new journal
@@ -1140,14 +1148,6 @@ struct e4_orphan_result {
  * errors of e4_orphan_release_inode() and e4_inode_read(). */
 errcode_t e4_orphans_process(e4_fs *fs, int64_t now, e4_orphan_cb cb, void *priv,
 			     struct e4_orphan_result *res);
-/* Like e4_alloc_flush(), but descriptors go to the primary table only
- * (classic GDT after the primary superblock; with meta_bg the copy in the
- * first group of each meta group): the backups keep their old counts, as
- * the kernel and e2fsck's preen path leave them.  gdt_changed: the caller
- * changed descriptors itself (e4_group_set, e4_group_csum_set).  Then the
- * primary superblock if anything changed, then e4_flush().
- * E4_ERR_READ_ONLY, E4_ERR_GD_BAD_LOCATION, write errors. */
-errcode_t e4_flush_primary(e4_fs *fs, int gdt_changed);
 
 /* ---- checksum rewriting (csumrw.c; format doc section 10) ----------- */
 /* Switch metadata_csum on (on = 1: uninit_bg dropped, s_checksum_type

@@ -39,6 +39,12 @@ void e4_geom_from_sb(e4_fs *fs);
 /* Read one metadata block through the cache, checking the range. */
 errcode_t e4_read_block(e4_fs *fs, e4_blk_t blk, void *buf);
 
+/* Write the primary descriptor table only: the classic GDT after the
+ * primary superblock, and with meta_bg each later descriptor block in the
+ * first group of its meta group (orphan.c; section 4.5).  Uncached.
+ * E4_ERR_GD_BAD_LOCATION, write errors. */
+errcode_t e4_gdt_write_primary(e4_fs *fs);
+
 /* Group g's block (inode != 0: inode) bitmap, read once and cached in
  * fs->block_bitmaps / fs->inode_bitmaps (bitmap.c).  Bitmap read errors. */
 errcode_t e4_bitmap_cached(e4_fs *fs, e4_group_t g, int inode, uint8_t **map);

@@ -653,15 +653,10 @@ errcode_t e4_orphans_process(e4_fs *fs, int64_t now, e4_orphan_cb cb, void *priv
 
 /* ---- writing back, primary copies only ---------------------------------- */
 
-/* Bits of fs->alloc_dirty, as alloc.c sets them. */
-#define ALLOC_DIRTY_BB	0x1
-#define ALLOC_DIRTY_IB	0x2
-#define ALLOC_DIRTY_GD	0x4
-
 /* The primary descriptor table: the classic GDT after the primary
  * superblock, and with meta_bg each later descriptor block in the first
  * group of its meta group (section 4.5). */
-static errcode_t gdt_write_primary(e4_fs *fs)
+errcode_t e4_gdt_write_primary(e4_fs *fs)
 {
 	const struct e4_geom *g = &fs->geom;
 	int meta_bg = e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_META_BG);
@@ -693,43 +688,4 @@ static errcode_t gdt_write_primary(e4_fs *fs)
 			return err;
 	}
 	return 0;
-}
-
-errcode_t e4_flush_primary(e4_fs *fs, int gdt_changed)
-{
-	errcode_t err;
-
-	if (!(fs->flags & E4_OPEN_RW))
-		return E4_ERR_READ_ONLY;
-	for (e4_group_t g = 0; fs->alloc_dirty && g < fs->geom.group_count; g++) {
-		uint8_t dirty = fs->alloc_dirty[g];
-
-		if ((dirty & ALLOC_DIRTY_BB) && fs->block_bitmaps[g]) {
-			err = e4_block_bitmap_write(fs, g, fs->block_bitmaps[g]);
-			if (err)
-				return err;
-			dirty |= ALLOC_DIRTY_GD;
-		}
-		if ((dirty & ALLOC_DIRTY_IB) && fs->inode_bitmaps[g]) {
-			err = e4_inode_bitmap_write(fs, g, fs->inode_bitmaps[g]);
-			if (err)
-				return err;
-			dirty |= ALLOC_DIRTY_GD;
-		}
-		if (dirty & ALLOC_DIRTY_GD)
-			gdt_changed = 1;
-		fs->alloc_dirty[g] = 0;
-	}
-	if (gdt_changed) {
-		err = gdt_write_primary(fs);
-		if (err)
-			return err;
-	}
-	if (gdt_changed || fs->sb_dirty) {
-		err = e4_super_write(fs);
-		if (err)
-			return err;
-	}
-	fs->sb_dirty = 0;
-	return e4_flush(fs);
 }
