@@ -23,22 +23,6 @@ struct htree_ctx {
 	unsigned nodes;		/* blocks dumped (bounded) */
 };
 
-static uint32_t get_le32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return e4_le32(v);
-}
-
-static uint16_t get_le16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return e4_le16(v);
-}
-
 /* One leaf block: every entry as "inode 0xhash-minor (rec_len) name",
  * wrapped before 80 columns, and the checksum tail. */
 static void htree_leaf(struct htree_ctx *c, uint32_t lblk)
@@ -63,8 +47,8 @@ static void htree_leaf(struct htree_ctx *c, uint32_t lblk)
 	}
 	printf("Reading directory block %u, phys %llu\n", lblk, (unsigned long long)pblk);
 	while (off + 8 <= c->bs) {
-		uint32_t ino = get_le32(buf + off);
-		unsigned rec_len = e4_rec_len_from_disk(get_le16(buf + off + 4), c->bs);
+		uint32_t ino = e4_get_le32(buf + off);
+		unsigned rec_len = e4_rec_len_from_disk(e4_get_le16(buf + off + 4), c->bs);
 		unsigned name_len = buf[off + 6];
 		char item[400];
 		int n;
@@ -79,7 +63,7 @@ static void htree_leaf(struct htree_ctx *c, uint32_t lblk)
 		}
 		if (!ino && rec_len == 12 && !name_len && buf[off + 7] == EXT4_FT_DIR_CSUM) {
 			n = snprintf(item, sizeof(item), "leaf block checksum: 0x%08x  ",
-				     get_le32(buf + off + 8));
+				     e4_get_le32(buf + off + 8));
 		} else {
 			uint32_t major = 0, minor = 0;
 
@@ -128,7 +112,7 @@ static void htree_int_block(struct htree_ctx *c, uint32_t lblk, int level)
  * dx_countlimit is at count_off, then each child. */
 static void htree_node(struct htree_ctx *c, const uint8_t *blk, unsigned count_off, int level)
 {
-	unsigned limit = get_le16(blk + count_off), count = get_le16(blk + count_off + 2);
+	unsigned limit = e4_get_le16(blk + count_off), count = e4_get_le16(blk + count_off + 2);
 	unsigned max = (c->bs - count_off) / sizeof(struct dx_entry);
 	unsigned i;
 
@@ -138,7 +122,7 @@ static void htree_node(struct htree_ctx *c, const uint8_t *blk, unsigned count_o
 	printf("Number of entries (limit): %u\n", limit);
 	if (limit <= max && count_off + (size_t)limit * 8 + 8 <= c->bs &&
 	    e4_geom(current_fs)->metadata_csum)
-		printf("Checksum: 0x%08x\n", get_le32(blk + count_off + limit * 8 + 4));
+		printf("Checksum: 0x%08x\n", e4_get_le32(blk + count_off + limit * 8 + 4));
 	if (count > max) {
 		fflush(stdout);
 		com_err(c->cmd, E4_ERR_HTREE_CORRUPT, "count %u is over the block's %u entries",
@@ -147,15 +131,15 @@ static void htree_node(struct htree_ctx *c, const uint8_t *blk, unsigned count_o
 		count = max;
 	}
 	for (i = 0; i < count; i++) {
-		uint32_t hash = i ? get_le32(blk + count_off + 8 * i) : 0;
+		uint32_t hash = i ? e4_get_le32(blk + count_off + 8 * i) : 0;
 
 		printf("Entry #%u: Hash 0x%08x%s, block %u\n", i, hash, (hash & 1) ? " (**)" : "",
-		       get_le32(blk + count_off + 8 * i + 4) & DX_BLOCK_MASK);
+		       e4_get_le32(blk + count_off + 8 * i + 4) & DX_BLOCK_MASK);
 	}
 	putchar('\n');
 	for (i = 0; i < count; i++) {
-		uint32_t hash = i ? get_le32(blk + count_off + 8 * i) : 0;
-		uint32_t child = get_le32(blk + count_off + 8 * i + 4) & DX_BLOCK_MASK;
+		uint32_t hash = i ? e4_get_le32(blk + count_off + 8 * i) : 0;
+		uint32_t child = e4_get_le32(blk + count_off + 8 * i + 4) & DX_BLOCK_MASK;
 
 		printf("Entry #%u: Hash 0x%08x, block %u\n", i, hash, child);
 		if (level > 0) {

@@ -45,41 +45,25 @@ static void hexdump(const uint8_t *buf, size_t len)
 	putchar('\n');
 }
 
-static uint32_t le32_at(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return e4_le32(v);
-}
-
-static uint16_t le16_at(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return e4_le16(v);
-}
-
 /* The header and entries of an xattr block (section 9.2), every offset
  * and length checked against the block. */
 static void xattr_block_dump(const uint8_t *b, unsigned bs)
 {
 	unsigned off = 32, n;
 
-	printf("magic = %08x, length = %u\n", le32_at(b), bs);
-	if (le32_at(b) != EXT4_XATTR_MAGIC)
+	printf("magic = %08x, length = %u\n", e4_get_le32(b), bs);
+	if (e4_get_le32(b) != EXT4_XATTR_MAGIC)
 		return;
-	printf("refcount = %u, blocks = %u\n", le32_at(b + 4), le32_at(b + 8));
-	printf("hash = %08x, checksum = %08x\n", le32_at(b + 12), le32_at(b + 16));
-	printf("reserved: %08x %08x %08x\n", le32_at(b + 20), le32_at(b + 24), le32_at(b + 28));
-	for (n = 0; n < bs / 16 && off + 16 <= bs && le32_at(b + off); n++) {
+	printf("refcount = %u, blocks = %u\n", e4_get_le32(b + 4), e4_get_le32(b + 8));
+	printf("hash = %08x, checksum = %08x\n", e4_get_le32(b + 12), e4_get_le32(b + 16));
+	printf("reserved: %08x %08x %08x\n", e4_get_le32(b + 20), e4_get_le32(b + 24), e4_get_le32(b + 28));
+	for (n = 0; n < bs / 16 && off + 16 <= bs && e4_get_le32(b + off); n++) {
 		unsigned name_len = b[off], idx = b[off + 1];
-		unsigned voff = le16_at(b + off + 2), vsize = le32_at(b + off + 8);
-		uint32_t vinum = le32_at(b + off + 4);
+		unsigned voff = e4_get_le16(b + off + 2), vsize = e4_get_le32(b + off + 8);
+		uint32_t vinum = e4_get_le32(b + off + 4);
 
 		printf("\noffset = %u (%04o), hash = %u, name_len = %u, name_index = %u\n", off,
-		       off, le32_at(b + off + 12), name_len, idx);
+		       off, e4_get_le32(b + off + 12), name_len, idx);
 		printf("value_offset = %u (%04o), value_inum = %u, value_size = %u\n", voff, voff,
 		       vinum, vsize);
 		if (off + 16 + name_len > bs) {

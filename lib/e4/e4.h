@@ -48,6 +48,21 @@ static inline uint16_t e4_cpu_to_le16(uint16_t v) { return htole16(v); }
 static inline uint32_t e4_cpu_to_le32(uint32_t v) { return htole32(v); }
 static inline uint64_t e4_cpu_to_le64(uint64_t v) { return htole64(v); }
 static inline uint32_t e4_cpu_to_be32(uint32_t v) { return htobe32(v); }
+/* Little-endian fields at any (unaligned) address inside a raw block. */
+static inline uint16_t e4_get_le16(const void *p)
+{
+	uint16_t v;
+
+	__builtin_memcpy(&v, p, 2);
+	return le16toh(v);
+}
+static inline uint32_t e4_get_le32(const void *p)
+{
+	uint32_t v;
+
+	__builtin_memcpy(&v, p, 4);
+	return le32toh(v);
+}
 
 /* Register the e4 com_err table (idempotent).  Tools call it once before
  * error_message(); e4_open() calls it too. */
