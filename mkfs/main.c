@@ -338,6 +338,9 @@ int main(int argc, char **argv)
 			break;
 		case 'E':
 		case 'R':
+			/* as mke2fs: the last -E list is the one used */
+			free(ext_opts);
+			ext_opts = NULL;
 			if (append_list(&ext_opts, optarg))
 				goto out;
 			break;
@@ -529,6 +532,21 @@ int main(int argc, char **argv)
 	}
 	m.lo.fs_type = fs_type;
 	m.lo.usage_types = usage_types;
+	/* like mke2fs, an unknown usage type is ignored with a warning (even
+	 * with -q) */
+	for (const char *s = usage_types; s && *s;) {
+		size_t n = strcspn(s, ",");
+		char name[64];
+
+		if (n && n < sizeof(name)) {
+			memcpy(name, s, n);
+			name[n] = 0;
+			if (!e4_layout_known_type(m.lo.profile, name))
+				fprintf(stderr, "%s: warning: usage type '%s' is not defined in the "
+					"configuration; ignoring it\n", m.prog, name);
+		}
+		s += n + (s[n] == ',');
+	}
 	if (features) {
 		char name[32];
 
@@ -573,6 +591,7 @@ int main(int argc, char **argv)
 		} else {
 			m.probe.is_regular = 1;
 			m.probe.discard_zeroes = 1;
+			m.probe.all_holes = 1;
 			m.created = 1;
 		}
 	}
@@ -646,14 +665,6 @@ int main(int argc, char **argv)
 
 		if (feature_unsupported(f, name, sizeof(name))) {
 			fprintf(stderr, "%s: feature '%s' is not supported yet\n", m.prog, name);
-			goto out;
-		}
-		/* the layout does not model where mke2fs puts root and
-		 * lost+found then (root keeps a cluster of its own) */
-		if ((f[1] & EXT4_FEATURE_INCOMPAT_INLINE_DATA) &&
-		    (f[2] & EXT4_FEATURE_RO_COMPAT_BIGALLOC)) {
-			fprintf(stderr, "%s: inline_data together with bigalloc is not supported yet\n",
-				m.prog);
 			goto out;
 		}
 	}

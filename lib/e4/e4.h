@@ -143,6 +143,13 @@ errcode_t e4_io_flush(e4_io *io);
  * writing.  Used for write tracing and crash tests; NULL removes it. */
 typedef errcode_t (*e4_io_write_hook)(void *priv, uint64_t offset, size_t len);
 void e4_io_set_write_hook(e4_io *io, e4_io_write_hook hook, void *priv);
+/* Start the device's writeback (asynchronously: sync_file_range's
+ * SYNC_FILE_RANGE_WRITE) each time another `bytes` have been written, so
+ * that the disk works while the caller is still writing and the final
+ * e4_io_flush() waits for less; 0 (the default) turns it off.  A hint:
+ * durability still comes only from e4_io_flush().  For writers that emit
+ * much more than the cache holds, e.g. e4mkfs on large devices. */
+void e4_io_set_writeback_ahead(e4_io *io, uint64_t bytes);
 
 /* ---- filesystem handle (super.c, group.c) ---------------------------- */
 #define E4_OPEN_RW		0x0001	/* read-write */
@@ -880,7 +887,7 @@ struct e4_layout {
 	e4_group_t journal_goal_group;	/* group whose first block was the goal */
 	uint32_t journal_fc_blocks;	/* fast-commit part of the journal */
 	uint32_t lpf_blocks;
-	e4_blk_t root_block;		/* root directory's block (0 with inline_data) */
+	e4_blk_t root_block;		/* root directory's block (also with inline_data) */
 	e4_blk_t lpf_block;		/* lost+found's first block (lpf_blocks in a row) */
 	e4_blk_t resize_dind_block;	/* resize inode's double-indirect block, or 0 */
 	struct e4_layout_file journal;	/* inode 8: blocks include fast commit */
@@ -1199,6 +1206,10 @@ struct e4_probe {
 	unsigned long minimum_io, optimal_io;	/* bytes; 0 if unknown */
 	unsigned long alignment_offset;	/* bytes */
 	int discard_zeroes;		/* discard is known to leave zeros (files) */
+	/* A regular file without a single allocated byte (SEEK_DATA finds
+	 * none): it reads as zeros everywhere, so it holds no signature and
+	 * there is nothing to discard, wipe or zero. */
+	int all_holes;
 	/* First signature found (empty type if none): "xfs", "ext4",
 	 * "linux_raid_member", "gpt", "dos", ... and how blkid classes it
 	 * ("filesystem", "raid", "partition table", ...). */

@@ -41,6 +41,9 @@ struct e4_io {
 	e4_io_write_hook write_hook;	/* stacked layer: tracing, crash tests */
 	void *write_hook_priv;
 	uint64_t base;			/* byte offset of byte 0 (e4_io_set_offset) */
+	uint64_t ahead;			/* e4_io_set_writeback_ahead(), bytes */
+	uint64_t unstarted;		/* written since writeback last started */
+	int unsynced;			/* written since the last fdatasync */
 };
 
 static errcode_t io_errno(void)
@@ -262,6 +265,16 @@ errcode_t e4_io_pwrite(e4_io *io, uint64_t offset, const void *buf, size_t len)
 	}
 	if (offset > io->size)
 		io->size = offset;
+	io->unsynced = 1;
+	if (io->ahead) {
+		io->unstarted += (uint64_t)(p - (const uint8_t *)buf);
+		if (io->unstarted >= io->ahead) {
+			/* a hint: errors (EINVAL on some targets) come back, if
+			 * real, from the fsync in e4_io_flush() */
+			(void)sync_file_range(io->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+			io->unstarted = 0;
+		}
+	}
 	return 0;
 }
 
@@ -391,9 +404,21 @@ errcode_t e4_io_flush(e4_io *io)
 	err = io_writeback(io);
 	if (err)
 		return err;
-	if (fsync(io->fd) < 0)
+	/* nothing written since the last flush: nothing to wait for.  Data
+	 * and what finds it (allocation, size) are what must be durable:
+	 * fdatasync, which skips a commit for timestamps alone. */
+	if (!io->unsynced)
+		return 0;
+	if (fdatasync(io->fd) < 0)
 		return io_errno();
+	io->unsynced = 0;
 	return 0;
+}
+
+void e4_io_set_writeback_ahead(e4_io *io, uint64_t bytes)
+{
+	io->ahead = bytes;
+	io->unstarted = 0;
 }
 
 void e4_io_set_write_hook(e4_io *io, e4_io_write_hook hook, void *priv)

@@ -1674,25 +1674,29 @@ static errcode_t special_files(struct ctx *c, const struct e4_layout_opts *o,
 	errcode_t err;
 
 	/* root, then lost+found (>= 16 KiB and >= 2 blocks, at most 12) */
-	if (!(l->feature_incompat & EXT4_FEATURE_INCOMPAT_INLINE_DATA)) {
-		/* with inline_data the root directory lives in its inode */
-		err = take_block(c, goal0, &b);
-		if (err)
-			return err;
-		l->root_block = b;
-	}
+	err = take_block(c, goal0, &b);
+	if (err)
+		return err;
+	l->root_block = b;
 	err = take_block(c, goal0, &b);
 	if (err)
 		return err;
 	l->lpf_block = b;
 	l->lpf_blocks = 1;
 	{
-		unsigned size = 0;
+		/* 16 KiB, at least 2 blocks, at most 12 (the direct blocks).
+		 * With inline_data mke2fs 1.47.0 makes lost+found inline, then
+		 * grows it to one block less (root still gets a block: it is
+		 * not made inline). */
+		uint32_t want = 16384 / l->block_size;
 
-		for (int i = 1; i < EXT4_NDIR_BLOCKS; i++) {
-			size += l->block_size;
-			if (size >= 16 * 1024 && size >= 2 * l->block_size)
-				break;
+		if (want < 2)
+			want = 2;
+		if (want > EXT4_NDIR_BLOCKS)
+			want = EXT4_NDIR_BLOCKS;
+		if (l->feature_incompat & EXT4_FEATURE_INCOMPAT_INLINE_DATA)
+			want--;
+		while (l->lpf_blocks < want) {
 			if (((b + 1) & ~c->cmask) == (b & ~c->cmask)) {
 				b++;
 				mark(c, b, 1);

@@ -190,8 +190,12 @@ errcode_t e4_probe_device(const char *path, struct e4_probe *p)
 		p->size = (uint64_t)st.st_size;
 		p->discard_zeroes = 1;
 		p->busy = file_loop_busy(&st, p->busy_what, sizeof(p->busy_what));
+		/* a fresh sparse image: no data anywhere (where SEEK_DATA is not
+		 * supported it reports data at 0, and the probe runs) */
+		p->all_holes = !p->size ||
+			       (lseek(fd, 0, SEEK_DATA) < 0 && errno == ENXIO);
 	}
-	if (p->size)
+	if (p->size && !p->all_holes)
 		probe_signatures(fd, p);
 	close(fd);
 	return 0;

@@ -18,7 +18,7 @@
 . "$E4_TESTDIR/t/mkfs_common.bash"
 
 need_e4mkfs
-need_oracle "$REF_MKE2FS" "$REF_E2FSCK" "$REF_DUMPE2FS"
+need_oracle "$REF_MKE2FS" "$REF_E2FSCK" "$REF_DUMPE2FS" "$REF_DEBUGFS"
 need_cmd sha256sum
 CASES=$E4KIT_SHARED/corpus/mkfs/cases.tsv
 [ -f "$CASES" ] || skip "no $CASES"

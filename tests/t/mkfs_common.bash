@@ -87,10 +87,18 @@ fsck_clean() {
 # differ by design (doc/e4mkfs.8, DIFFERENCES): "Lifetime writes" (bytes
 # each tool happened to write) and the superblock "Checksum" that covers
 # it.  Differences go to MY.dumpdiff.
+# Also where root, lost+found and the resize inode's blocks are (free
+# counts alone would not see a block given to the wrong directory).
 dump_parity() {
-	local ref=$1 my=$2
-	"$REF_DUMPE2FS" "$ref" 2>/dev/null | grep -v -e '^Lifetime writes:' -e '^Checksum:' >"$ref.dump"
-	"$REF_DUMPE2FS" "$my" 2>/dev/null | grep -v -e '^Lifetime writes:' -e '^Checksum:' >"$my.dump"
+	local ref=$1 my=$2 f
+	for f in "$ref" "$my"; do
+		{
+			"$REF_DUMPE2FS" "$f" 2>/dev/null | grep -v -e '^Lifetime writes:' -e '^Checksum:'
+			"$REF_DEBUGFS" -R 'blocks /' "$f" 2>/dev/null | sed 's/^/root blocks: /'
+			"$REF_DEBUGFS" -R 'blocks /lost+found' "$f" 2>/dev/null | sed 's/^/lost+found blocks: /'
+			"$REF_DEBUGFS" -R 'blocks <7>' "$f" 2>/dev/null | sed 's/^/resize inode blocks: /'
+		} >"$f.dump"
+	done
 	[ -s "$ref.dump" ] || { echo "reference dumpe2fs printed nothing" >"$my.dumpdiff"; return 1; }
 	diff "$ref.dump" "$my.dump" >"$my.dumpdiff"
 }

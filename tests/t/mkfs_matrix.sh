@@ -4,7 +4,8 @@
 # clean (exit 0, nothing but the version, pass and summary lines); the
 # reference mke2fs given the same options, UUID, hash seed and clock makes
 # an image whose dumpe2fs output (superblock and every group) is identical
-# but for "Lifetime writes" and the checksum over it; and, for blocks up
+# but for "Lifetime writes" and the checksum over it, with root, lost+found
+# and the resize inode in the same blocks; and, for blocks up
 # to 4 KiB, the kernel mounts it, takes about half its free blocks and
 # inodes, unmounts, e2fsck -fn is still clean and e4debugfs rdump gives
 # back what was written.  Larger sizes: mkfs_big.sh; 64 KiB: mkfs_64k.sh.
@@ -16,7 +17,7 @@
 . "$E4_TESTDIR/t/mkfs_common.bash"
 
 need_e4mkfs
-need_oracle "$REF_MKE2FS" "$REF_E2FSCK" "$REF_DUMPE2FS"
+need_oracle "$REF_MKE2FS" "$REF_E2FSCK" "$REF_DUMPE2FS" "$REF_DEBUGFS"
 need_root_loop
 mkfs_debian_conf
 tmp_on_tmpfs 3g
@@ -62,6 +63,8 @@ ext4_inline_data|1G|-t ext4 -O inline_data|1
 ext4_bigalloc_16k|1G|-t ext4 -O bigalloc -C 16k|1
 ext4_bigalloc_64k|1G|-t ext4 -O bigalloc -C 64k|1
 ext4_bigalloc_1k|256M|-t ext4 -O bigalloc -C 16k|1
+ext4_inline_bigalloc|1G|-t ext4 -O inline_data,bigalloc -C 64k|1
+ext4_inline_bigalloc_1k|64M|-t ext4 -O inline_data,bigalloc -C 16k|1
 ext4_uninit_bg|1G|-t ext4 -O ^64bit,^metadata_csum,uninit_bg|1
 ext4_orphan_seed|1G|-t ext4 -O orphan_file,metadata_csum_seed|1
 ext4_large_dir|1G|-t ext4 -O large_dir|1
