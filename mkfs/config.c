@@ -4,6 +4,7 @@
  * 1.47.0's /etc/mke2fs.conf) live in lib/e4/layout.c.
  */
 #include "mkfs.h"
+#include "optlist.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -99,23 +100,18 @@ static const char *const unsupported_ext[] = {
 
 int mkfs_parse_extended(struct mkfs *m, const char *list)
 {
-	char *copy = strdup(list), *save = NULL, *tok;
+	struct optlist o;
+	char *tok, *val;
 	int bad = 0;
 
-	if (!copy) {
+	if (optlist_start(&o, list)) {
 		fprintf(stderr, "%s: out of memory\n", m->prog);
 		return -1;
 	}
-	for (tok = strtok_r(copy, ",", &save); tok && !bad; tok = strtok_r(NULL, ",", &save)) {
-		char *val = strchr(tok, '=');
+	while (!bad && optlist_next(&o, &tok, &val)) {
 		uint64_t n;
 		int b;
 
-		if (val)
-			*val++ = 0;
-		for (char *p = tok; *p; p++)
-			if (*p == '-')
-				*p = '_';
 		if (!strcmp(tok, "stride")) {
 			if (parse_u64(val, &n) || n > UINT32_MAX)
 				bad = 1;
@@ -224,14 +220,14 @@ int mkfs_parse_extended(struct mkfs *m, const char *list)
 					m->prog, tok);
 			else
 				fprintf(stderr, "%s: unknown extended option '%s'\n", m->prog, tok);
-			free(copy);
+			optlist_done(&o);
 			return -1;
 		}
 		if (bad)
 			fprintf(stderr, "%s: invalid value for extended option '%s'%s%s\n", m->prog,
 				tok, val ? ": " : "", val ? val : "");
 	}
-	free(copy);
+	optlist_done(&o);
 	return bad ? -1 : 0;
 }
 

@@ -4,6 +4,7 @@
  * (lib/e4/layout.c), the writing from writer.c.
  */
 #include "mkfs.h"
+#include "optlist.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -382,20 +383,31 @@ int main(int argc, char **argv)
 				m.lo.journal_blocks = E4_LAYOUT_JOURNAL_FORCE;
 			break;
 		case 'J': {
-			char *o = optarg;
+			struct optlist o;
+			char *key, *val;
+			int bad = 0;
 
-			if (!strncmp(o, "size=", 5) && !parse_uint(o + 5, 1 << 30, &v) && v > 0) {
-				journal_mb = (int64_t)v;
-				m.lo.journal_blocks = E4_LAYOUT_JOURNAL_FORCE;
-			} else if (!strncmp(o, "device=", 7) || !strncmp(o, "location=", 9) ||
-				   !strncmp(o, "fast_commit_size=", 17)) {
-				fprintf(stderr, "%s: journal option '%s' is not supported yet\n",
-					m.prog, o);
+			if (optlist_start(&o, optarg))
 				goto out;
-			} else {
-				fprintf(stderr, "%s: invalid journal options - %s\n", m.prog, o);
-				goto out;
+			while (!bad && optlist_next(&o, &key, &val)) {
+				if (!strcmp(key, "size") && val && !parse_uint(val, 1 << 30, &v) && v > 0) {
+					journal_mb = (int64_t)v;
+					m.lo.journal_blocks = E4_LAYOUT_JOURNAL_FORCE;
+				} else if (!strcmp(key, "device") || !strcmp(key, "location") ||
+					   !strcmp(key, "fast_commit_size") ||
+					   !strcmp(key, "v1_superblock")) {
+					fprintf(stderr, "%s: journal option '%s' is not supported yet\n",
+						m.prog, key);
+					bad = 1;
+				} else {
+					fprintf(stderr, "%s: invalid journal option '%s%s%s'\n", m.prog,
+						key, val ? "=" : "", val ? val : "");
+					bad = 1;
+				}
 			}
+			optlist_done(&o);
+			if (bad)
+				goto out;
 			break;
 		}
 		case 'L':

@@ -8,6 +8,7 @@
 #include "tune.h"
 
 #include "crashpoint.h"
+#include "optlist.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -189,16 +190,13 @@ static const char *const hash_names[] = {
 /* -E: checked here, applied in apply_extended(). */
 static void parse_extended(struct tune *t, const char *arg)
 {
-	char *buf = strdup(arg), *save = NULL, *tok;
+	struct optlist o;
+	char *tok, *val;
 	unsigned long v;
 
-	if (!buf)
+	if (optlist_start(&o, arg))
 		exit(1);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *val = strchr(tok, '=');
-
-		if (val)
-			*val++ = 0;
+	while (optlist_next(&o, &tok, &val)) {
 		if (!strcmp(tok, "test_fs") && !val) {
 			t->test_fs = 1;
 		} else if (!strcmp(tok, "^test_fs") && !val) {
@@ -210,12 +208,12 @@ static void parse_extended(struct tune *t, const char *arg)
 				usage_exit(t, "invalid RAID stride: %s", val ? val : "");
 			t->stride = v;
 			t->stride_set = 1;
-		} else if (!strcmp(tok, "stripe_width") || !strcmp(tok, "stripe-width")) {
+		} else if (!strcmp(tok, "stripe_width")) {
 			if (!val || parse_ulong(val, UINT32_MAX, &v))
 				usage_exit(t, "invalid RAID stripe-width: %s", val ? val : "");
 			t->stripe_width = v;
 			t->stripe_set = 1;
-		} else if (!strcmp(tok, "hash_alg") || !strcmp(tok, "hash-alg")) {
+		} else if (!strcmp(tok, "hash_alg")) {
 			int h = -1;
 
 			for (unsigned i = 0; val && i < sizeof(hash_names) / sizeof(hash_names[0]); i++)
@@ -229,41 +227,32 @@ static void parse_extended(struct tune *t, const char *arg)
 			t->hash_alg = h;
 			t->hash_set = 1;
 		} else if (!strcmp(tok, "mount_opts")) {
+			/* the value cannot hold a comma, as with tune2fs */
 			if (!val)
 				usage_exit(t, "mount_opts= needs a value");
 			if (strlen(val) >= 64)
 				usage_exit(t, "extended mount options too long (at most 63 characters)");
-			t->ext_mount_opts = arg + (val - buf);
+			free(t->ext_mount_opts);
+			t->ext_mount_opts = strdup(val);
+			if (!t->ext_mount_opts)
+				exit(1);
 		} else {
 			usage_exit(t, "bad extended option: %s", tok);
 		}
 	}
-	/* mount_opts points into arg: cut it at the next comma (the value cannot
-	 * hold one, as with tune2fs) */
-	if (t->ext_mount_opts) {
-		size_t n = strcspn(t->ext_mount_opts, ",");
-		char *copy = strndup(t->ext_mount_opts, n);
-
-		if (!copy)
-			exit(1);
-		t->ext_mount_opts = copy;
-	}
-	free(buf);
+	optlist_done(&o);
 }
 
 /* -J: size=MiB (other journal options are not supported). */
 static void parse_journal_opts(struct tune *t, const char *arg)
 {
-	char *buf = strdup(arg), *save = NULL, *tok;
+	struct optlist o;
+	char *tok, *val;
 	unsigned long v;
 
-	if (!buf)
+	if (optlist_start(&o, arg))
 		exit(1);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *val = strchr(tok, '=');
-
-		if (val)
-			*val++ = 0;
+	while (optlist_next(&o, &tok, &val)) {
 		if (!strcmp(tok, "size")) {
 			if (!val || parse_ulong(val, 1UL << 30, &v) || !v)
 				usage_exit(t, "invalid journal size: %s", val ? val : "");
@@ -275,7 +264,7 @@ static void parse_journal_opts(struct tune *t, const char *arg)
 			usage_exit(t, "bad journal option: %s", tok);
 		}
 	}
-	free(buf);
+	optlist_done(&o);
 	t->journal = 1;
 }
 

@@ -43,7 +43,7 @@ struct tune {
 	int stride_set, stripe_set, hash_set, test_fs; /* test_fs: 1 set, -1 clear */
 	unsigned long stride, stripe_width;
 	int hash_alg;
-	const char *ext_mount_opts;
+	char *ext_mount_opts;
 	int force_fsck;
 
 	/* -o: default mount option bits to set and clear, and the journal

@@ -30,22 +30,6 @@
 #define NAMEI_MAX_LINKS		40	/* symlinks followed in one resolution */
 #define DIR_MAX_BYTES		(1ULL << 31)	/* without largedir */
 
-static inline uint16_t get16(const uint8_t *b, unsigned off)
-{
-	uint16_t v;
-
-	memcpy(&v, b + off, 2);
-	return e4_le16(v);
-}
-
-static inline uint32_t get32(const uint8_t *b, unsigned off)
-{
-	uint32_t v;
-
-	memcpy(&v, b + off, 4);
-	return e4_le32(v);
-}
-
 /* ---- rec_len ---------------------------------------------------------- */
 
 unsigned e4_rec_len_from_disk(uint16_t dlen, unsigned blocksize)
@@ -171,8 +155,8 @@ static int walk_region(struct walk *w, const uint8_t *buf, unsigned start, unsig
 			note_err(w, E4_ERR_DIR_CORRUPT);
 			return 0;
 		}
-		ino = get32(d, 0);
-		rec_len = e4_rec_len_from_disk(get16(d, 4), rl_bs);
+		ino = e4_get_le32(d);
+		rec_len = e4_rec_len_from_disk(e4_get_le16(d + 4), rl_bs);
 		name_len = d[6];
 		if (rec_len < DIRENT_HDR || (rec_len & 3) || rec_len > end - off ||
 		    ((DIRENT_HDR + name_len + 3) & ~3u) > rec_len) {
@@ -196,7 +180,7 @@ static int has_dirent_tail(const uint8_t *b, unsigned bs)
 {
 	const uint8_t *t = b + bs - DIRENT_TAIL_SIZE;
 
-	return get32(t, 0) == 0 && get16(t, 4) == DIRENT_TAIL_SIZE && t[6] == 0 &&
+	return e4_get_le32(t) == 0 && e4_get_le16(t + 4) == DIRENT_TAIL_SIZE && t[6] == 0 &&
 	       t[7] == EXT4_FT_DIR_CSUM;
 }
 
@@ -328,7 +312,7 @@ static int walk_inline(struct walk *w)
 		free(buf);
 		return 0;
 	}
-	parent = get32(buf, 0);
+	parent = e4_get_le32(buf);
 	if (parent > fs->geom.inodes_count) {
 		note_err(w, E4_ERR_DIR_CORRUPT);
 		parent = 0;	/* not reported */

@@ -31,6 +31,27 @@ static inline const struct ext4_extent *node_ext(const void *node)
 					    sizeof(struct ext4_extent_header));
 }
 
+/* How many of n entries (leaf extents or index entries: both 12 bytes,
+ * the first logical block in the first 4, little-endian) start at or
+ * before lblk: the last such is entry [result - 1].  Entries are sorted. */
+static unsigned entries_upto(const void *first, unsigned n, uint64_t lblk)
+{
+	const uint8_t *p = first;
+	unsigned a = 0, b = n;
+
+	_Static_assert(sizeof(struct ext4_extent) == 12 && sizeof(struct ext4_extent_idx) == 12,
+		       "extent entries are 12 bytes");
+	while (a < b) {
+		unsigned m = a + (b - a) / 2;
+
+		if (e4_get_le32(p + (size_t)m * 12) <= lblk)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
 /* Length in blocks of a leaf entry; *unwritten set for uninitialised ones. */
 static inline unsigned ext_len(const struct ext4_extent *ex, int *unwritten)
 {
@@ -205,23 +226,14 @@ errcode_t e4_extent_lookup(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *ino
 		const struct ext4_extent_header *eh = node;
 		unsigned entries = e4_le16(eh->eh_entries);
 		unsigned depth = e4_le16(eh->eh_depth);
-		unsigned a, b;
+		unsigned a;
 
 		if (depth == 0) {
 			const struct ext4_extent *ex = node_ext(node);
 			uint64_t next;
 
 			/* Last extent starting at or before lblk. */
-			a = 0;
-			b = entries;
-			while (a < b) {
-				unsigned m = a + (b - a) / 2;
-
-				if (e4_le32(ex[m].ee_block) <= lblk)
-					a = m + 1;
-				else
-					b = m;
-			}
+			a = entries_upto(ex, entries, lblk);
 			if (a > 0) {
 				const struct ext4_extent *e = &ex[a - 1];
 				uint64_t start = e4_le32(e->ee_block);
@@ -248,16 +260,7 @@ errcode_t e4_extent_lookup(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *ino
 			const struct ext4_extent_idx *ix = node_idx(node);
 			e4_blk_t child;
 
-			a = 0;
-			b = entries;
-			while (a < b) {
-				unsigned m = a + (b - a) / 2;
-
-				if (e4_le32(ix[m].ei_block) <= lblk)
-					a = m + 1;
-				else
-					b = m;
-			}
+			a = entries_upto(ix, entries, lblk);
 			if (a == 0) {
 				/* Before the first subtree: a hole up to it. */
 				*len = e4_le32(ix[0].ei_block) - lblk;

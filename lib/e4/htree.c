@@ -209,22 +209,6 @@ int e4_dx_effective_version(e4_fs *fs, int root_hash_version)
 #define DX_NODE_COUNT_OFF	8	/* the fake empty entry */
 #define DX_MAX_LEAVES		4096	/* cap on a collision chain */
 
-static inline uint16_t get16(const uint8_t *b, unsigned off)
-{
-	uint16_t v;
-
-	memcpy(&v, b + off, 2);
-	return e4_le16(v);
-}
-
-static inline uint32_t get32(const uint8_t *b, unsigned off)
-{
-	uint32_t v;
-
-	memcpy(&v, b + off, 4);
-	return e4_le32(v);
-}
-
 static unsigned dx_limit(unsigned bs, unsigned count_off, int csum)
 {
 	return (bs - count_off - (csum ? sizeof(struct dx_tail) : 0)) /
@@ -234,7 +218,7 @@ static unsigned dx_limit(unsigned bs, unsigned count_off, int csum)
 /* 1 if the countlimit at off is one a dx block of this size can carry. */
 static int countlimit_ok(const uint8_t *b, unsigned bs, unsigned off)
 {
-	unsigned limit = get16(b, off), count = get16(b, off + 2);
+	unsigned limit = e4_get_le16(b + off), count = e4_get_le16(b + off + 2);
 
 	if (limit != dx_limit(bs, off, 1) && limit != dx_limit(bs, off, 0))
 		return 0;
@@ -248,9 +232,9 @@ int e4_dx_block_kind(e4_fs *fs, const void *block, uint64_t lblk)
 
 	if (lblk == 0) {
 		/* "." (rec_len 12) then ".." covering the rest of the block. */
-		if (get16(b, 4) != 12 || b[6] != 1 || b[8] != '.')
+		if (e4_get_le16(b + 4) != 12 || b[6] != 1 || b[8] != '.')
 			return E4_DX_LEAF;
-		if (e4_rec_len_from_disk(get16(b, 12 + 4), bs) != bs - 12 ||
+		if (e4_rec_len_from_disk(e4_get_le16(b + 12 + 4), bs) != bs - 12 ||
 		    b[12 + 6] != 2 || b[12 + 8] != '.' || b[12 + 9] != '.')
 			return E4_DX_LEAF;
 		if (b[0x1D] != sizeof(struct dx_root_info))	/* info_length */
@@ -258,7 +242,7 @@ int e4_dx_block_kind(e4_fs *fs, const void *block, uint64_t lblk)
 		return countlimit_ok(b, bs, DX_ROOT_COUNT_OFF) ? E4_DX_ROOT : E4_DX_LEAF;
 	}
 	/* A fake empty entry spanning the whole block. */
-	if (get32(b, 0) != 0 || b[6] != 0 || e4_rec_len_from_disk(get16(b, 4), bs) != bs)
+	if (e4_get_le32(b) != 0 || b[6] != 0 || e4_rec_len_from_disk(e4_get_le16(b + 4), bs) != bs)
 		return E4_DX_LEAF;
 	return countlimit_ok(b, bs, DX_NODE_COUNT_OFF) ? E4_DX_NODE : E4_DX_LEAF;
 }
@@ -269,7 +253,7 @@ errcode_t e4_dx_block_verify(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *i
 	const uint8_t *b = block;
 	unsigned bs = fs->geom.block_size;
 	unsigned off = kind == E4_DX_ROOT ? DX_ROOT_COUNT_OFF : DX_NODE_COUNT_OFF;
-	unsigned limit = get16(b, off), count = get16(b, off + 2);
+	unsigned limit = e4_get_le16(b + off), count = e4_get_le16(b + off + 2);
 	struct dx_tail tail;
 	uint32_t calc;
 
@@ -296,12 +280,12 @@ struct dx_frame {
 
 static inline uint32_t frame_hash(const struct dx_frame *f, unsigned i)
 {
-	return i ? get32(f->buf, f->off + 8 * i) : 0;
+	return i ? e4_get_le32(f->buf + f->off + 8 * i) : 0;
 }
 
 static inline uint32_t frame_block(const struct dx_frame *f, unsigned i)
 {
-	return get32(f->buf, f->off + 8 * i + 4);
+	return e4_get_le32(f->buf + f->off + 8 * i + 4);
 }
 
 /* Validate the entries of a dx block: non-empty, hashes ascending, child
@@ -310,7 +294,7 @@ static errcode_t frame_check(struct dx_frame *f, uint64_t nblocks)
 {
 	unsigned i;
 
-	f->count = get16(f->buf, f->off + 2);
+	f->count = e4_get_le16(f->buf + f->off + 2);
 	if (f->count == 0)
 		return E4_ERR_HTREE_CORRUPT;
 	for (i = 0; i < f->count; i++) {

@@ -1366,6 +1366,20 @@ static uint64_t flexbg_offset(const struct ctx *c, uint32_t group, uint64_t star
 	return 0;
 }
 
+/* One bitmap block: the first free block from start, else from group_blk
+ * (up to last); flex_bg: its group's BLOCK_UNINIT goes.  Returns -1 when
+ * none is free. */
+static int place_bitmap(struct ctx *c, uint64_t start, uint64_t group_blk, uint64_t last,
+			int flex, uint64_t *blk)
+{
+	if (get_free_blocks(c, start, last, 1, blk) && get_free_blocks(c, group_blk, last, 1, blk))
+		return -1;
+	mark(c, *blk, 1);
+	if (flex)
+		clear_uninit(c, *blk, 1);
+	return 0;
+}
+
 static errcode_t allocate_group_table(struct ctx *c, uint32_t group)
 {
 	struct e4_layout *l = c->l;
@@ -1409,13 +1423,8 @@ static errcode_t allocate_group_table(struct ctx *c, uint32_t group)
 		start_blk = flexbg_offset(c, group, prev, rem_grps, 1);
 		last_blk = g_last(c, last_grp);
 	}
-	if (get_free_blocks(c, start_blk, last_blk, 1, &new_blk) &&
-	    get_free_blocks(c, group_blk, last_blk, 1, &new_blk))
+	if (place_bitmap(c, start_blk, group_blk, last_blk, flexbg_size != 0, &gr->block_bitmap))
 		return E4_ERR_FS_TOO_SMALL;
-	mark(c, new_blk, 1);
-	gr->block_bitmap = new_blk;
-	if (flexbg_size)
-		clear_uninit(c, new_blk, 1);
 
 	if (flexbg_size) {
 		uint64_t prev;
@@ -1427,13 +1436,8 @@ static errcode_t allocate_group_table(struct ctx *c, uint32_t group)
 		start_blk = flexbg_offset(c, group, prev, rem_grps, 1);
 		last_blk = g_last(c, last_grp);
 	}
-	if (get_free_blocks(c, start_blk, last_blk, 1, &new_blk) &&
-	    get_free_blocks(c, group_blk, last_blk, 1, &new_blk))
+	if (place_bitmap(c, start_blk, group_blk, last_blk, flexbg_size != 0, &gr->inode_bitmap))
 		return E4_ERR_FS_TOO_SMALL;
-	mark(c, new_blk, 1);
-	gr->inode_bitmap = new_blk;
-	if (flexbg_size)
-		clear_uninit(c, new_blk, 1);
 
 	if (flexbg_size) {
 		uint64_t prev;

@@ -33,22 +33,6 @@ const char *e4_xattr_prefix(uint8_t name_index)
 	return "";
 }
 
-static inline uint16_t get16(const uint8_t *b, size_t off)
-{
-	uint16_t v;
-
-	memcpy(&v, b + off, 2);
-	return e4_le16(v);
-}
-
-static inline uint32_t get32(const uint8_t *b, size_t off)
-{
-	uint32_t v;
-
-	memcpy(&v, b + off, 4);
-	return e4_le32(v);
-}
-
 /*
  * One storage area.  Value offsets are relative to vbase, which holds
  * vsize bytes; the entry table starts at first (relative to vbase).
@@ -69,7 +53,7 @@ static errcode_t area_check(e4_fs *fs, const struct xarea *a)
 	for (;;) {
 		if (off + 4 > a->vsize)
 			return E4_ERR_XATTR_CORRUPT;	/* no terminator */
-		if (get32(a->vbase, off) == 0)
+		if (e4_get_le32(a->vbase + off) == 0)
 			break;
 		if (off + XATTR_ENTRY_HDR > a->vsize ||
 		    off + EXT4_XATTR_LEN(a->vbase[off]) > a->vsize)
@@ -78,10 +62,10 @@ static errcode_t area_check(e4_fs *fs, const struct xarea *a)
 	}
 	table_end = off + 4;
 
-	for (off = a->first; get32(a->vbase, off) != 0; off += EXT4_XATTR_LEN(a->vbase[off])) {
+	for (off = a->first; e4_get_le32(a->vbase + off) != 0; off += EXT4_XATTR_LEN(a->vbase[off])) {
 		const uint8_t *e = a->vbase + off;
-		uint32_t inum = get32(e, 4), size = get32(e, 8);
-		size_t voff = get16(e, 2);
+		uint32_t inum = e4_get_le32(e + 4), size = e4_get_le32(e + 8);
+		size_t voff = e4_get_le16(e + 2);
 
 		if (size > XATTR_VALUE_MAX)
 			return E4_ERR_XATTR_CORRUPT;
@@ -109,7 +93,7 @@ static int area_walk(e4_fs *fs, const struct xarea *a, area_cb cb, void *priv)
 	size_t off;
 	int ret;
 
-	for (off = a->first; get32(a->vbase, off) != 0; off += EXT4_XATTR_LEN(a->vbase[off])) {
+	for (off = a->first; e4_get_le32(a->vbase + off) != 0; off += EXT4_XATTR_LEN(a->vbase[off])) {
 		const uint8_t *e = a->vbase + off;
 
 		memset(&x, 0, sizeof(x));
@@ -118,10 +102,10 @@ static int area_walk(e4_fs *fs, const struct xarea *a, area_cb cb, void *priv)
 		x.prefix = e4_xattr_prefix(x.name_index);
 		memcpy(x.name, e + XATTR_ENTRY_HDR, x.name_len);
 		x.name[x.name_len] = '\0';
-		x.value_inum = get32(e, 4);
-		x.value_len = get32(e, 8);
+		x.value_inum = e4_get_le32(e + 4);
+		x.value_len = e4_get_le32(e + 8);
 		if (!x.value_inum)
-			x.value = x.value_len ? a->vbase + get16(e, 2) : (const void *)"";
+			x.value = x.value_len ? a->vbase + e4_get_le16(e + 2) : (const void *)"";
 		x.in_inode = a->in_inode;
 		ret = cb(fs, &x, priv);
 		if (ret)
@@ -147,7 +131,7 @@ static errcode_t ibody_area(e4_fs *fs, const struct ext4_inode *inode, struct xa
 	if ((extra & 3) || extra > isize - EXT4_GOOD_OLD_INODE_SIZE)
 		return E4_ERR_BAD_EXTRA_ISIZE;
 	start = EXT4_GOOD_OLD_INODE_SIZE + extra;
-	if (start + 4 > isize || get32(raw, start) != EXT4_XATTR_MAGIC)
+	if (start + 4 > isize || e4_get_le32(raw + start) != EXT4_XATTR_MAGIC)
 		return 0;
 	a->vbase = raw + start + 4;
 	a->vsize = isize - start - 4;
@@ -234,16 +218,16 @@ errcode_t e4_xattr_ibody_find(e4_fs *fs, const struct ext4_inode *inode, uint8_t
 		return err;
 	if (!a.vsize)
 		return E4_ERR_XATTR_NOT_FOUND;
-	for (off = a.first; get32(a.vbase, off) != 0; off += EXT4_XATTR_LEN(a.vbase[off])) {
+	for (off = a.first; e4_get_le32(a.vbase + off) != 0; off += EXT4_XATTR_LEN(a.vbase[off])) {
 		const uint8_t *e = a.vbase + off;
 
 		if (e[1] != name_index || e[0] != name_len ||
 		    memcmp(e + XATTR_ENTRY_HDR, name, name_len))
 			continue;
-		if (get32(e, 4))
+		if (e4_get_le32(e + 4))
 			return E4_ERR_XATTR_CORRUPT;	/* not for ea_inode values */
-		*value_len = get32(e, 8);
-		*value = *value_len ? a.vbase + get16(e, 2) : (const void *)"";
+		*value_len = e4_get_le32(e + 8);
+		*value = *value_len ? a.vbase + e4_get_le16(e + 2) : (const void *)"";
 		return 0;
 	}
 	return E4_ERR_XATTR_NOT_FOUND;
