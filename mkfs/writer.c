@@ -195,12 +195,11 @@ static void build_block_bitmap(const struct e4_layout *l, const struct runs *rs,
 		uint64_t a = rs->r[k].start > s ? rs->r[k].start : s;
 		uint64_t b = rs->r[k].end < e ? rs->r[k].end : e;
 
-		for (uint64_t c = a - s; c < b - s; c++)
-			buf[c >> 3] |= (uint8_t)(1U << (c & 7));
+		e4_bits_set(buf, a - s, b - a);
 	}
 	/* padding past the end of the filesystem */
-	for (uint64_t c = n; c < l->clusters_per_group; c++)
-		buf[c >> 3] |= (uint8_t)(1U << (c & 7));
+	if (n < l->clusters_per_group)
+		e4_bits_set(buf, n, l->clusters_per_group - n);
 }
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -585,7 +584,7 @@ static int write_bitmaps(struct mkfs *m, e4_fs *fs, const struct runs *rs, uint8
 			for (uint32_t i = 0; i < l->inodes_per_group && first + i <= l->first_ino + 1;
 			     i++)
 				if (used_inode(l, first + i))
-					buf[i >> 3] |= (uint8_t)(1U << (i & 7));
+					e4_bit_put(buf, i, 1);
 			err = e4_inode_bitmap_write(fs, g, buf);
 			if (err)
 				return io_fail(m, "writing an inode bitmap", err);

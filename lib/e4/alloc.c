@@ -15,19 +15,6 @@
 #define DIRTY_IB	0x2
 #define DIRTY_GD	0x4
 
-static inline int test_bit(const uint8_t *map, uint64_t bit)
-{
-	return (map[bit >> 3] >> (bit & 7)) & 1;
-}
-
-static inline void put_bit(uint8_t *map, uint64_t bit, int on)
-{
-	if (on)
-		map[bit >> 3] |= (uint8_t)(1u << (bit & 7));
-	else
-		map[bit >> 3] &= (uint8_t)~(1u << (bit & 7));
-}
-
 static errcode_t writable(e4_fs *fs)
 {
 	if (!(fs->flags & E4_OPEN_RW))
@@ -108,8 +95,8 @@ static errcode_t mark_clusters(e4_fs *fs, e4_group_t g, uint64_t c0, uint64_t c1
 	if (err)
 		return err;
 	for (uint64_t c = c0; c < c1; c++) {
-		if (test_bit(map, c) != !!in_use) {
-			put_bit(map, c, in_use);
+		if (e4_bit_test(map, c) != !!in_use) {
+			e4_bit_put(map, c, in_use);
 			n++;
 		}
 	}
@@ -209,7 +196,7 @@ errcode_t e4_block_find_free(e4_fs *fs, e4_blk_t goal, uint64_t count, e4_blk_t 
 				c += 8;
 				continue;
 			}
-			if (test_bit(map, c)) {
+			if (e4_bit_test(map, c)) {
 				run = 0;
 			} else {
 				if (run++ == 0)
@@ -259,8 +246,8 @@ errcode_t e4_inode_mark(e4_fs *fs, e4_ino_t ino, int in_use, int is_dir, int *ch
 			fs->alloc_dirty[g] |= DIRTY_GD;
 		}
 	}
-	if (test_bit(map, idx) != !!in_use) {
-		put_bit(map, idx, in_use);
+	if (e4_bit_test(map, idx) != !!in_use) {
+		e4_bit_put(map, idx, in_use);
 		if (in_use) {
 			d.free_inodes = d.free_inodes ? d.free_inodes - 1 : 0;
 			if (is_dir)
@@ -302,7 +289,7 @@ errcode_t e4_inode_find_free(e4_fs *fs, e4_group_t goal_group, e4_ino_t *ino)
 				i += 7;
 				continue;
 			}
-			if (n < geo->first_ino || n > geo->inodes_count || test_bit(map, i))
+			if (n < geo->first_ino || n > geo->inodes_count || e4_bit_test(map, i))
 				continue;
 			*ino = n;
 			return 0;
@@ -319,7 +306,7 @@ static uint64_t count_zero_bits(const uint8_t *map, uint64_t nbits)
 	for (; i + 8 <= nbits; i += 8)
 		used += (uint64_t)__builtin_popcount(map[i >> 3]);
 	for (; i < nbits; i++)
-		used += (uint64_t)test_bit(map, i);
+		used += (uint64_t)e4_bit_test(map, i);
 	return nbits - used;
 }
 

@@ -7,16 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static inline void set_bit(uint8_t *map, uint64_t bit)
-{
-	map[bit >> 3] |= (uint8_t)(1u << (bit & 7));
-}
-
-static inline int test_bit(const uint8_t *map, uint64_t bit)
-{
-	return (map[bit >> 3] >> (bit & 7)) & 1;
-}
-
 static int uninit_flags_valid(e4_fs *fs)
 {
 	return fs->geom.metadata_csum || fs->geom.gdt_csum;
@@ -26,13 +16,17 @@ static int uninit_flags_valid(e4_fs *fs)
 static void mark_range(e4_fs *fs, e4_group_t g, uint8_t *map, e4_blk_t blk, uint64_t n)
 {
 	e4_blk_t first = e4_group_first_block(fs, g), last = e4_group_last_block(fs, g);
+	e4_blk_t end = blk + n;
+	unsigned cb = fs->geom.cluster_bits;
 
-	for (uint64_t k = 0; k < n; k++) {
-		e4_blk_t b = blk + k;
-		if (b < first || b > last)
-			continue;
-		set_bit(map, (b - first) >> fs->geom.cluster_bits);
-	}
+	if (blk < first)
+		blk = first;
+	if (end > last + 1)
+		end = last + 1;
+	if (blk >= end)
+		return;
+	/* every cluster the range touches */
+	e4_bits_set(map, (blk - first) >> cb, ((end - 1 - first) >> cb) - ((blk - first) >> cb) + 1);
 }
 
 static void synth_block_bitmap(e4_fs *fs, e4_group_t g, uint8_t *buf)
@@ -61,8 +55,8 @@ static void synth_block_bitmap(e4_fs *fs, e4_group_t g, uint8_t *buf)
 	}
 	/* Padding: clusters past the end of the group / filesystem. */
 	nclusters = ((e4_group_last_block(fs, g) - e4_group_first_block(fs, g)) >> geo->cluster_bits) + 1;
-	for (uint64_t b = nclusters; b < bits; b++)
-		set_bit(buf, b);
+	if (nclusters < bits)
+		e4_bits_set(buf, nclusters, bits - nclusters);
 }
 
 errcode_t e4_read_block_bitmap(e4_fs *fs, e4_group_t g, uint8_t *buf)
@@ -103,8 +97,8 @@ errcode_t e4_read_inode_bitmap(e4_fs *fs, e4_group_t g, uint8_t *buf)
 	if (uninit_flags_valid(fs) && (d.flags & EXT4_BG_INODE_UNINIT)) {
 		uint64_t bits = (uint64_t)fs->geom.block_size * 8;
 		memset(buf, 0, fs->geom.block_size);
-		for (uint64_t b = fs->geom.inodes_per_group; b < bits; b++)
-			set_bit(buf, b);
+		if (fs->geom.inodes_per_group < bits)
+			e4_bits_set(buf, fs->geom.inodes_per_group, bits - fs->geom.inodes_per_group);
 		return 0;
 	}
 	if (d.inode_bitmap < fs->geom.first_data_block || d.inode_bitmap >= fs->geom.blocks_count)
@@ -156,7 +150,7 @@ errcode_t e4_test_block(e4_fs *fs, e4_blk_t blk, int *in_use)
 	err = e4_bitmap_cached(fs, g, 0, &map);
 	if (err)
 		return err;
-	*in_use = test_bit(map, (blk - e4_group_first_block(fs, g)) >> fs->geom.cluster_bits);
+	*in_use = e4_bit_test(map, (blk - e4_group_first_block(fs, g)) >> fs->geom.cluster_bits);
 	return 0;
 }
 
@@ -172,6 +166,6 @@ errcode_t e4_test_inode(e4_fs *fs, e4_ino_t ino, int *in_use)
 	err = e4_bitmap_cached(fs, g, 1, &map);
 	if (err)
 		return err;
-	*in_use = test_bit(map, (ino - 1) % fs->geom.inodes_per_group);
+	*in_use = e4_bit_test(map, (ino - 1) % fs->geom.inodes_per_group);
 	return 0;
 }

@@ -64,6 +64,34 @@ static inline uint32_t e4_get_le32(const void *p)
 	return le32toh(v);
 }
 
+/* ext4 bitmaps (block, inode; format doc 4.2): bit i is bit i % 8 of
+ * byte i / 8. */
+static inline int e4_bit_test(const uint8_t *map, uint64_t bit)
+{
+	return (map[bit >> 3] >> (bit & 7)) & 1;
+}
+static inline void e4_bit_put(uint8_t *map, uint64_t bit, int on)
+{
+	if (on)
+		map[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+	else
+		map[bit >> 3] &= (uint8_t)~(1u << (bit & 7));
+}
+/* Set bits [first, first + n): whole bytes at a time in the middle. */
+static inline void e4_bits_set(uint8_t *map, uint64_t first, uint64_t n)
+{
+	uint64_t end = first + n;
+
+	for (; first < end && (first & 7); first++)
+		e4_bit_put(map, first, 1);
+	if (end - first >= 8) {
+		__builtin_memset(map + (first >> 3), 0xFF, (size_t)((end - first) >> 3));
+		first += (end - first) & ~(uint64_t)7;
+	}
+	for (; first < end; first++)
+		e4_bit_put(map, first, 1);
+}
+
 /* Register the e4 com_err table (idempotent).  Tools call it once before
  * error_message(); e4_open() calls it too. */
 void e4_init_errors(void);

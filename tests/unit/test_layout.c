@@ -1407,9 +1407,30 @@ static void test_invariants(void **state)
 	}
 }
 
+/* e4_bits_set (e4.h) against setting the bits one at a time, for every
+ * start and length in a 64-bit window. */
+static void test_bits_set(void **state)
+{
+	(void)state;
+	for (uint64_t first = 0; first < 40; first++)
+		for (uint64_t n = 0; first + n <= 64; n++) {
+			uint8_t a[8], b[8];
+
+			memset(a, 0, sizeof(a));
+			memset(b, 0, sizeof(b));
+			e4_bits_set(a, first, n);
+			for (uint64_t k = first; k < first + n; k++)
+				b[k / 8] |= (uint8_t)(1u << (k % 8));
+			assert_memory_equal(a, b, sizeof(a));
+			for (uint64_t k = 0; k < 64; k++)
+				assert_int_equal(e4_bit_test(a, k), k >= first && k < first + n);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bits_set),
 		cmocka_unit_test(test_reference_vectors),
 		cmocka_unit_test(test_reference_geometry),
 		cmocka_unit_test(test_errors),
