@@ -106,7 +106,7 @@ floor() {
 		rm -f "$img.floor"
 		sync
 		t0=$(date +%s.%N)
-		dd if="$src" of="$img.floor" bs=1M oflag=direct conv=fdatasync status=none
+		dd if="$src" of="$img.floor" bs=16M oflag=direct conv=fdatasync status=none
 		t1=$(date +%s.%N)
 		echo "$t1 - $t0" | bc
 	done | median

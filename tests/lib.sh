@@ -121,6 +121,14 @@ need_cmd() {
 	done
 }
 
+# grepq ARGS...: grep's exit status without its output, for the end of a
+# pipeline.  Unlike grep -q it reads all its input: with pipefail, a
+# grep -q that stops at the first match can kill the writer with SIGPIPE
+# and turn a match into a failure.
+grepq() {
+	grep "$@" >/dev/null
+}
+
 # need_oracle PATH...: skip (fail under CI) when a reference tool is missing.
 need_oracle() {
 	local c
@@ -133,6 +141,28 @@ need_oracle() {
 need_e4debugfs() {
 	[ -x "$E4DEBUGFS" ] || command -v "$E4DEBUGFS" >/dev/null 2>&1 ||
 		fail "e4debugfs not found: $E4DEBUGFS"
+}
+
+# need_e4tune, need_e4fsck: set E4TUNE / E4FSCK (unless given) to the
+# binary under test, which must exist (a build problem if not).
+need_e4tune() {
+	E4TUNE=${E4TUNE:-$E4_BUILDDIR/tune/e4tune}
+	[ -x "$E4TUNE" ] || fail "e4tune not found: $E4TUNE"
+}
+need_e4fsck() {
+	E4FSCK=${E4FSCK:-$E4_BUILDDIR/fsck/e4fsck}
+	[ -x "$E4FSCK" ] || fail "e4fsck not found: $E4FSCK"
+}
+
+# ref_clean IMG: "clean" as DEVELOPERS.md defines it: the reference
+# e2fsck -fn exits 0 and prints nothing but its version line, the five
+# pass lines and the summary line.  Its output is left in REF_CLEAN_OUT.
+ref_clean() {
+	local rc
+	REF_CLEAN_OUT=$("$REF_E2FSCK" -fn "$1" 2>&1 </dev/null)
+	rc=$?
+	[ $rc = 0 ] &&
+		! grep -qvE '^e2fsck [0-9]|^Pass [1-5]: |: [0-9]+/[0-9]+ files \(|^$' <<<"$REF_CLEAN_OUT"
 }
 
 # need_root_loop: root and loop devices (kernel loop mounts) available.

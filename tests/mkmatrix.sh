@@ -106,7 +106,7 @@ cleanup_mounts() {
 check_clean() {
 	local img=$1 out rc=0
 	out=$("$REF_E2FSCK" -fn "$img" 2>&1) || rc=$?
-	if [ $rc -ne 0 ] || echo "$out" | grep -Ev '^(e2fsck [0-9]|Pass [1-5]: |.*: [0-9]+/[0-9]+ files \()' | grep -q .; then
+	if [ $rc -ne 0 ] || echo "$out" | grep -Ev '^(e2fsck [0-9]|Pass [1-5]: |.*: [0-9]+/[0-9]+ files \()' | grep . >/dev/null; then
 		echo "$out" >&2
 		die "$(basename "$img"): e2fsck -fn is not clean (exit $rc)"
 	fi

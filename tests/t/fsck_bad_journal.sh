@@ -31,7 +31,7 @@
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
-E4FSCK=${E4FSCK:-$E4_BUILDDIR/fsck/e4fsck}
+need_e4fsck
 need_oracle "$REF_E2FSCK" "$REF_DEBUGFS" "$REF_MKE2FS" "$PYTHON"
 [ -x "$E4FSCK" ] || fail "e4fsck not found: $E4FSCK"
 export E2FSCK_CONFIG=/dev/null TZ=UTC E2FSCK_TIME=2000000000

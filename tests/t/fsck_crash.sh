@@ -30,7 +30,7 @@
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
-E4FSCK=${E4FSCK:-$E4_BUILDDIR/fsck/e4fsck}
+need_e4fsck
 need_oracle "$REF_E2FSCK" "$REF_DEBUGFS" "$REF_DUMPE2FS" "$REF_MKE2FS" "$PYTHON"
 [ -x "$E4FSCK" ] || fail "e4fsck not found: $E4FSCK"
 need_root_loop
@@ -109,18 +109,6 @@ for k in list(bad)[:20]:
 sys.exit(1 if bad else 0)
 PY
 
-# clean_fn IMG: the reference -fn finds nothing.
-clean_fn() {
-	local out rc
-	out=$("$REF_E2FSCK" -fn "$1" 2>&1)
-	rc=$?
-	[ $rc = 0 ] || { echo "$out" | head -20 >&2; return 1; }
-	if [ -n "$(grep -vE '^(e2fsck [0-9]|Pass [1-5]:|.*: [0-9]+/[0-9]+ files )' <<<"$out")" ]; then
-		echo "$out" | head -20 >&2
-		return 1
-	fi
-}
-
 # make_crash NAME MKFS_OPTS MOUNT_OPTS: $TFS/NAME.crash and $TFS/NAME.ino
 make_crash() {
 	local name=$1 mkfs=$2 mopts=$3 img=$TFS/$1.img dir=$T/mnt.$1
@@ -159,7 +147,8 @@ compare() {
 		"$PYTHON" "$T/cmpimg.py" "$TFS/$name.ref" "$TFS/$name.our" >"$T/$name.cmp" ||
 			fail "$name: images differ: $(cat "$T/$name.cmp")"
 	fi
-	clean_fn "$TFS/$name.our" || fail "$name: reference e2fsck -fn does not find the result clean"
+	ref_clean "$TFS/$name.our" ||
+		fail "$name: reference e2fsck -fn does not find the result clean: $(head -20 <<<"$REF_CLEAN_OUT")"
 	grep -q "Clearing orphaned inode $ino " "$T/$name.our.out" ||
 		fail "$name: orphan $ino not reported as cleared: $(cat "$T/$name.our.out")"
 	grep -q 'not in use' <<<"$("$REF_DEBUGFS" -R "testi <$ino>" "$TFS/$name.our" 2>/dev/null)" ||

@@ -28,7 +28,7 @@
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
-E4FSCK=${E4FSCK:-$E4_BUILDDIR/fsck/e4fsck}
+need_e4fsck
 need_oracle "$REF_E2FSCK" "$REF_DEBUGFS" "$REF_MKE2FS" "$PYTHON"
 [ -x "$E4FSCK" ] || fail "e4fsck not found: $E4FSCK"
 need_root_loop
@@ -125,9 +125,7 @@ EOF
 	"$REF_DEBUGFS" -R "dump <$i2> $T/f2" "$TFS/our.img" >/dev/null 2>&1
 	tailb=$(dd if="$T/f2" bs=1 skip=1148576 count=$((1122 * bs - 1148576)) status=none 2>/dev/null | tr -d '\0' | wc -c)
 	[ -s "$T/f2" ] && [ "$tailb" = 0 ] || fail "$fstype: tail of the truncated block not zeroed ($tailb bytes)"
-	out=$("$REF_E2FSCK" -fn "$TFS/our.img" 2>&1) || fail "$fstype: reference -fn exit $?: $out"
-	[ -n "$(grep -vE '^(e2fsck [0-9]|Pass [1-5]:|.*: [0-9]+/[0-9]+ files )' <<<"$out")" ] &&
-		fail "$fstype: reference -fn not clean: $out"
+	ref_clean "$TFS/our.img" || fail "$fstype: reference -fn not clean: $REF_CLEAN_OUT"
 	verbose "$fstype: 2 truncated, 2 freed orphans as the reference"
 	rm -f "$TFS"/*.img
 done

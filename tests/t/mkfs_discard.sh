@@ -26,7 +26,7 @@ free_block_bytes() {
 	local bs blocks
 	bs=$("$REF_DUMPE2FS" -h "$img" 2>/dev/null | sed -n 's/^Block size: *//p')
 	blocks=$("$REF_DUMPE2FS" -h "$img" 2>/dev/null | sed -n 's/^Block count: *//p')
-	"$REF_DEBUGFS" -R "testb $((blocks - 100))" "$img" 2>/dev/null | grep -q 'not in use' ||
+	"$REF_DEBUGFS" -R "testb $((blocks - 100))" "$img" 2>/dev/null | grepq 'not in use' ||
 		{ echo "not-free"; return; }
 	dd if="$img" bs="$bs" skip=$((blocks - 100)) count=1 status=none | tr -d '\0' | wc -c
 }

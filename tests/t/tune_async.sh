@@ -18,18 +18,10 @@
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
-E4TUNE=${E4TUNE:-$E4_BUILDDIR/tune/e4tune}
-[ -x "$E4TUNE" ] || fail "e4tune not found: $E4TUNE"
+need_e4tune
 need_oracle "$REF_MKE2FS" "$REF_E2FSCK" "$REF_DUMPE2FS"
 need_root_loop
 need_cmd sha256sum findmnt
-
-clean() {
-	local out rc
-	out=$("$REF_E2FSCK" -fn "$1" 2>&1)
-	rc=$?
-	[ $rc = 0 ] && ! echo "$out" | grep -qvE '^e2fsck [0-9]|^Pass [1-5]|files \(|^$'
-}
 
 mnt=$T/mnt
 for variant in csum nocsum; do
@@ -48,11 +40,11 @@ for variant in csum nocsum; do
 	"$E4TUNE" -o journal_data_writeback,journal_async_commit "$img" >"$T/out" 2>&1 ||
 		fail "$variant: e4tune failed: $(cat "$T/out")"
 	h=$("$REF_DUMPE2FS" -h "$img" 2>/dev/null)
-	echo "$h" | grep -q '^Journal features:.*journal_async_commit' || fail "$variant: no ASYNC_COMMIT: $(echo "$h" | grep '^Journal features')"
-	echo "$h" | grep -q "^Journal features:.* $want\b" || fail "$variant: no $want: $(echo "$h" | grep '^Journal features')"
-	echo "$h" | grep -q '^Mount options: *journal_async_commit' || fail "$variant: mount options: $(echo "$h" | grep '^Mount options')"
-	echo "$h" | grep -q '^Default mount options:.*journal_data_writeback' || fail "$variant: data mode not writeback"
-	clean "$img" || fail "$variant: not clean after setting async commit"
+	echo "$h" | grepq '^Journal features:.*journal_async_commit' || fail "$variant: no ASYNC_COMMIT: $(echo "$h" | grep '^Journal features')"
+	echo "$h" | grepq "^Journal features:.* $want\b" || fail "$variant: no $want: $(echo "$h" | grep '^Journal features')"
+	echo "$h" | grepq '^Mount options: *journal_async_commit' || fail "$variant: mount options: $(echo "$h" | grep '^Mount options')"
+	echo "$h" | grepq '^Default mount options:.*journal_data_writeback' || fail "$variant: data mode not writeback"
+	ref_clean "$img" || fail "$variant: not clean after setting async commit"
 	mount_loop "$img" "$mnt" || fail "$variant: plain mount failed"
 	dev=$(basename "$(findmnt -n -o SOURCE "$mnt")")
 	grep -qx journal_async_commit "/proc/fs/ext4/$dev/options" ||
@@ -64,26 +56,26 @@ for variant in csum nocsum; do
 		grep -q "unmounted" "$T/out" || fail "$variant: $args: no reason: $(cat "$T/out")"
 	done
 	umount_retry "$mnt"
-	clean "$img" || fail "$variant: not clean after the mount"
+	ref_clean "$img" || fail "$variant: not clean after the mount"
 
 	"$E4TUNE" -o ^journal_async_commit "$img" >"$T/out" 2>&1 || fail "$variant: ^journal_async_commit failed: $(cat "$T/out")"
 	h=$("$REF_DUMPE2FS" -h "$img" 2>/dev/null)
-	echo "$h" | grep -q 'journal_async_commit' && fail "$variant: async commit still set: $(echo "$h" | grep async)"
-	clean "$img" || fail "$variant: not clean after clearing async commit"
+	echo "$h" | grepq 'journal_async_commit' && fail "$variant: async commit still set: $(echo "$h" | grep async)"
+	ref_clean "$img" || fail "$variant: not clean after clearing async commit"
 	mount_loop "$img" "$mnt" || fail "$variant: mount after clearing failed"
 	umount_retry "$mnt"
 	# journal_checksum alone: allowed in ordered mode, and cleared again
 	"$E4TUNE" -o journal_data_ordered,journal_checksum "$img" >"$T/out" 2>&1 ||
 		fail "$variant: -o journal_checksum failed: $(cat "$T/out")"
 	h=$("$REF_DUMPE2FS" -h "$img" 2>/dev/null)
-	echo "$h" | grep -q "^Journal features:.* $want\b" || fail "$variant: journal_checksum: no $want"
-	echo "$h" | grep -q '^Mount options: *journal_checksum' || fail "$variant: journal_checksum not in the mount options"
-	clean "$img" || fail "$variant: not clean after -o journal_checksum"
+	echo "$h" | grepq "^Journal features:.* $want\b" || fail "$variant: journal_checksum: no $want"
+	echo "$h" | grepq '^Mount options: *journal_checksum' || fail "$variant: journal_checksum not in the mount options"
+	ref_clean "$img" || fail "$variant: not clean after -o journal_checksum"
 	mount_loop "$img" "$mnt" || fail "$variant: mount with journal_checksum failed"
 	umount_retry "$mnt"
 	"$E4TUNE" -o ^journal_checksum "$img" >"$T/out" 2>&1 || fail "$variant: ^journal_checksum failed"
-	"$REF_DUMPE2FS" -h "$img" 2>/dev/null | grep -q '^Mount options' && fail "$variant: mount options left"
-	clean "$img" || fail "$variant: not clean after -o ^journal_checksum"
+	"$REF_DUMPE2FS" -h "$img" 2>/dev/null | grepq '^Mount options' && fail "$variant: mount options left"
+	ref_clean "$img" || fail "$variant: not clean after -o ^journal_checksum"
 	info "$variant: refused in ordered mode; set ($want), mounted with it; cleared; journal_checksum alone too"
 done
 info "passed ($(elapsed)s)"

@@ -14,17 +14,9 @@
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
-E4TUNE=${E4TUNE:-$E4_BUILDDIR/tune/e4tune}
-[ -x "$E4TUNE" ] || fail "e4tune not found: $E4TUNE"
+need_e4tune
 need_oracle "$REF_MKE2FS" "$REF_E2FSCK" "$REF_DEBUGFS" "$PYTHON"
 need_root_loop
-
-clean() {
-	local out rc
-	out=$("$REF_E2FSCK" -fn "$1" 2>&1)
-	rc=$?
-	[ $rc = 0 ] && ! echo "$out" | grep -qvE '^e2fsck [0-9]|^Pass [1-5]|files \(|^$'
-}
 
 mnt=$T/mnt
 mkdir -p "$mnt"
@@ -35,7 +27,7 @@ mount_loop "$base" "$mnt" || fail "cannot mount the ext2 image"
 	fail "gentree failed: $(tail -3 "$T/gen.log")"
 "$PYTHON" "$GENTREE" list "$mnt" --no-atime >"$T/before.list"
 umount_retry "$mnt"
-clean "$base" || fail "the ext2 image is not clean before the conversion"
+ref_clean "$base" || fail "the ext2 image is not clean before the conversion"
 
 for variant in plain journal; do
 	img=$T/$variant.img
@@ -44,17 +36,17 @@ for variant in plain journal; do
 	[ $variant = journal ] && args+=(-j)
 	"$E4TUNE" "${args[@]}" "$img" >"$T/tune.out" 2>&1 ||
 		fail "$variant: e4tune failed: $(cat "$T/tune.out")"
-	if ! clean "$img"; then
+	if ! ref_clean "$img"; then
 		info "$variant: not clean after the conversion; e2fsck -fy once"
 		"$REF_E2FSCK" -fy "$img" >"$T/fy.out" 2>&1
-		clean "$img" || fail "$variant: not clean even after e2fsck -fy: $(head -20 "$T/fy.out")"
+		ref_clean "$img" || fail "$variant: not clean even after e2fsck -fy: $(head -20 "$T/fy.out")"
 	fi
 	feats=$("$REF_DUMPE2FS" -h "$img" 2>/dev/null | grep '^Filesystem features:')
 	for f in extent uninit_bg dir_index huge_file dir_nlink extra_isize; do
-		echo "$feats" | grep -qw "$f" || fail "$variant: feature $f missing: $feats"
+		echo "$feats" | grepq -w "$f" || fail "$variant: feature $f missing: $feats"
 	done
 	if [ $variant = journal ]; then
-		echo "$feats" | grep -qw has_journal || fail "journal: has_journal missing"
+		echo "$feats" | grepq -w has_journal || fail "journal: has_journal missing"
 	fi
 	mount_loop "$img" "$mnt" || fail "$variant: the kernel does not mount the converted image"
 	grep -q " $mnt ext4 " /proc/mounts || fail "$variant: not mounted as ext4"
@@ -65,7 +57,7 @@ for variant in plain journal; do
 	umount_retry "$mnt"
 	"$REF_DEBUGFS" -R "stat /newfile" "$img" 2>/dev/null >"$T/stat"
 	grep -q '^EXTENTS:' "$T/stat" || fail "$variant: a new file has no EXTENTS: $(head -5 "$T/stat")"
-	clean "$img" || fail "$variant: not clean after writing a new file"
+	ref_clean "$img" || fail "$variant: not clean after writing a new file"
 	info "$variant: converted, clean, tree identical, new file has extents"
 done
 
@@ -77,7 +69,7 @@ umount_retry "$mnt"
 for f in ^uninit_bg uninit_bg ^dir_index dir_index ^dir_nlink dir_nlink ^extra_isize \
 	extra_isize large_dir stable_inodes; do
 	"$E4TUNE" -O "$f" "$img" >"$T/tune.out" 2>&1 || fail "-O $f failed: $(cat "$T/tune.out")"
-	clean "$img" || fail "not clean after -O $f"
+	ref_clean "$img" || fail "not clean after -O $f"
 done
 mount_loop "$img" "$mnt" || fail "the kernel does not mount the image after the toggles"
 "$PYTHON" "$GENTREE" list "$mnt" --no-atime >"$T/after.list"

@@ -15,17 +15,9 @@
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
-E4TUNE=${E4TUNE:-$E4_BUILDDIR/tune/e4tune}
-[ -x "$E4TUNE" ] || fail "e4tune not found: $E4TUNE"
+need_e4tune
 need_oracle "$REF_MKE2FS" "$REF_E2FSCK" "$REF_DEBUGFS" "$PYTHON"
 need_root_loop
-
-clean() {
-	local out rc
-	out=$("$REF_E2FSCK" -fn "$1" 2>&1)
-	rc=$?
-	[ $rc = 0 ] && ! echo "$out" | grep -qvE '^e2fsck [0-9]|^Pass [1-5]|files \(|^$'
-}
 
 # listing IMG OUT: the tree as the reference debugfs reads it
 listing() {
@@ -71,10 +63,10 @@ crash_all() {
 		rc=$?
 		[ $rc = 137 ] || { failures+=("$name: stop after $n writes: exit $rc, not 137"); continue; }
 		stops=$((stops + 1))
-		if ! clean "$TFS/work.img"; then
+		if ! ref_clean "$TFS/work.img"; then
 			"$REF_E2FSCK" -fy "$TFS/work.img" >"$T/fy" 2>&1
 			repaired=$((repaired + 1))
-			clean "$TFS/work.img" ||
+			ref_clean "$TFS/work.img" ||
 				{ failures+=("$name: after $n writes: not clean even after e2fsck -fy"); continue; }
 		fi
 		listing "$TFS/work.img" "$T/got"

@@ -11,18 +11,10 @@
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
-E4TUNE=${E4TUNE:-$E4_BUILDDIR/tune/e4tune}
-[ -x "$E4TUNE" ] || fail "e4tune not found: $E4TUNE"
+need_e4tune
 need_oracle "$REF_MKE2FS" "$REF_E2FSCK" "$REF_DEBUGFS" "$REF_DUMPE2FS" "$PYTHON"
 need_root_loop
 need_cmd sha256sum
-
-clean() {
-	local out rc
-	out=$("$REF_E2FSCK" -fn "$1" 2>&1)
-	rc=$?
-	[ $rc = 0 ] && ! echo "$out" | grep -qvE '^e2fsck [0-9]|^Pass [1-5]|files \(|^$'
-}
 
 tmp_on_tmpfs 512m
 # listing IMG OUT: the tree as the reference debugfs reads it
@@ -36,7 +28,7 @@ intact() {
 	listing "$1" "$T/now.list"
 	diff "$T/want.list" "$T/now.list" >"$T/d" || fail "$2: the tree differs: $(head -5 "$T/d")"
 }
-feature() { "$REF_DUMPE2FS" -h "$1" 2>/dev/null | grep '^Filesystem features:' | grep -qw "$2"; }
+feature() { "$REF_DUMPE2FS" -h "$1" 2>/dev/null | grep '^Filesystem features:' | grepq -w "$2"; }
 
 mnt=$T/mnt
 img=$T/fs.img
@@ -46,7 +38,7 @@ mount_loop "$img" "$mnt" || fail "cannot mount"
 	fail "gentree failed: $(tail -3 "$T/gen.log")"
 umount_retry "$mnt"
 "$REF_E2FSCK" -fy "$img" >/dev/null 2>&1
-clean "$img" || fail "not clean after e2fsck -fy"
+ref_clean "$img" || fail "not clean after e2fsck -fy"
 listing "$img" "$T/want.list"
 [ "$(wc -l <"$T/want.list")" -gt 400 ] || fail "the tree is too small"
 cp "$img" "$T/fresh.img"
@@ -54,19 +46,19 @@ cp "$img" "$T/fresh.img"
 "$E4TUNE" -O ^metadata_csum "$img" >"$T/out" 2>&1 || fail "-O ^metadata_csum failed: $(cat "$T/out")"
 feature "$img" metadata_csum && fail "metadata_csum still set"
 feature "$img" uninit_bg || fail "uninit_bg not set in place of metadata_csum"
-clean "$img" || fail "not clean after -O ^metadata_csum"
+ref_clean "$img" || fail "not clean after -O ^metadata_csum"
 intact "$img" "metadata_csum off"
 info "metadata_csum off: clean, tree intact"
 
 "$E4TUNE" -O metadata_csum "$img" >"$T/out" 2>&1 || fail "-O metadata_csum failed: $(cat "$T/out")"
 feature "$img" metadata_csum || fail "metadata_csum not set"
 feature "$img" uninit_bg && fail "uninit_bg left beside metadata_csum"
-clean "$img" || fail "not clean after -O metadata_csum"
+ref_clean "$img" || fail "not clean after -O metadata_csum"
 intact "$img" "metadata_csum on again"
 mount_loop "$img" "$mnt" || fail "the kernel does not mount the result"
 echo new >"$mnt/new-after-csum"
 umount_retry "$mnt"
-clean "$img" || fail "not clean after the kernel wrote to it"
+ref_clean "$img" || fail "not clean after the kernel wrote to it"
 info "metadata_csum on again: clean, tree intact, the kernel mounts and writes it"
 
 # mounted since its last check: refused, unchanged
@@ -78,7 +70,7 @@ info "refused after a mount: $(cat "$T/out")"
 
 # -U with metadata_csum (no seed): every checksum rewritten
 "$E4TUNE" -U random "$T/fresh.img" >"$T/out" 2>&1 || fail "-U failed: $(cat "$T/out")"
-clean "$T/fresh.img" || fail "not clean after -U"
+ref_clean "$T/fresh.img" || fail "not clean after -U"
 intact "$T/fresh.img" "-U"
 info "-U with metadata_csum: clean, tree intact"
 info "passed ($(elapsed)s)"

@@ -14,17 +14,9 @@
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
-E4TUNE=${E4TUNE:-$E4_BUILDDIR/tune/e4tune}
-[ -x "$E4TUNE" ] || fail "e4tune not found: $E4TUNE"
+need_e4tune
 need_oracle "$REF_MKE2FS" "$REF_E2FSCK" "$REF_DEBUGFS" "$REF_DUMPE2FS" "$REF_TUNE2FS" "$PYTHON"
 need_root_loop
-
-clean() {
-	local out rc
-	out=$("$REF_E2FSCK" -fn "$1" 2>&1)
-	rc=$?
-	[ $rc = 0 ] && ! echo "$out" | grep -qvE '^e2fsck [0-9]|^Pass [1-5]|files \(|^$'
-}
 
 # gd_free IMG: free blocks summed over the group descriptors
 gd_free() {
@@ -56,8 +48,8 @@ for type in ext3 ext4; do
 	free0=$(gd_free "$img")
 
 	"$E4TUNE" -O ^has_journal "$img" >"$T/out" 2>&1 || fail "$type: -O ^has_journal failed: $(cat "$T/out")"
-	clean "$img" || fail "$type: not clean after removing the journal"
-	"$REF_DUMPE2FS" -h "$img" 2>/dev/null | grep -q '^Filesystem features:.*has_journal' &&
+	ref_clean "$img" || fail "$type: not clean after removing the journal"
+	"$REF_DUMPE2FS" -h "$img" 2>/dev/null | grepq '^Filesystem features:.*has_journal' &&
 		fail "$type: has_journal still set"
 	free1=$(gd_free "$img")
 	[ $((free1 - free0)) = "$jblocks" ] ||
@@ -66,8 +58,8 @@ for type in ext3 ext4; do
 
 	"$E4TUNE" -O has_journal -J size=16 "$img" >"$T/out" 2>&1 ||
 		fail "$type: -O has_journal -J size=16 failed: $(cat "$T/out")"
-	clean "$img" || fail "$type: not clean after adding a journal"
-	"$REF_DUMPE2FS" -h "$img" 2>/dev/null | grep -q '^Total journal size: *16M' ||
+	ref_clean "$img" || fail "$type: not clean after adding a journal"
+	"$REF_DUMPE2FS" -h "$img" 2>/dev/null | grepq '^Total journal size: *16M' ||
 		fail "$type: the new journal is not 16M"
 	tree_check "$img" "$type with a new journal"
 	info "$type: removed ($jblocks blocks freed) and re-added, clean, tree intact"
@@ -109,14 +101,14 @@ fcntl.ioctl(fd, 0x8004587D, struct.pack("I", 1))   # EXT4_IOC_SHUTDOWN, LOGFLUSH
 shutil.copyfile(img, copy)                         # while still mounted
 EOF
 umount_retry "$mnt"
-"$REF_DUMPE2FS" -h "$T/crashed.img" 2>/dev/null | grep -q needs_recovery ||
+"$REF_DUMPE2FS" -h "$T/crashed.img" 2>/dev/null | grepq needs_recovery ||
 	fail "the crash image does not need recovery"
 cp "$T/crashed.img" "$T/ours.img"
 cp "$T/crashed.img" "$T/ref.img"
 cp "$T/crashed.img" "$T/bad.img"
 "$E4TUNE" -O ^has_journal "$T/ours.img" >"$T/out" 2>&1 || fail "crash: e4tune failed: $(cat "$T/out")"
 "$REF_TUNE2FS" -O ^has_journal "$T/ref.img" >/dev/null 2>&1
-clean "$T/ours.img" || fail "crash: not clean after e4tune -O ^has_journal"
+ref_clean "$T/ours.img" || fail "crash: not clean after e4tune -O ^has_journal"
 mkdir -p "$T/d1" "$T/d2"
 "$REF_DEBUGFS" -R "rdump / $T/d1" "$T/ours.img" >/dev/null 2>&1
 "$REF_DEBUGFS" -R "rdump / $T/d2" "$T/ref.img" >/dev/null 2>&1
@@ -139,7 +131,7 @@ printf '\336\255\276\357' | dd of="$T/bad.img" bs=1 seek=$((phys * bs + 16)) con
 rc=$?
 [ $rc = 1 ] || fail "corrupt commit: exit $rc, not 1: $(cat "$T/out")"
 h=$("$REF_DUMPE2FS" -h "$T/bad.img" 2>/dev/null)
-echo "$h" | grep -q '^Filesystem features:.*has_journal' || fail "corrupt commit: the journal was removed"
-echo "$h" | grep -q '^Filesystem state: *not clean' || fail "corrupt commit: not marked for a full check"
+echo "$h" | grepq '^Filesystem features:.*has_journal' || fail "corrupt commit: the journal was removed"
+echo "$h" | grepq '^Filesystem state: *not clean' || fail "corrupt commit: not marked for a full check"
 info "corrupt last commit: journal kept, marked not clean, exit 1"
 info "passed ($(elapsed)s)"

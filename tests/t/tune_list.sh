@@ -9,8 +9,7 @@
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
-E4TUNE=${E4TUNE:-$E4_BUILDDIR/tune/e4tune}
-[ -x "$E4TUNE" ] || fail "e4tune not found: $E4TUNE"
+need_e4tune
 need_oracle "$REF_DUMPE2FS" "$PYTHON"
 matrix_ensure
 matrix_check_skipped

@@ -19,8 +19,7 @@
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
-E4TUNE=${E4TUNE:-$E4_BUILDDIR/tune/e4tune}
-[ -x "$E4TUNE" ] || fail "e4tune not found: $E4TUNE"
+need_e4tune
 need_oracle "$REF_MKE2FS" "$REF_E2FSCK" "$REF_DUMPE2FS" "$REF_TUNE2FS" "$REF_DEBUGFS"
 need_cmd sha256sum
 
@@ -29,13 +28,6 @@ n=0
 
 # clean IMG: the reference e2fsck -fn exits 0 and says nothing but its
 # version, the pass lines and the summary
-clean() {
-	local out rc
-	out=$("$REF_E2FSCK" -fn "$1" 2>&1)
-	rc=$?
-	[ $rc = 0 ] && ! echo "$out" | grep -qvE '^e2fsck [0-9]|^Pass [1-5]|files \(|^$'
-}
-
 expect_refusal() {
 	local what=$1 img=$2 pat=$3 before after lines rc
 	shift 3
@@ -121,9 +113,9 @@ for base in ext2 ext4; do
 	diff "$T/b.h" "$T/a.h" >"$T/d" || failed+=("$base settings differ from tune2fs: $(head -6 "$T/d" | tr '\n' '|')")
 	grep -v '^tune2fs 1' "$T/ref.out" | diff - "$T/e4.out" >"$T/d" ||
 		failed+=("$base settings: messages differ from tune2fs: $(head -4 "$T/d" | tr '\n' '|')")
-	clean "$a" || failed+=("$base settings: not clean")
+	ref_clean "$a" || failed+=("$base settings: not clean")
 	n=$((n + 1))
-	"$E4TUNE" -E ^test_fs "$a" >/dev/null 2>&1 && ! "$REF_DUMPE2FS" -h "$a" 2>/dev/null | grep -q test_filesystem ||
+	"$E4TUNE" -E ^test_fs "$a" >/dev/null 2>&1 && ! "$REF_DUMPE2FS" -h "$a" 2>/dev/null | grepq test_filesystem ||
 		failed+=("$base: ^test_fs did not clear the flag")
 done
 
@@ -141,7 +133,7 @@ for spec in "ext2 flex_bg" "ext4 ea_inode" "ext4 verity" "ext4 fast_commit" "ext
 	"$REF_DUMPE2FS" -h "$a" 2>/dev/null | grep -vE '^(Last write time|Checksum|Checksum seed):' >"$T/a.h"
 	"$REF_DUMPE2FS" -h "$b" 2>/dev/null | grep -vE '^(Last write time|Checksum|Checksum seed):' >"$T/b.h"
 	diff "$T/b.h" "$T/a.h" >"$T/d" || failed+=("-O $2 on $1 differs from tune2fs: $(head -4 "$T/d" | tr '\n' '|')")
-	clean "$a" || failed+=("-O $2 on $1: not clean")
+	ref_clean "$a" || failed+=("-O $2 on $1: not clean")
 done
 
 # -U on uninit_bg (crc16 descriptor checksums over the UUID)
@@ -149,26 +141,26 @@ u=$T/u.img
 mk -t ext4 -O ^metadata_csum,uninit_bg "$u" 32M
 n=$((n + 1))
 "$E4TUNE" -U 01234567-89ab-cdef-0123-456789abcdef "$u" >/dev/null 2>&1 || failed+=("-U uninit_bg failed")
-"$REF_DUMPE2FS" -h "$u" 2>/dev/null | grep -q '01234567-89ab-cdef-0123-456789abcdef' || failed+=("-U: UUID not set")
-clean "$u" || failed+=("-U on uninit_bg: not clean")
+"$REF_DUMPE2FS" -h "$u" 2>/dev/null | grepq '01234567-89ab-cdef-0123-456789abcdef' || failed+=("-U: UUID not set")
+ref_clean "$u" || failed+=("-U on uninit_bg: not clean")
 n=$((n + 1))
-"$E4TUNE" -U clear "$u" >/dev/null 2>&1 && clean "$u" || failed+=("-U clear: failed or not clean")
+"$E4TUNE" -U clear "$u" >/dev/null 2>&1 && ref_clean "$u" || failed+=("-U clear: failed or not clean")
 
 # -U on a fresh metadata_csum filesystem: every checksum rewritten
 c=$T/c.img
 mk -t ext4 "$c" 16M
 n=$((n + 1))
-"$E4TUNE" -U 89abcdef-0123-4567-89ab-cdef01234567 "$c" >/dev/null 2>&1 && clean "$c" ||
+"$E4TUNE" -U 89abcdef-0123-4567-89ab-cdef01234567 "$c" >/dev/null 2>&1 && ref_clean "$c" ||
 	failed+=("-U with metadata_csum: failed or not clean")
-"$REF_DUMPE2FS" -h "$c" 2>/dev/null | grep -q '89abcdef-0123-4567-89ab-cdef01234567' ||
+"$REF_DUMPE2FS" -h "$c" 2>/dev/null | grepq '89abcdef-0123-4567-89ab-cdef01234567' ||
 	failed+=("-U with metadata_csum: UUID not set")
 
 # metadata_csum_seed, then -U keeps the checksums
 s=$T/s.img
 mk -t ext4 "$s" 32M
 n=$((n + 1))
-"$E4TUNE" -O metadata_csum_seed "$s" >/dev/null 2>&1 && clean "$s" || failed+=("-O metadata_csum_seed: failed or not clean")
-"$E4TUNE" -U time "$s" >/dev/null 2>&1 && clean "$s" || failed+=("-U after metadata_csum_seed: failed or not clean")
+"$E4TUNE" -O metadata_csum_seed "$s" >/dev/null 2>&1 && ref_clean "$s" || failed+=("-O metadata_csum_seed: failed or not clean")
+"$E4TUNE" -U time "$s" >/dev/null 2>&1 && ref_clean "$s" || failed+=("-U after metadata_csum_seed: failed or not clean")
 
 for f in "${failed[@]+"${failed[@]}"}"; do
 	echo "FAIL: $TEST_NAME: $f" >&2
