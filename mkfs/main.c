@@ -385,11 +385,12 @@ int main(int argc, char **argv)
 		case 'J': {
 			struct optlist o;
 			char *key, *val;
-			int bad = 0;
+			int bad = 0, items = 0;
 
 			if (optlist_start(&o, optarg))
 				goto out;
 			while (!bad && optlist_next(&o, &key, &val)) {
+				items++;
 				if (!strcmp(key, "size") && val && !parse_uint(val, 1 << 30, &v) && v > 0) {
 					journal_mb = (int64_t)v;
 					m.lo.journal_blocks = E4_LAYOUT_JOURNAL_FORCE;
@@ -406,6 +407,10 @@ int main(int argc, char **argv)
 				}
 			}
 			optlist_done(&o);
+			if (!bad && !items) {
+				fprintf(stderr, "%s: -J needs a journal option (size=MiB)\n", m.prog);
+				bad = 1;
+			}
 			if (bad)
 				goto out;
 			break;

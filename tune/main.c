@@ -252,7 +252,9 @@ static void parse_journal_opts(struct tune *t, const char *arg)
 
 	if (optlist_start(&o, arg))
 		exit(1);
-	while (optlist_next(&o, &tok, &val)) {
+	if (!optlist_next(&o, &tok, &val))
+		usage_exit(t, "-J needs a journal option (size=MiB)");
+	do {
 		if (!strcmp(tok, "size")) {
 			if (!val || parse_ulong(val, 1UL << 30, &v) || !v)
 				usage_exit(t, "invalid journal size: %s", val ? val : "");
@@ -263,7 +265,7 @@ static void parse_journal_opts(struct tune *t, const char *arg)
 		} else {
 			usage_exit(t, "bad journal option: %s", tok);
 		}
-	}
+	} while (optlist_next(&o, &tok, &val));
 	optlist_done(&o);
 	t->journal = 1;
 }

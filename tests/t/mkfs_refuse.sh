@@ -70,6 +70,8 @@ for f in quota project mmp encrypt casefold verity fast_commit ea_inode journal_
 done
 expect_refusal "-d (later issue)" "$img" "not supported yet" -F -d /tmp "$img"
 expect_refusal "bad -E" "$img" "extended option" -F -E no_such_thing=1 "$img"
+expect_refusal "-J without an option" "$img" "journal option" -F -J ,,, "$img"
+expect_refusal "-J location=" "$img" "not supported yet" -F -J size=8,location=1G "$img"
 
 # more than 2^32 blocks without 64bit (5 TiB of 1 KiB blocks)
 big=$T/big.img
