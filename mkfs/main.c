@@ -7,6 +7,7 @@
 #include "optlist.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,14 +280,15 @@ int main(int argc, char **argv)
 	long page = sysconf(_SC_PAGESIZE);
 
 	memset(&m, 0, sizeof(m));
+	/* a reader of our output that goes away (e4mkfs ... | head) must not
+	 * stop a format midway: output errors are ignored instead */
+	signal(SIGPIPE, SIG_IGN);
 	m.prog = "e4mkfs";
 	e4_init_errors();
 	e4_layout_opts_init(&m.lo);
 	m.lazy_itable_init = 1;
 	m.discard = 1;
 	m.rev = 1;
-	m.root_uid = (uint32_t)getuid();
-	m.root_gid = (uint32_t)getgid();
 	m.default_mntopts = EXT4_DEFM_XATTR_USER | EXT4_DEFM_ACL;
 	m.tty = isatty(0) && isatty(1);
 	m.lo.page_size = page > 0 ? (unsigned)page : 4096;
@@ -592,7 +594,7 @@ int main(int argc, char **argv)
 
 		exists = stat(m.device, &st) == 0;
 		if (exists) {
-			errcode_t err = e4_probe_device(m.device, &m.probe);
+			errcode_t err = e4_probe_device_at(m.device, m.offset, &m.probe);
 
 			if (err) {
 				fprintf(stderr, "%s: %s: %s\n", m.prog, m.device, error_message(err));

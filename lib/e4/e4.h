@@ -914,6 +914,9 @@ struct e4_layout {
 	uint64_t overhead_clusters;	/* s_overhead_clusters as mke2fs writes it */
 	e4_group_t journal_goal_group;	/* group whose first block was the goal */
 	uint32_t journal_fc_blocks;	/* fast-commit part of the journal */
+	int journal_dropped;		/* has_journal asked for, but the filesystem is
+					   too small for one: made without it (and
+					   without orphan_file), as mke2fs does */
 	uint32_t lpf_blocks;
 	e4_blk_t root_block;		/* root directory's block (also with inline_data) */
 	e4_blk_t lpf_block;		/* lost+found's first block (lpf_blocks in a row) */
@@ -1234,9 +1237,9 @@ struct e4_probe {
 	unsigned long minimum_io, optimal_io;	/* bytes; 0 if unknown */
 	unsigned long alignment_offset;	/* bytes */
 	int discard_zeroes;		/* discard is known to leave zeros (files) */
-	/* A regular file without a single allocated byte (SEEK_DATA finds
-	 * none): it reads as zeros everywhere, so it holds no signature and
-	 * there is nothing to discard, wipe or zero. */
+	/* A regular file without a single allocated byte (from the probe's
+	 * offset on; SEEK_DATA finds none): it reads as zeros there, so it
+	 * holds no signature and there is nothing to discard, wipe or zero. */
 	int all_holes;
 	/* First signature found (empty type if none): "xfs", "ext4",
 	 * "linux_raid_member", "gpt", "dos", ... and how blkid classes it
@@ -1253,6 +1256,10 @@ struct e4_probe {
 /* Look at path (which must exist): stat, size, topology, signatures,
  * use.  Opens read-only.  Errors: errno values. */
 errcode_t e4_probe_device(const char *path, struct e4_probe *p);
+/* The same for what starts offset bytes into path (mke2fs -E offset=):
+ * signatures and all_holes concern only the bytes from there to the end;
+ * size, busy and topology stay those of the whole target. */
+errcode_t e4_probe_device_at(const char *path, uint64_t offset, struct e4_probe *p);
 /* One human-readable line for what e4_probe_device() found, e.g.
  * "an xfs filesystem labelled data" (empty string if nothing). */
 void e4_probe_describe(const struct e4_probe *p, char *buf, size_t len);

@@ -1024,6 +1024,9 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 	if ((p->feat[1] & EXT4_FEATURE_INCOMPAT_CSUM_SEED) &&
 	    !(p->feat[2] & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM))
 		return E4_ERR_CONFLICT_CSUM_SEED;
+	if ((p->feat[0] & EXT4_FEATURE_COMPAT_ORPHAN_FILE) &&
+	    !(p->feat[0] & EXT4_FEATURE_COMPAT_HAS_JOURNAL))
+		return E4_ERR_CONFLICT_ORPHAN_JOURNAL;
 
 	if (p->bpg_param && (p->bpg_param < 256 || p->bpg_param > 8ULL * bs))
 		return E4_ERR_BAD_BLOCKS_PER_GROUP;
@@ -1726,7 +1729,11 @@ static errcode_t special_files(struct ctx *c, const struct e4_layout_opts *o,
 		uint64_t nj = def, fc = 0;
 
 		if (!def) {
-			l->feature_compat &= ~EXT4_FEATURE_COMPAT_HAS_JOURNAL;
+			/* too small for a journal: made without one, and
+			 * without the orphan file that needs it (mke2fs) */
+			l->feature_compat &= ~(EXT4_FEATURE_COMPAT_HAS_JOURNAL |
+					       EXT4_FEATURE_COMPAT_ORPHAN_FILE);
+			l->journal_dropped = 1;
 		} else {
 			if (l->feature_compat & EXT4_FEATURE_COMPAT_FAST_COMMIT)
 				fc = def / 64;

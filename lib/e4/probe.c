@@ -112,14 +112,14 @@ static void probe_topology(blkid_probe pr, struct e4_probe *p)
 	p->physical_sector = (unsigned)blkid_topology_get_physical_sector_size(tp);
 }
 
-static void probe_signatures(int fd, struct e4_probe *p)
+static void probe_signatures(int fd, uint64_t offset, struct e4_probe *p)
 {
 	blkid_probe pr = blkid_new_probe();
 	const char *v;
 
 	if (!pr)
 		return;
-	if (blkid_probe_set_device(pr, fd, 0, 0) == 0) {
+	if (blkid_probe_set_device(pr, fd, (blkid_loff_t)offset, 0) == 0) {
 		blkid_probe_enable_superblocks(pr, 1);
 		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE |
 						  BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID);
@@ -148,6 +148,11 @@ static void probe_signatures(int fd, struct e4_probe *p)
 }
 
 errcode_t e4_probe_device(const char *path, struct e4_probe *p)
+{
+	return e4_probe_device_at(path, 0, p);
+}
+
+errcode_t e4_probe_device_at(const char *path, uint64_t offset, struct e4_probe *p)
 {
 	struct stat st;
 	int fd;
@@ -192,11 +197,11 @@ errcode_t e4_probe_device(const char *path, struct e4_probe *p)
 		p->busy = file_loop_busy(&st, p->busy_what, sizeof(p->busy_what));
 		/* a fresh sparse image: no data anywhere (where SEEK_DATA is not
 		 * supported it reports data at 0, and the probe runs) */
-		p->all_holes = !p->size ||
-			       (lseek(fd, 0, SEEK_DATA) < 0 && errno == ENXIO);
+		p->all_holes = !p->size || offset >= p->size ||
+			       (lseek(fd, (off_t)offset, SEEK_DATA) < 0 && errno == ENXIO);
 	}
-	if (p->size && !p->all_holes)
-		probe_signatures(fd, p);
+	if (p->size > offset && !p->all_holes)
+		probe_signatures(fd, offset, p);
 	close(fd);
 	return 0;
 }

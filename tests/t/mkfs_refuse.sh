@@ -3,7 +3,8 @@
 # one-line error and leave the target's bytes unchanged:
 #  - an image holding an XFS or an ext4 signature, without -F and without a
 #    terminal (stricter than the reference, which formats silently): the
-#    message names what was found, type and label;
+#    message names what was found, type and label; with -E offset=, a
+#    filesystem at the offset (and not one at 0 that ends before it);
 #  - a mounted loop device, even with -FF;
 #  - a size larger than a loop device;
 #  - block size 3000, -i below the inode size, -N above what fits, meta_bg
@@ -70,6 +71,7 @@ for f in quota project mmp encrypt casefold verity fast_commit ea_inode journal_
 done
 expect_refusal "-d (later issue)" "$img" "not supported yet" -F -d /tmp "$img"
 expect_refusal "bad -E" "$img" "extended option" -F -E no_such_thing=1 "$img"
+expect_refusal "orphan_file without a journal" "$img" "journal" -F -t ext4 -O ^has_journal,orphan_file "$img"
 expect_refusal "-J without an option" "$img" "journal option" -F -J ,,, "$img"
 expect_refusal "-J location=" "$img" "not supported yet" -F -J size=8,location=1G "$img"
 
@@ -99,6 +101,19 @@ sig=$T/sig.img
 truncate -s 64M "$sig"
 "$REF_MKE2FS" -q -F -t ext4 -L oldfs "$sig" >/dev/null 2>&1 || fail "reference mke2fs failed"
 expect_refusal "ext4 signature" "$sig" "ext4.*oldfs" -t ext4 "$sig"
+# -E offset=: the signature that counts is the one at the offset (a
+# filesystem there is refused; the old one at 0 does not block a format
+# at an offset past it, which is what -E offset= is for)
+rm -f "$sig"
+truncate -s 48M "$sig"
+"$REF_MKE2FS" -q -F -t ext4 -L atoffset -E offset=1048576 "$sig" 16M >/dev/null 2>&1 ||
+	fail "reference mke2fs -E offset= failed"
+expect_refusal "ext4 signature at -E offset=" "$sig" "ext4.*atoffset" -t ext4 -E offset=1048576 "$sig" 16M
+n=$((n + 1))
+"$REF_MKE2FS" -q -F -t ext4 -L atzero "$sig" 16M >/dev/null 2>&1 || fail "reference mke2fs failed"
+if ! "$E4MKFS" -q -t ext4 -E offset=$((20 << 20)) "$sig" 16M >"$T/out" 2>&1 </dev/null; then
+	failed+=("-E offset= past an old filesystem: refused: $(head -2 "$T/out")")
+fi
 if command -v mkfs.xfs >/dev/null 2>&1; then
 	rm -f "$sig"
 	truncate -s 320M "$sig"

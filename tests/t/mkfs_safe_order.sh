@@ -2,20 +2,24 @@
 # mkfs_safe_order: e4mkfs writes in a safe order (DESIGN.md, "Writing
 # safely"), checked on the system calls (strace -y) over an image that
 # holds an old ext4 filesystem, with and without discard:
-#  1. the first write to the target destroys the old superblock (a
-#     signature wipe or hole punch covering its magic at byte 1080, or a
-#     write over it);
+#  1. before the first fsync, writes destroy the old superblock and all its
+#     backups (a signature wipe, hole punch or write covering the magic
+#     of each: byte 1080, and 56 bytes into each backup);
 #  2. an fsync of the target follows before any new metadata is written
 #     (past the first 64 KiB);
 #  3. the last write is the new primary superblock (covering bytes
 #     1024..2047), and an fsync of the target follows it;
-#  4. the result is clean under the reference e2fsck -fn.
+#  4. the result is clean under the reference e2fsck -fn;
+#  5. a run killed at its first fsync (strace fault injection) leaves an
+#     image the reference e2fsck cannot open at all: neither the old
+#     primary nor, through its fallback, an old backup brings the old
+#     filesystem back over the half-made new one.
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$E4_TESTDIR/t/mkfs_common.bash"
 
 need_e4mkfs
-need_oracle "$REF_MKE2FS" "$REF_E2FSCK"
+need_oracle "$REF_MKE2FS" "$REF_E2FSCK" "$REF_DUMPE2FS"
 need_cmd strace		# scripts/deps.sh installs it
 # the libtool wrapper is a script: trace the real binary
 BIN=$E4MKFS
@@ -26,9 +30,16 @@ failed=()
 check_order() {	# check_order NAME OPTS...
 	local name=$1 img=$T/$1.img tr=$T/$1.trace
 	shift
+	local opts=("$@")
 	rm -f "$img"
 	truncate -s 128M "$img"
 	"$REF_MKE2FS" -q -F -t ext4 -L old "$img" >/dev/null 2>&1 || fail "reference mke2fs failed"
+	# the old superblocks' magic numbers: byte 1080, 56 into each backup
+	local magics
+	magics="1080 $("$REF_DUMPE2FS" "$img" 2>/dev/null | awk '
+		/^Block size:/ { bs = $3 }
+		/Backup superblock at/ { sub(/.*Backup superblock at /, ""); sub(/,.*/, ""); printf "%d ", $0 * bs + 56 }')"
+	[ "$(wc -w <<<"$magics")" -gt 1 ] || fail "$name: no backup superblocks found in the old image"
 	if ! strace -f -y -qq -e trace=pwrite64,pwritev,write,lseek,fallocate,fsync,fdatasync,ioctl \
 		-o "$tr" "$BIN" -q -F "$@" "$img" </dev/null >"$T/out" 2>&1; then
 		failed+=("$name: e4mkfs failed: $(head -2 "$T/out")")
@@ -49,12 +60,21 @@ check_order() {	# check_order NAME OPTS...
 		else if (op == "ioctl") print "ioctl", 0, 0, a[2]
 	}' "$tr" >"$tr.ops"
 	local first last after_last sync_before
-	first=$(awk '$1 == "lseek" { pos = $2; next }
-		$1 == "write" { if (pos <= 1080 && pos + $3 > 1080) print "ok"; else print "bad write at " pos; exit }
-		$1 == "pwrite" || $1 == "fallocate" { if ($2 <= 1080 && $2 + $3 > 1080) print "ok"; else print "bad " $1 " at " $2; exit }
-		$1 == "ioctl" { print "ok"; exit }' "$tr.ops")
-	[ "$first" = ok ] || failed+=("$name: the first write does not destroy the old superblock: ${first:-none}")
-	sync_before=$(awk '$1 == "fsync" { s = 1 } $1 == "pwrite" && $2 >= 65536 { print (s ? "ok" : "no"); exit }' "$tr.ops")
+	first=$(awk -v magics="$magics" '
+		BEGIN { n = split(magics, m, " ") }
+		function cover(o, l) { for (i = 1; i <= n; i++) if (m[i] >= o && m[i] < o + l) hit[i] = 1 }
+		$1 == "lseek" { pos = $2; next }
+		$1 == "write" { cover(pos, $3); next }
+		$1 == "pwrite" || $1 == "fallocate" { cover($2, $3); next }
+		$1 == "ioctl" { cover(0, 2^62); next }
+		$1 == "fsync" { exit }
+		END { left = ""; for (i = 1; i <= n; i++) if (!hit[i]) left = left " " m[i]; print left == "" ? "ok" : "intact at bytes" left }' "$tr.ops")
+	[ "$first" = ok ] || failed+=("$name: before the first fsync, old superblock magic $first")
+	# (the zeroing of the old backup superblocks is not new metadata)
+	sync_before=$(awk -v magics="$magics" '
+		BEGIN { n = split(magics, m, " "); for (i = 2; i <= n; i++) old[m[i] - 56] = 1 }
+		$1 == "fsync" { s = 1 }
+		$1 == "pwrite" && $2 >= 65536 && !(($2 in old) && $3 == 1024) { print (s ? "ok" : "no"); exit }' "$tr.ops")
 	[ "$sync_before" = ok ] || failed+=("$name: no fsync between the invalidation and the new metadata")
 	last=$(awk '$1 == "pwrite" || $1 == "write" || $1 == "fallocate" { l = $0 } END { print l }' "$tr.ops")
 	set -- $last
@@ -64,6 +84,19 @@ check_order() {	# check_order NAME OPTS...
 	after_last=$(awk '$1 == "pwrite" || $1 == "write" || $1 == "fallocate" { s = 0; next } $1 == "fsync" { s = 1 } END { print s }' "$tr.ops")
 	[ "$after_last" = 1 ] || failed+=("$name: no fsync after the primary superblock")
 	fsck_clean "$img" || failed+=("$name: $MKFS_WHY")
+
+	# 5. killed at the first fsync: nothing of the old filesystem is found
+	rm -f "$img"
+	truncate -s 128M "$img"
+	"$REF_MKE2FS" -q -F -t ext4 -L old "$img" >/dev/null 2>&1 || fail "reference mke2fs failed"
+	strace -qq -o /dev/null -e trace=fsync,fdatasync -e inject=fsync,fdatasync:signal=KILL:when=1 \
+		"$BIN" -q -F "${opts[@]}" "$img" </dev/null >/dev/null 2>&1
+	local rc out
+	out=$("$REF_E2FSCK" -fn "$img" 2>&1 </dev/null)
+	rc=$?
+	if [ $rc != 8 ] || grepq -i 'journal for old\|Pass 1' <<<"$out"; then
+		failed+=("$name: stopped at the first fsync, e2fsck -fn still opens it (exit $rc): $(head -3 <<<"$out" | tr '\n' '|')")
+	fi
 }
 
 check_order discard -t ext4
