@@ -1469,15 +1469,17 @@ static errcode_t packed_tables(struct ctx *c)
 	uint64_t goal = 0;
 	uint32_t ipb = l->inode_blocks_per_group;
 
+	/* block by block, also with bigalloc: mke2fs 1.47.0 packs the
+	 * bitmaps into the cluster that ends the reserved GDT blocks */
 	for (uint32_t g = 0; g < c->groups; g++) {
-		if (new_block(c, goal, &goal))
+		if (get_free_blocks(c, goal, c->blocks - 1, 1, &goal))
 			return E4_ERR_FS_TOO_SMALL;
 		mark(c, goal, 1);
 		clear_uninit(c, goal, 1);
 		l->groups[g].block_bitmap = goal;
 	}
 	for (uint32_t g = 0; g < c->groups; g++) {
-		if (new_block(c, goal, &goal))
+		if (get_free_blocks(c, goal, c->blocks - 1, 1, &goal))
 			return E4_ERR_FS_TOO_SMALL;
 		mark(c, goal, 1);
 		clear_uninit(c, goal, 1);

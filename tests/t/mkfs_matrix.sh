@@ -76,6 +76,7 @@ ext4_news|100M|-t ext4 -T news|0
 ext4_i4096|100M|-t ext4 -i 4096|0
 ext4_resize|100M|-t ext4 -E resize=2000000|0
 ext4_packed|1G|-t ext4 -E packed_meta_blocks=1|1
+ext4_packed_bigalloc|256M|-t ext4 -O bigalloc -E packed_meta_blocks=1|1
 ext4_nodiscard|100M|-t ext4 -E nodiscard|1
 ext4_nolazy|256M|-t ext4 -E lazy_itable_init=0,lazy_journal_init=0,nodiscard|1
 ext3_J|1G|-t ext3 -J size=64|1
