@@ -23,12 +23,13 @@ int mkfs_parse_size(const char *s, uint64_t *count, int *has_suffix)
 	if (!s || !*s || *s == '-')
 		return -1;
 	errno = 0;
-	v = strtoull(s, &end, 10);
+	v = strtoull(s, &end, 0);	/* as mke2fs: 0x.. hex, 0.. octal */
 	if (errno || end == s)
 		return -1;
 	*has_suffix = 0;
 	if (*end) {
 		switch (tolower((unsigned char)*end)) {
+		case 's': shift = 9; break;	/* 512-byte sectors */
 		case 'k': shift = 10; break;
 		case 'm': shift = 20; break;
 		case 'g': shift = 30; break;
@@ -195,10 +196,13 @@ int mkfs_parse_extended(struct mkfs *m, const char *list)
 		} else if (!strcmp(tok, "test_fs")) {
 			m->test_fs = 1;
 		} else if (!strcmp(tok, "orphan_file_size")) {
-			if (parse_u64(val, &n) || n == 0)
+			/* as mke2fs: blocks, or bytes with a k/m/g/t suffix */
+			if (!val || mkfs_parse_size(val, &n, &b) || n == 0)
 				bad = 1;
-			else
-				m->lo.orphan_file_blocks = (int64_t)n;	/* bytes for now */
+			else {
+				m->orphan_size = n;
+				m->orphan_size_bytes = b;
+			}
 		} else if (!strcmp(tok, "offset")) {
 			if (parse_u64(val, &n) || n > (UINT64_MAX >> 1))
 				bad = 1;

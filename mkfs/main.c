@@ -7,6 +7,9 @@
 #include "optlist.h"
 
 #include <errno.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -128,18 +131,19 @@ static const char *layout_error(errcode_t err)
 	}
 }
 
-static int compute_layout(struct mkfs *m, int64_t journal_mb, uint64_t orphan_bytes)
+static int compute_layout(struct mkfs *m, int64_t journal_mb)
 {
 	errcode_t err;
 
 	err = e4_layout_compute(&m->lo, &m->l);
-	if (!err && (journal_mb > 0 || orphan_bytes)) {
+	if (!err && (journal_mb > 0 || m->orphan_size)) {
 		unsigned bs = m->l->block_size;
 
 		if (journal_mb > 0)
 			m->lo.journal_blocks = journal_mb * (1024 * 1024 / bs);
-		if (orphan_bytes)
-			m->lo.orphan_file_blocks = (int64_t)(orphan_bytes / bs);
+		if (m->orphan_size)
+			m->lo.orphan_file_blocks = (int64_t)(m->orphan_size_bytes ?
+							     m->orphan_size / bs : m->orphan_size);
 		if (!m->lo.block_size) {
 			/* the size was in 1 KiB units until the block size was known */
 			m->lo.block_size = bs;
@@ -252,7 +256,13 @@ static int proceed(const char *prog)
 	return line[0] == 'y' || line[0] == 'Y';
 }
 
-static int64_t pick_time(void)
+/* The time written into the filesystem: SOURCE_DATE_EPOCH when set (a
+ * malformed value is an error, as the reproducible-builds convention asks:
+ * silently using the clock would make an image that is not reproducible),
+ * else the clock.  ext4 timestamps reach 2446-05-10 (34 bits past 1901). */
+#define MKFS_TIME_MAX	15032385535LL
+
+static int pick_time(const char *prog, int64_t *now)
 {
 	const char *s = getenv("SOURCE_DATE_EPOCH");
 
@@ -262,10 +272,16 @@ static int64_t pick_time(void)
 
 		errno = 0;
 		v = strtoll(s, &end, 10);
-		if (!errno && !*end && v >= 0)
-			return v;
+		if (errno || *end || v < 0 || v > MKFS_TIME_MAX) {
+			fprintf(stderr, "%s: SOURCE_DATE_EPOCH must be whole seconds from 0 to %lld, "
+				"not '%s'\n", prog, MKFS_TIME_MAX, s);
+			return -1;
+		}
+		*now = v;
+		return 0;
 	}
-	return (int64_t)time(NULL);
+	*now = (int64_t)time(NULL);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -274,7 +290,7 @@ int main(int argc, char **argv)
 	const char *fs_type = NULL, *usage_types = NULL;
 	char *features = NULL, *ext_opts = NULL;
 	int64_t journal_mb = 0;
-	uint64_t orphan_bytes = 0, v;
+	uint64_t v;
 	const char *uuid_arg = NULL;
 	int c, rc = 1, exists, suffix, warn_offset = 0;
 	long page = sysconf(_SC_PAGESIZE);
@@ -581,10 +597,7 @@ int main(int argc, char **argv)
 	if (ext_opts) {
 		if (mkfs_parse_extended(&m, ext_opts))
 			goto out;
-		if (m.lo.orphan_file_blocks > 0) {
-			orphan_bytes = (uint64_t)m.lo.orphan_file_blocks;
-			m.lo.orphan_file_blocks = E4_LAYOUT_AUTO;
-		}
+
 	}
 	m.lo.itable_zeroed = 0;
 
@@ -655,7 +668,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	if (compute_layout(&m, journal_mb, orphan_bytes))
+	if (compute_layout(&m, journal_mb))
 		goto out;
 	if (mkfs_apply_profile(&m))
 		goto out;
@@ -670,7 +683,7 @@ int main(int argc, char **argv)
 			m.lo.stripe_width = width;
 			e4_layout_free(m.l);
 			m.l = NULL;
-			if (compute_layout(&m, journal_mb, orphan_bytes))
+			if (compute_layout(&m, journal_mb))
 				goto out;
 		}
 		if (m.probe.alignment_offset && !m.quiet)
@@ -710,7 +723,8 @@ int main(int argc, char **argv)
 	}
 	if (!m.have_hash_seed)
 		uuid_generate(m.hash_seed);
-	m.now = pick_time();
+	if (pick_time(m.prog, &m.now))
+		goto out;
 
 	/* large blocks */
 	if (m.l->block_size > m.lo.page_size) {
@@ -752,6 +766,36 @@ int main(int argc, char **argv)
 		print_stats(&m, 1);
 		rc = 0;
 		goto out;
+	}
+	/* a target we cannot write fails here, before the plan is printed */
+	if (exists) {
+		int fd = open(m.device, O_RDWR | O_CLOEXEC);
+		int ro = 0;
+
+		if (fd >= 0 && m.probe.is_blockdev && ioctl(fd, BLKROGET, &ro) == 0 && ro) {
+			close(fd);
+			fd = -1;
+			errno = EROFS;
+		}
+		if (fd < 0) {
+			fprintf(stderr, "%s: %s: cannot write to it: %s\n", m.prog, m.device,
+				strerror(errno));
+			goto out;
+		}
+		close(fd);
+	} else {
+		char *dir = strdup(m.device), *slash = dir ? strrchr(dir, '/') : NULL;
+		int ok;
+
+		if (slash)
+			*(slash == dir ? slash + 1 : slash) = 0;
+		ok = access(slash ? dir : ".", W_OK | X_OK) == 0;
+		free(dir);
+		if (!ok) {
+			fprintf(stderr, "%s: %s: cannot create it: %s\n", m.prog, m.device,
+				strerror(errno));
+			goto out;
+		}
 	}
 	if (warn_offset && !m.quiet)
 		fprintf(stderr, "Warning: -E offset= given without a filesystem size: the filesystem "

@@ -18,6 +18,9 @@ struct mkfs {
 	struct e4_probe probe;
 	int created;			/* the image file was created by us */
 	uint64_t offset;		/* -E offset=: bytes before the filesystem */
+	uint64_t orphan_size;		/* -E orphan_file_size=: blocks, or bytes
+					   when orphan_size_bytes (a k/m/g suffix) */
+	int orphan_size_bytes;
 
 	/* layout */
 	struct e4_layout_opts lo;

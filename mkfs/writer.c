@@ -205,7 +205,7 @@ static void build_block_bitmap(const struct e4_layout *l, const struct runs *rs,
 /* ---- helpers ------------------------------------------------------------ */
 static int io_fail(struct mkfs *m, const char *what, errcode_t err)
 {
-	fprintf(stderr, "%s: %s: %s\n", m->prog, what, error_message(err));
+	fprintf(stderr, "%s: %s: %s: %s\n", m->prog, m->device, what, error_message(err));
 	return -1;
 }
 
@@ -902,7 +902,7 @@ int mkfs_write(struct mkfs *m)
 		touched = 1;
 	}
 	if (touched && fsync(fd) < 0 && errno != EINVAL) {
-		fprintf(stderr, "%s: fsync: %s\n", m->prog, strerror(errno));
+		fprintf(stderr, "%s: %s: flushing: %s\n", m->prog, m->device, strerror(errno));
 		goto out;
 	}
 
@@ -932,7 +932,7 @@ int mkfs_write(struct mkfs *m)
 	if (!err)
 		e4_io_set_writeback_ahead(io, MKFS_WRITEBACK_AHEAD);
 	if (err) {
-		io_fail(m, m->device, err);
+		io_fail(m, "opening", err);
 		goto out;
 	}
 	err = e4_fs_create(io, m->device, &sb, &fs);

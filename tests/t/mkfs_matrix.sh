@@ -68,6 +68,8 @@ ext4_inline_bigalloc_1k|64M|-t ext4 -O inline_data,bigalloc -C 16k|1
 ext4_uninit_bg|1G|-t ext4 -O ^64bit,^metadata_csum,uninit_bg|1
 ext4_orphan_seed|1G|-t ext4 -O orphan_file,metadata_csum_seed|1
 ext4_orphan_no_room_for_journal|5M|-t ext4 -b 4096 -O orphan_file|0
+ext4_orphan_size_blocks|256M|-t ext4 -b 1024 -O orphan_file -E orphan_file_size=100|0
+ext4_orphan_size_bytes|256M|-t ext4 -O orphan_file -E orphan_file_size=64k|0
 ext4_large_dir|1G|-t ext4 -O large_dir|1
 ext4_m0|100M|-t ext4 -m 0|0
 ext4_m10_label|100M|-t ext4 -m 10 -L mylabel -M /mnt/x|0

@@ -2,7 +2,9 @@
 # mkfs_output: what e4mkfs prints.  -q: nothing at all on success; the
 # default: the geometry line, UUID and superblock backups, progress, no
 # error words; -n: the full geometry (as mke2fs -n) and nothing written;
-# -V: the version, exit 0; no device: usage, exit 1.
+# -V: the version, exit 0; no device: usage, exit 1; the size argument in
+# mke2fs's notations gives mke2fs's block count; a malformed
+# SOURCE_DATE_EPOCH is refused.
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$E4_TESTDIR/t/mkfs_common.bash"
@@ -41,6 +43,33 @@ grep -q '^e4mkfs ' "$T/out" || failed+=("-V: no version")
 "$E4MKFS" >"$T/out" 2>&1 </dev/null
 [ $? = 1 ] || failed+=("no arguments: exit status not 1")
 grep -q '^Usage:' "$T/out" || failed+=("no arguments: no usage")
+
+# the size argument as mke2fs reads it: 0x hex, 0 octal, s sectors, k/m/g
+# bytes, plain numbers blocks (1 KiB here); the block count must agree
+if command -v "$REF_MKE2FS" >/dev/null 2>&1 && command -v "$REF_DUMPE2FS" >/dev/null 2>&1; then
+	mkfs_debian_conf
+	for size in 65536 010000 0x10000 65536s 64m 16384; do
+		for tool in e4 ref; do
+			rm -f "$T/s.$tool"
+			if [ $tool = e4 ]; then
+				"$E4MKFS" -q -F -t ext4 "$T/s.$tool" "$size" </dev/null >/dev/null 2>&1
+			else
+				MKE2FS_CONFIG=$MKFS_CONF "$REF_MKE2FS" -q -F -t ext4 "$T/s.$tool" "$size" \
+					</dev/null >/dev/null 2>&1
+			fi
+		done
+		a=$("$REF_DUMPE2FS" -h "$T/s.e4" 2>/dev/null | grep '^Block count:')
+		b=$("$REF_DUMPE2FS" -h "$T/s.ref" 2>/dev/null | grep '^Block count:')
+		[ -n "$b" ] && [ "$a" = "$b" ] || failed+=("size '$size': e4mkfs '$a', mke2fs '$b'")
+	done
+elif is_ci; then
+	failed+=("the reference mke2fs/dumpe2fs are missing: size checks not run")
+fi
+# a malformed SOURCE_DATE_EPOCH is an error, not the clock in disguise
+rm -f "$T/d.img"
+SOURCE_DATE_EPOCH=1e9 "$E4MKFS" -q -F "$T/d.img" 64M >"$T/out" 2>&1 </dev/null
+[ $? = 1 ] && grepq SOURCE_DATE_EPOCH "$T/out" && [ ! -e "$T/d.img" ] ||
+	failed+=("SOURCE_DATE_EPOCH=1e9: not refused: $(head -2 "$T/out")")
 
 if [ ${#failed[@]} -gt 0 ]; then
 	printf '  %s\n' "${failed[@]}" >&2
