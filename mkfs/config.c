@@ -65,8 +65,10 @@ int mkfs_parse_uuid(const char *s, uint8_t out[16])
 
 static int parse_bool(const char *v, int *out)
 {
+	/* "key" alone turns it on; "key=" reads as 0, as mke2fs's number
+	 * parsing does */
 	if (!v || !*v) {
-		*out = 1;
+		*out = !v;
 		return 0;
 	}
 	if (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "true") ||
@@ -341,36 +343,12 @@ int mkfs_apply_profile(struct mkfs *m)
 		if (!copy)
 			return -1;
 		for (tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
-			int neg = *tok == '^';
-			uint32_t bit = 0;
-
-			if (neg)
-				tok++;
-			if (!strcmp(tok, "acl"))
-				bit = EXT4_DEFM_ACL;
-			else if (!strcmp(tok, "user_xattr"))
-				bit = EXT4_DEFM_XATTR_USER;
-			else if (!strcmp(tok, "debug"))
-				bit = EXT4_DEFM_DEBUG;
-			else if (!strcmp(tok, "bsdgroups"))
-				bit = EXT4_DEFM_BSDGROUPS;
-			else if (!strcmp(tok, "uid16"))
-				bit = EXT4_DEFM_UID16;
-			else if (!strcmp(tok, "nobarrier"))
-				bit = EXT4_DEFM_NOBARRIER;
-			else if (!strcmp(tok, "block_validity"))
-				bit = EXT4_DEFM_BLOCK_VALIDITY;
-			else if (!strcmp(tok, "discard"))
-				bit = EXT4_DEFM_DISCARD;
-			else if (!strcmp(tok, "nodelalloc"))
-				bit = EXT4_DEFM_NODELALLOC;
-			else {
+			if (e4_mntopt_edit(&o, tok)) {
 				fprintf(stderr, "%s: invalid mount option set in the configuration: "
 					"%s\n", m->prog, v);
 				free(copy);
 				return -1;
 			}
-			o = neg ? (o & ~bit) : (o | bit);
 		}
 		free(copy);
 		m->default_mntopts = o;

@@ -312,7 +312,9 @@ int main(int argc, char **argv)
 	while ((c = getopt(argc, argv, "b:cd:e:g:i:jl:m:no:qr:s:t:vC:DE:FG:I:J:KL:M:N:O:R:ST:U:Vz:")) != -1) {
 		switch (c) {
 		case 'b':
-			if (parse_uint(optarg, 65536, &v) || v < 1024 || (v & (v - 1))) {
+			/* bytes, with or without a k suffix (as mke2fs) */
+			if (mkfs_parse_size(optarg, &v, &suffix) || v < 1024 || v > 65536 ||
+			    (v & (v - 1))) {
 				fprintf(stderr, "%s: invalid block size - %s\n", m.prog, optarg);
 				goto out;
 			}
@@ -382,7 +384,7 @@ int main(int argc, char **argv)
 			m.lo.flex_bg_size = (uint32_t)v;
 			break;
 		case 'i':
-			if (parse_uint(optarg, 65536ULL * 1024, &v) || v < 1024) {
+			if (mkfs_parse_size(optarg, &v, &suffix) || v < 1024 || v > 65536ULL * 1024) {
 				fprintf(stderr, "%s: invalid inode ratio %s (min 1024/max %u)\n", m.prog,
 					optarg, 65536 * 1024);
 				goto out;
@@ -459,16 +461,21 @@ int main(int argc, char **argv)
 			m.noaction = 1;
 			break;
 		case 'N':
-			if (parse_uint(optarg, UINT32_MAX, &v) || v == 0) {
+			/* 0: the default, as mke2fs */
+			if (parse_uint(optarg, UINT32_MAX, &v)) {
 				fprintf(stderr, "%s: invalid inodes count - %s\n", m.prog, optarg);
 				goto out;
 			}
 			m.lo.inodes_count = v;
 			break;
 		case 'o':
-			if (!strcasecmp(optarg, "linux"))
+			/* a name, or the number stored in s_creator_os (as mke2fs) */
+			if (!parse_uint(optarg, UINT32_MAX, &v) && v != EXT4_OS_HURD)
+				m.creator_os = (int)v;
+			else if (!strcasecmp(optarg, "linux"))
 				m.creator_os = EXT4_OS_LINUX;
-			else if (!strcasecmp(optarg, "hurd") || !strcasecmp(optarg, "gnu")) {
+			else if (!strcasecmp(optarg, "hurd") || !strcasecmp(optarg, "gnu") ||
+				 !strcmp(optarg, "1")) {
 				fprintf(stderr, "%s: creator OS hurd is not supported yet\n", m.prog);
 				goto out;
 			} else if (!strcasecmp(optarg, "freebsd"))
@@ -579,6 +586,9 @@ int main(int argc, char **argv)
 			if (!e4_layout_known_type(m.lo.profile, name))
 				fprintf(stderr, "%s: warning: usage type '%s' is not defined in the "
 					"configuration; ignoring it\n", m.prog, name);
+		} else if (n) {
+			fprintf(stderr, "%s: warning: usage type '%.*s...' is too long to be defined; "
+				"ignoring it\n", m.prog, 32, s);
 		}
 		s += n + (s[n] == ',');
 	}
@@ -670,6 +680,10 @@ int main(int argc, char **argv)
 
 	if (compute_layout(&m, journal_mb))
 		goto out;
+	/* like mke2fs, even with -q */
+	if (m.l->inode_size == EXT4_GOOD_OLD_INODE_SIZE)
+		fprintf(stderr, "%s: warning: 128-byte inodes cannot hold dates after 2038; "
+			"they are deprecated\n", m.prog);
 	if (mkfs_apply_profile(&m))
 		goto out;
 	/* RAID geometry from the device's I/O topology, unless given */
@@ -763,7 +777,8 @@ int main(int argc, char **argv)
 	}
 
 	if (m.noaction) {
-		print_stats(&m, 1);
+		/* -q -n: the short summary, as mke2fs */
+		print_stats(&m, !m.quiet);
 		rc = 0;
 		goto out;
 	}

@@ -13,42 +13,8 @@
 #include <time.h>
 
 /* ---- -o ------------------------------------------------------------------ */
-static const struct {
-	const char *name;
-	uint32_t mask;
-} mntopt_names[] = {
-	{ "debug", EXT4_DEFM_DEBUG },
-	{ "bsdgroups", EXT4_DEFM_BSDGROUPS },
-	{ "user_xattr", EXT4_DEFM_XATTR_USER },
-	{ "acl", EXT4_DEFM_ACL },
-	{ "uid16", EXT4_DEFM_UID16 },
-	{ "journal_data", EXT4_DEFM_JMODE_DATA },
-	{ "journal_data_ordered", EXT4_DEFM_JMODE_ORDERED },
-	{ "journal_data_writeback", EXT4_DEFM_JMODE_WBACK },
-	{ "nobarrier", EXT4_DEFM_NOBARRIER },
-	{ "block_validity", EXT4_DEFM_BLOCK_VALIDITY },
-	{ "discard", EXT4_DEFM_DISCARD },
-	{ "nodelalloc", EXT4_DEFM_NODELALLOC },
-};
-
 #define OPT_ASYNC	"journal_async_commit"
 #define OPT_JCSUM	"journal_checksum"
-
-/* Mask of a default mount option name (also "MNTOPT_<bit>"), 0 if unknown. */
-static uint32_t mntopt_mask(const char *name)
-{
-	for (unsigned i = 0; i < sizeof(mntopt_names) / sizeof(mntopt_names[0]); i++)
-		if (!strcmp(name, mntopt_names[i].name))
-			return mntopt_names[i].mask;
-	if (!strncasecmp(name, "MNTOPT_", 7)) {
-		char *end;
-		long bit = strtol(name + 7, &end, 10);
-
-		if (!*end && end != name + 7 && bit >= 0 && bit < 32)
-			return 1U << bit;
-	}
-	return 0;
-}
 
 /* Walk the -o list: every word known, each journal extension once. */
 int tune_mntopts_parse(struct tune *t)
@@ -65,7 +31,7 @@ int tune_mntopts_parse(struct tune *t)
 			t->async_commit = neg ? -1 : 1;
 		} else if (!strcmp(name, OPT_JCSUM)) {
 			t->jcsum = neg ? -1 : 1;
-		} else if (!mntopt_mask(name)) {
+		} else if (!e4_mntopt_mask(name)) {
 			fprintf(stderr, "%s: invalid mount option set: %s (see %s --help)\n",
 				t->prog, t->mntopts, t->prog);
 			free(buf);
@@ -85,20 +51,10 @@ static uint32_t new_defm(struct tune *t)
 
 	if (!buf)
 		return v;
-	for (tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
-		int neg = *tok == '^';
-		uint32_t m = mntopt_mask(tok + neg);
-
-		if (!m)
-			continue;
-		if (neg) {
-			v &= ~m;
-		} else {
-			if (m & EXT4_DEFM_JMODE)
-				v &= ~EXT4_DEFM_JMODE;
-			v |= m;
-		}
-	}
+	/* unknown words (journal_async_commit, journal_checksum) are not
+	 * default mount options: skipped */
+	for (tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save))
+		(void)e4_mntopt_edit(&v, tok);
 	free(buf);
 	return v;
 }

@@ -1253,6 +1253,17 @@ struct e4_probe {
 	int busy;
 	char busy_what[256];
 };
+/* ---- default mount options (mntopt.c; format doc 3.1) ----------------- */
+/* The s_default_mount_opts mask of a name as tune2fs -o and mke2fs.conf's
+ * default_mntopts spell it ("acl", "journal_data_writeback", also
+ * "MNTOPT_<bit>"); 0 when unknown.  A journal mode is a 2-bit value
+ * inside EXT4_DEFM_JMODE. */
+uint32_t e4_mntopt_mask(const char *name);
+/* Apply one edit to *opts (host order): "name" sets it (a journal mode
+ * replaces the previous mode), "^name" clears it.  Unknown name:
+ * E4_ERR_INVALID_ARGUMENT, *opts unchanged. */
+errcode_t e4_mntopt_edit(uint32_t *opts, const char *edit);
+
 /* Look at path (which must exist): stat, size, topology, signatures,
  * use.  Opens read-only.  Errors: errno values. */
 errcode_t e4_probe_device(const char *path, struct e4_probe *p);

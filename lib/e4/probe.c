@@ -25,11 +25,17 @@ static errcode_t sys_err(void)
 	return errno ? (errcode_t)errno : EIO;
 }
 
+/* Copy what blkid read from the device (a label can hold any bytes):
+ * control characters become '?', so that a message stays one line and
+ * cannot drive the terminal. */
 static void copy_str(char *dst, size_t len, const char *src)
 {
 	if (!len)
 		return;
 	snprintf(dst, len, "%s", src ? src : "");
+	for (char *c = dst; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 }
 
 /* Is block device dev (major:minor) mounted?  Looks at mountinfo's
@@ -229,7 +235,7 @@ void e4_probe_describe(const struct e4_probe *p, char *buf, size_t len)
 		snprintf(what, sizeof(what), "%s signature (%s)", p->type, u);
 	else
 		snprintf(what, sizeof(what), "%s signature", p->type);
-	art = strchr("aeiouAEIOU", what[0]) ? "an" : "a";
+	art = strchr("aeiouxAEIOUX", what[0]) ? "an" : "a";	/* "an xfs" */
 	if (p->label[0])
 		snprintf(buf, len, "%s %s labelled %s", art, what, p->label);
 	else

@@ -1427,10 +1427,32 @@ static void test_bits_set(void **state)
 		}
 }
 
+/* e4_mntopt_edit (mntopt.c): names as tune2fs -o spells them; a journal
+ * mode replaces the previous one; unknown names change nothing. */
+static void test_mntopt_edit(void **state)
+{
+	uint32_t o = 0;
+
+	(void)state;
+	assert_int_equal(e4_mntopt_edit(&o, "acl"), 0);
+	assert_int_equal(e4_mntopt_edit(&o, "user_xattr"), 0);
+	assert_int_equal(o, EXT4_DEFM_ACL | EXT4_DEFM_XATTR_USER);
+	assert_int_equal(e4_mntopt_edit(&o, "journal_data"), 0);
+	assert_int_equal(e4_mntopt_edit(&o, "journal_data_writeback"), 0);
+	assert_int_equal(o & EXT4_DEFM_JMODE, EXT4_DEFM_JMODE_WBACK);
+	assert_int_equal(e4_mntopt_edit(&o, "^acl"), 0);
+	assert_int_equal(e4_mntopt_edit(&o, "MNTOPT_12"), 0);
+	assert_int_equal(o, EXT4_DEFM_XATTR_USER | EXT4_DEFM_JMODE_WBACK | (1U << 12));
+	assert_int_equal(e4_mntopt_edit(&o, "journal_async_commit"), E4_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e4_mntopt_edit(&o, "MNTOPT_32"), E4_ERR_INVALID_ARGUMENT);
+	assert_int_equal(o, EXT4_DEFM_XATTR_USER | EXT4_DEFM_JMODE_WBACK | (1U << 12));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bits_set),
+		cmocka_unit_test(test_mntopt_edit),
 		cmocka_unit_test(test_reference_vectors),
 		cmocka_unit_test(test_reference_geometry),
 		cmocka_unit_test(test_errors),
