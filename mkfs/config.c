@@ -287,6 +287,14 @@ int mkfs_read_config(struct mkfs *m)
 		n = fread(text + len, 1, cap - len, f);
 		len += n;
 	} while (n > 0);
+	if (ferror(f)) {
+		/* a directory, or an I/O error: not an empty profile */
+		fprintf(stderr, "%s: cannot read the configuration %s: %s\n", m->prog, path,
+			strerror(errno ? errno : EIO));
+		fclose(f);
+		free(text);
+		return -1;
+	}
 	fclose(f);
 	err = e4_profile_parse(text ? text : "", len, &m->profile, &line);
 	free(text);

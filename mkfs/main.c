@@ -40,14 +40,16 @@ static const uint32_t supported[3] = {
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"Usage: %s [-c|-l filename] [-b block-size] [-C cluster-size]\n"
-		"\t[-i bytes-per-inode] [-I inode-size] [-J journal-options]\n"
-		"\t[-G flex-group-size] [-N number-of-inodes]\n"
-		"\t[-m reserved-blocks-percentage] [-o creator-os]\n"
-		"\t[-g blocks-per-group] [-L volume-label] [-M last-mounted-directory]\n"
-		"\t[-O feature[,...]] [-r fs-revision] [-E extended-option[,...]]\n"
-		"\t[-t fs-type] [-T usage-type ] [-U UUID] [-e errors_behavior]\n"
-		"\t[-jnqvDFSV] device [blocks-count]\n", prog);
+		"Usage: %s [options] device [size]\n"
+		"  type and features: -t ext2|ext3|ext4  -T usage-types  -O feature,...\n"
+		"                     -j  -J size=MiB  -E extended-option,...\n"
+		"  geometry:          -b block-size  -C cluster-size  -g blocks-per-group\n"
+		"                     -G groups-per-flex  -i bytes-per-inode  -I inode-size\n"
+		"                     -N inode-count  -m reserved-percent  -r 1\n"
+		"  identity:          -L label  -M last-mounted-dir  -U uuid|random|time|clear\n"
+		"                     -o creator-os  -e continue|remount-ro|panic\n"
+		"  run:               -n (write nothing)  -q  -v  -F  -S  -V\n"
+		"  size: blocks, or bytes with a k/m/g/t suffix (see e4mkfs(8))\n", prog);
 	exit(1);
 }
 
@@ -97,14 +99,14 @@ static int feature_unsupported(const uint32_t f[3], char *name, size_t len)
 	return 0;
 }
 
-static const char *layout_error(errcode_t err)
+static const char *layout_error(const struct mkfs *m, errcode_t err, char *buf, size_t len)
 {
 	switch (err) {
 	case E4_ERR_FS_TOO_SMALL:
-		return "the device is too small for a filesystem with these options";
+		return "too small for a filesystem with these options";
 	case E4_ERR_FS_TOO_BIG:
-		return "too many blocks for this block size and feature set "
-		       "(more than 2^32 blocks need 64bit)";
+		return "too many blocks for this block size and these features "
+		       "(without 64bit, 2^32 at most)";
 	case E4_ERR_TOO_MANY_INODES:
 		return "too many inodes for this size (lower -N, raise -i, or use a larger device)";
 	case E4_ERR_BAD_BLOCKS_PER_GROUP:
@@ -116,11 +118,18 @@ static const char *layout_error(errcode_t err)
 		return "invalid journal size (between 1024 blocks and 10240000 blocks, "
 		       "and at most half the filesystem)";
 	case E4_ERR_BAD_BLOCK_SIZE:
-		return "invalid block size";
+		snprintf(buf, len, "invalid block size %u (a power of two from 1024 to 65536, "
+			 "and not below the device's %u-byte sectors)", m->lo.block_size,
+			 m->lo.sector_size);
+		return buf;
 	case E4_ERR_BAD_CLUSTER_SIZE:
-		return "invalid cluster size";
+		snprintf(buf, len, "invalid cluster size %u (a power of two, larger than the "
+			 "block size, with bigalloc)", m->lo.cluster_size);
+		return buf;
 	case E4_ERR_BAD_INODE_SIZE:
-		return "invalid inode size";
+		snprintf(buf, len, "invalid inode size %u (a power of two from 128 to the "
+			 "block size)", m->lo.inode_size);
+		return buf;
 	case E4_ERR_BAD_DESC_SIZE:
 		return "invalid descriptor size (desc_size needs 64bit and a power of two "
 		       "from 64 to 1024)";
@@ -154,7 +163,10 @@ static int compute_layout(struct mkfs *m, int64_t journal_mb)
 		err = e4_layout_compute(&m->lo, &m->l);
 	}
 	if (err) {
-		fprintf(stderr, "%s: %s\n", m->prog, layout_error(err));
+		char buf[200];
+
+		fprintf(stderr, "%s: %s: %s\n", m->prog, m->device, layout_error(m, err, buf,
+										sizeof(buf)));
 		return -1;
 	}
 	return 0;
@@ -681,6 +693,10 @@ int main(int argc, char **argv)
 	if (compute_layout(&m, journal_mb))
 		goto out;
 	/* like mke2fs, even with -q */
+	if (m.l->raid_stride && m.l->raid_stripe_width &&
+	    m.l->raid_stripe_width % m.l->raid_stride)
+		fprintf(stderr, "%s: warning: RAID stripe width %u is not a multiple of the "
+			"stride %u\n", m.prog, m.l->raid_stripe_width, m.l->raid_stride);
 	if (m.l->inode_size == EXT4_GOOD_OLD_INODE_SIZE)
 		fprintf(stderr, "%s: warning: 128-byte inodes cannot hold dates after 2038; "
 			"they are deprecated\n", m.prog);
