@@ -686,7 +686,11 @@ int main(int argc, char **argv)
 			m.lo.sector_size = (unsigned)v;
 	}
 	if (!m.lo.blocks_count && !m.probe.size) {
-		fprintf(stderr, "%s: %s is empty: give a size\n", m.prog, m.device);
+		if (m.probe.is_blockdev)
+			fprintf(stderr, "%s: %s is a block device of size 0 (a loop device "
+				"without a backing file?)\n", m.prog, m.device);
+		else
+			fprintf(stderr, "%s: %s is empty: give a size\n", m.prog, m.device);
 		goto out;
 	}
 

@@ -781,7 +781,8 @@ errcode_t e4_super_write(e4_fs *fs);
 struct e4_profile;
 /* Parse len bytes of text.  E4_ERR_INVALID_ARGUMENT for a malformed line
  * (*bad_line, 1-based, set when bad_line is not NULL; unbalanced braces,
- * a relation outside a section, nesting deeper than 8), E4_ERR_NO_MEMORY.
+ * a relation outside a section, nesting deeper than 8), E4_ERR_NO_MEMORY,
+ * E4_ERR_PROFILE_TOO_LARGE (more than 100,000 entries).
  * Free with e4_profile_free(). */
 errcode_t e4_profile_parse(const char *text, size_t len, struct e4_profile **ret,
 			   unsigned *bad_line);

@@ -94,7 +94,7 @@ static errcode_t prof_add(struct e4_profile *p, const char *section, const char 
 	struct prof_entry *e;
 
 	if (p->n >= PROF_MAX_ENTRIES)
-		return E4_ERR_INVALID_ARGUMENT;
+		return E4_ERR_PROFILE_TOO_LARGE;
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 32;
 		struct prof_entry *ne = realloc(p->e, cap * sizeof(*ne));
