@@ -135,6 +135,16 @@ static const char *layout_error(const struct mkfs *m, errcode_t err, char *buf, 
 		       "from 64 to 1024)";
 	case E4_ERR_UNSUPPORTED:
 		return "this feature set or size is not supported yet";
+	case E4_ERR_TOO_MANY_GROUPS:
+		snprintf(buf, len, "more than %u block groups (256 TiB with 4 KiB blocks) are "
+			 "not supported yet; larger blocks or -g raise the limit",
+			 E4_LAYOUT_MAX_GROUPS);
+		return buf;
+	case E4_ERR_INVALID_ARGUMENT:
+		snprintf(buf, len, "an invalid value in the options or in the configuration (%s)",
+			 getenv("E4MKFS_CONFIG") ? getenv("E4MKFS_CONFIG") :
+			 getenv("MKE2FS_CONFIG") ? getenv("MKE2FS_CONFIG") : "built in");
+		return buf;
 	default:
 		return error_message(err);
 	}
@@ -595,7 +605,8 @@ int main(int argc, char **argv)
 		if (n && n < sizeof(name)) {
 			memcpy(name, s, n);
 			name[n] = 0;
-			if (!e4_layout_known_type(m.lo.profile, name))
+			/* "default" is a size class, defined or not */
+			if (strcmp(name, "default") && !e4_layout_known_type(m.lo.profile, name))
 				fprintf(stderr, "%s: warning: usage type '%s' is not defined in the "
 					"configuration; ignoring it\n", m.prog, name);
 		} else if (n) {

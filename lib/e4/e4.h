@@ -768,7 +768,7 @@ errcode_t e4_super_write(e4_fs *fs);
 #define E4_LAYOUT_AUTO		(-1)	/* "choose as mke2fs would" */
 #define E4_LAYOUT_JOURNAL_FORCE	(-2)	/* journal_blocks: a journal of the default size */
 /* Groups beyond this are not laid out (e4_layout_compute() gives
- * E4_ERR_UNSUPPORTED unless geometry_only is set). */
+ * E4_ERR_TOO_MANY_GROUPS unless geometry_only is set). */
 #define E4_LAYOUT_MAX_GROUPS	(1U << 21)
 
 /*
@@ -942,10 +942,11 @@ struct e4_layout {
  * INLINE_ISIZE: inline_data with 128-byte inodes), E4_ERR_RESIZE_TOO_SMALL
  * (-E resize= not above the block count), E4_ERR_INVALID_ARGUMENT
  * (unknown fs_type, bad -m/-G/-N values), E4_ERR_UNSUPPORTED (quota or
- * project, more than E4_LAYOUT_MAX_GROUPS groups without geometry_only, a
- * special file needing more than one extent leaf), E4_ERR_NO_MEMORY.  A
+ * project, a special file needing more than one extent leaf),
+ * E4_ERR_TOO_MANY_GROUPS (more than E4_LAYOUT_MAX_GROUPS groups without
+ * geometry_only), E4_ERR_CONFLICT_ORPHAN_JOURNAL, E4_ERR_NO_MEMORY.  A
  * journal asked for on a filesystem under 2048 blocks is dropped with
- * has_journal, as mke2fs does.  Free the result with e4_layout_free(). */
+ * has_journal and orphan_file (journal_dropped set), as mke2fs does.  Free the result with e4_layout_free(). */
 errcode_t e4_layout_compute(const struct e4_layout_opts *o, struct e4_layout **ret);
 void e4_layout_free(struct e4_layout *l);
 /* mke2fs's default journal size in blocks for a filesystem of blocks_count

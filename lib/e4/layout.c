@@ -1955,7 +1955,7 @@ errcode_t e4_layout_compute(const struct e4_layout_opts *o, struct e4_layout **r
 		l->feature_compat &= ~EXT4_FEATURE_COMPAT_HAS_JOURNAL;
 	if (!err && !o->geometry_only) {
 		if (l->group_count > E4_LAYOUT_MAX_GROUPS)
-			err = E4_ERR_UNSUPPORTED;
+			err = E4_ERR_TOO_MANY_GROUPS;
 		else
 			err = lay_out(l, o, &p);
 	}

@@ -1255,7 +1255,7 @@ static void test_errors(void **state)
 	o.fs_type = "ext4";
 	o.block_size = 65536;
 	o.blocks_count = 1ULL << 44;	/* 1 EiB */
-	assert_int_equal(e4_layout_compute(&o, &l), E4_ERR_UNSUPPORTED);
+	assert_int_equal(e4_layout_compute(&o, &l), E4_ERR_TOO_MANY_GROUPS);
 	o.geometry_only = 1;
 	assert_int_equal(e4_layout_compute(&o, &l), 0);
 	e4_layout_free(l);
