@@ -107,16 +107,31 @@ static errcode_t io_write_slot(e4_io *io, uint32_t i)
 	return err;
 }
 
+/* Write every dirty block.  The cache is direct-mapped (slot = block mod
+ * nslots), so dirty neighbours on disk sit in neighbouring slots: each
+ * such run goes out as one write (the reserved GDT blocks, bitmaps and
+ * inode table blocks of a new filesystem are long runs). */
 static errcode_t io_writeback(e4_io *io)
 {
 	errcode_t err = 0, e;
 
 	for (uint32_t i = 0; i < io->nslots; i++) {
-		if (io->slots[i].valid && io->slots[i].dirty) {
-			e = io_write_slot(io, i);
-			if (e && !err)
-				err = e;
+		uint32_t n = 1;
+
+		if (!io->slots[i].valid || !io->slots[i].dirty)
+			continue;
+		while (i + n < io->nslots && io->slots[i + n].valid && io->slots[i + n].dirty &&
+		       io->slots[i + n].blk == io->slots[i].blk + n)
+			n++;
+		e = e4_io_pwrite(io, io->slots[i].blk * (uint64_t)io->blksize,
+				 io->data + (size_t)i * io->blksize, (size_t)n * io->blksize);
+		if (!e) {
+			for (uint32_t k = 0; k < n; k++)
+				io->slots[i + k].dirty = 0;
+		} else if (!err) {
+			err = e;
 		}
+		i += n - 1;
 	}
 	return err;
 }

@@ -539,6 +539,8 @@ out:
 }
 
 /* ---- the resize inode (format doc section 1.4) ------------------------- */
+#define RESIZE_CHUNK	64	/* reserved GDT blocks per write */
+
 errcode_t e4_resize_inode_build(e4_fs *fs, e4_blk_t dind_blk, struct ext4_inode *inode,
 				uint64_t *blocks_used)
 {
@@ -555,7 +557,7 @@ errcode_t e4_resize_inode_build(e4_fs *fs, e4_blk_t dind_blk, struct ext4_inode 
 	    rsv > apb || e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_META_BG))
 		return E4_ERR_INVALID_ARGUMENT;
 	dind = calloc(1, bs);
-	ind = malloc(bs);
+	ind = malloc((size_t)RESIZE_CHUNK * bs);
 	backups = malloc(apb * sizeof(*backups));
 	if (!dind || !ind || !backups) {
 		err = E4_ERR_NO_MEMORY;
@@ -568,16 +570,22 @@ errcode_t e4_resize_inode_build(e4_fs *fs, e4_blk_t dind_blk, struct ext4_inode 
 	for (e4_group_t grp = 1; grp < g->group_count && nb < apb; grp++)
 		if (e4_group_has_super(fs, grp))
 			backups[nb++] = (e4_blk_t)grp * g->blocks_per_group;
-	for (uint32_t k = 0; k < rsv && !err; k++) {
-		e4_blk_t pri = sb0 + 1 + g->desc_blocks + k;
-		uint32_t n;
+	/* the reserved blocks are consecutive: written RESIZE_CHUNK at a time */
+	for (uint32_t k0 = 0; k0 < rsv && !err; k0 += RESIZE_CHUNK) {
+		uint32_t cnt = rsv - k0 < RESIZE_CHUNK ? rsv - k0 : RESIZE_CHUNK;
 
-		memset(ind, 0, bs);
-		for (n = 0; n < nb; n++)
-			ind[n] = e4_cpu_to_le32((uint32_t)(backups[n] + pri));
-		dind[(g->desc_blocks + k) % apb] = e4_cpu_to_le32((uint32_t)pri);
-		used += 1 + n;
-		err = e4_io_pwrite(fs->io, pri * (uint64_t)bs, ind, bs);
+		memset(ind, 0, (size_t)cnt * bs);
+		for (uint32_t k = k0; k < k0 + cnt; k++) {
+			e4_blk_t pri = sb0 + 1 + g->desc_blocks + k;
+			uint32_t *blk = ind + (size_t)(k - k0) * apb;
+
+			for (uint32_t n = 0; n < nb; n++)
+				blk[n] = e4_cpu_to_le32((uint32_t)(backups[n] + pri));
+			dind[(g->desc_blocks + k) % apb] = e4_cpu_to_le32((uint32_t)pri);
+			used += 1 + nb;
+		}
+		err = e4_io_pwrite(fs->io, (sb0 + 1 + g->desc_blocks + k0) * (uint64_t)bs, ind,
+				   (size_t)cnt * bs);
 	}
 	if (!err)
 		err = e4_io_pwrite(fs->io, dind_blk * (uint64_t)bs, dind, bs);
