@@ -13,14 +13,17 @@ cd "$src"
 # normal paths on every layout, fsck_bad_journal and fsck_replay_crash the
 # journal code on hostile and interrupted logs, fsck_orphans the
 # truncation code, tune_settings and mkfs_cases the option parsers and
-# writers of e4tune and e4mkfs.  Left out (long, and their code paths are
+# writers of e4tune and e4mkfs, mkfs_refuse, mkfs_output and
+# mkfs_safe_order e4mkfs's refusals, odd arguments and the steps of a
+# format stopped midway (about 11 s together).  Left out (long, and their code paths are
 # covered above): mkfs_matrix, mkfs_big, the kernel crash tests, tune_crash.
 # The sanitizer pass reuses the image matrix the normal pass built
 # (E4_MATRIX) instead of building it twice.
 SAN_TESTS="tests/t/corpus_ls.sh tests/t/stats_matrix.sh tests/t/rdump_matrix.sh
 	tests/t/dbg_corpus_sweep.sh tests/t/dbg_json.sh tests/t/fsck_bad_journal.sh
 	tests/t/fsck_replay_crash.sh tests/t/fsck_orphans.sh tests/t/tune_settings.sh
-	tests/t/mkfs_cases.sh"
+	tests/t/mkfs_cases.sh tests/t/mkfs_refuse.sh tests/t/mkfs_output.sh
+	tests/t/mkfs_safe_order.sh"
 
 need_kb=$((6 * 1024 * 1024))
 avail_kb=$(df -Pk "$src" | awk 'NR==2 {print $4}')
