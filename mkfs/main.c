@@ -152,8 +152,10 @@ static const char *layout_error(const struct mkfs *m, errcode_t err, char *buf, 
 
 static int compute_layout(struct mkfs *m, int64_t journal_mb)
 {
+	const char *bad_key = NULL;
 	errcode_t err;
 
+	m->lo.bad_key = &bad_key;
 	err = e4_layout_compute(&m->lo, &m->l);
 	if (!err && (journal_mb > 0 || m->orphan_size)) {
 		unsigned bs = m->l->block_size;
@@ -171,6 +173,13 @@ static int compute_layout(struct mkfs *m, int64_t journal_mb)
 		e4_layout_free(m->l);
 		m->l = NULL;
 		err = e4_layout_compute(&m->lo, &m->l);
+	}
+	if (err && bad_key) {
+		fprintf(stderr, "%s: configuration %s: the value of %s is not valid here\n",
+			m->prog, getenv("E4MKFS_CONFIG") ? getenv("E4MKFS_CONFIG") :
+			getenv("MKE2FS_CONFIG") && *getenv("MKE2FS_CONFIG") ?
+			getenv("MKE2FS_CONFIG") : "(built in)", bad_key);
+		return -1;
 	}
 	if (err) {
 		char buf[200];

@@ -804,6 +804,9 @@ int e4_profile_bool(const char *v);
 
 struct e4_layout_opts {
 	const struct e4_profile *profile; /* NULL: the built-in profile */
+	const char **bad_key;	/* output, if not NULL: when e4_layout_compute()
+				   rejects a value the profile gave, the key
+				   ("inode_ratio", "features", ...); else NULL */
 	unsigned sector_size;	/* logical sector size in bytes (0: unknown); a
 				   profile block size below it is raised to it */
 	uint64_t dev_bytes;	/* device size in bytes; used when blocks_count is 0:

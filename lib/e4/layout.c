@@ -757,6 +757,14 @@ static const char *prof_str(const struct e4_profile *pr, const struct e4_layout 
 	return e4_profile_lookup(pr, types, l->ntypes, key);
 }
 
+/* err, saying (when the caller asked) that the profile's key was the cause */
+static errcode_t prof_bad(const struct e4_layout_opts *o, const char *key, errcode_t err)
+{
+	if (o->bad_key)
+		*o->bad_key = key;
+	return err;
+}
+
 static void add_type(struct e4_layout *l, const char *name, size_t n)
 {
 	if (l->ntypes >= E4_LAYOUT_MAX_TYPES || n >= sizeof(l->types[0]))
@@ -857,16 +865,18 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 	 * profile's default_features without any) */
 	v = prof_str(pr, l, "base_features");
 	err = edit_features(v ? v : PROF_BASE_FEATURES, set, clr);
+	if (err)
+		return prof_bad(o, "base_features", err);
 	for (unsigned i = 0; !err && i < l->ntypes; i++) {
 		v = e4_profile_get(pr, "fs_types", l->types[i], "features");
-		if (v && *v)
-			err = edit_features(v, set, clr);
+		if (v && *v && (err = edit_features(v, set, clr)))
+			return prof_bad(o, "features", err);
 	}
 	if (!err && !o->feat_set[0] && !o->feat_set[1] && !o->feat_set[2] &&
 	    !o->feat_clear[0] && !o->feat_clear[1] && !o->feat_clear[2]) {
 		v = prof_str(pr, l, "default_features");
-		if (v && *v)
-			err = edit_features(v, set, clr);
+		if (v && *v && (err = edit_features(v, set, clr)))
+			return prof_bad(o, "default_features", err);
 	}
 	if (err)
 		return err;
@@ -891,7 +901,7 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 		if (o->sector_size && use < (long)o->sector_size)
 			use = (long)o->sector_size;
 		if (use < 1024 || use > 65536 || !is_pow2((unsigned)use))
-			return E4_ERR_BAD_BLOCK_SIZE;
+			return prof_bad(o, "blocksize", E4_ERR_BAD_BLOCK_SIZE);
 		bs = (unsigned)use;
 		blocks /= bs / 1024;
 		p->log_bs = ilog2(bs) - 10;
@@ -922,8 +932,8 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 			if (!*end)
 				p->reserved_ratio = d;
 		}
-		if (p->reserved_ratio < 0)
-			return E4_ERR_INVALID_ARGUMENT;
+		if (p->reserved_ratio < 0 || p->reserved_ratio > 50)
+			return prof_bad(o, "reserved_ratio", E4_ERR_INVALID_ARGUMENT);
 	} else {
 		p->reserved_ratio = o->reserved_percent;
 	}
@@ -961,7 +971,7 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 		long r = prof_long(pr, l, "inode_ratio", PROF_DEFAULT_INODE_RATIO);
 
 		if (r < 1024 || r > 65536L * 1024)
-			return E4_ERR_INVALID_ARGUMENT;
+			return prof_bad(o, "inode_ratio", E4_ERR_INVALID_ARGUMENT);
 		inode_ratio = (unsigned)r;
 		if (inode_ratio < bs)
 			inode_ratio = bs;
@@ -1040,7 +1050,7 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 		long r = prof_long(pr, l, "inode_size", 0);
 
 		if (r < 0 || r > 65536)
-			return E4_ERR_BAD_INODE_SIZE;
+			return prof_bad(o, "inode_size", E4_ERR_BAD_INODE_SIZE);
 		inode_size = (unsigned)r;
 	}
 	if (p->feat[1] & EXT4_FEATURE_INCOMPAT_FLEX_BG) {
@@ -1049,14 +1059,16 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 			       (pf > 0 && pf <= (1L << 30) ? (uint32_t)pf : 0);
 
 		if (!is_pow2(fsz))
-			return E4_ERR_INVALID_ARGUMENT;
+			return o->flex_bg_size ? E4_ERR_INVALID_ARGUMENT :
+			       prof_bad(o, "flex_bg_size", E4_ERR_INVALID_ARGUMENT);
 		p->log_flex = ilog2(fsz);
 	} else if (o->flex_bg_size) {
 		return E4_ERR_CONFLICT_FLEX_BG;
 	}
 	if (inode_size) {
 		if (inode_size < EXT4_GOOD_OLD_INODE_SIZE || inode_size > bs || !is_pow2(inode_size))
-			return E4_ERR_BAD_INODE_SIZE;
+			return o->inode_size ? E4_ERR_BAD_INODE_SIZE :
+			       prof_bad(o, "inode_size", E4_ERR_BAD_INODE_SIZE);
 	}
 	p->inode_size = inode_size;
 	if ((p->feat[1] & EXT4_FEATURE_INCOMPAT_INLINE_DATA) &&
@@ -1935,6 +1947,8 @@ errcode_t e4_layout_compute(const struct e4_layout_opts *o, struct e4_layout **r
 	errcode_t err;
 
 	*ret = NULL;
+	if (o && o->bad_key)
+		*o->bad_key = NULL;
 	if (!o)
 		return E4_ERR_INVALID_ARGUMENT;
 	l = calloc(1, sizeof(*l));

@@ -72,6 +72,11 @@ done
 expect_refusal "-d (later issue)" "$img" "not supported yet" -F -d /tmp "$img"
 expect_refusal "bad -E" "$img" "extended option" -F -E no_such_thing=1 "$img"
 expect_refusal "orphan_file without a journal" "$img" "journal" -F -t ext4 -O ^has_journal,orphan_file "$img"
+# a bad value in a configuration file names the file and the key
+sed 's/^\[defaults\]/[defaults]\n\tinode_ratio = 12/' "$E4_TESTDIR/mke2fs-debian.conf" |
+	awk '$1 == "inode_ratio" && seen++ { next } { print }' >"$T/bad.conf"
+MKE2FS_CONFIG=$T/bad.conf expect_refusal "bad inode_ratio in the configuration" "$img" \
+	"bad.conf.*inode_ratio" -F -t ext4 "$img"
 expect_refusal "-J without an option" "$img" "journal option" -F -J ,,, "$img"
 expect_refusal "-J location=" "$img" "not supported yet" -F -J size=8,location=1G "$img"
 
