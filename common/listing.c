@@ -248,24 +248,12 @@ void listing_str(listing *l, const char *label, const char *s)
 	text_line(l, label, s);
 }
 
-static char *vformat(const char *fmt, va_list ap)
+/* listing_str() of a printf-formatted value */
+static void put_strv(listing *l, const char *label, const char *fmt, va_list ap)
 {
 	char *s = NULL;
 
-	if (vasprintf(&s, fmt, ap) < 0)
-		return NULL;
-	return s;
-}
-
-void listing_fmt(listing *l, const char *label, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	s = vformat(fmt, ap);
-	va_end(ap);
-	if (!s) {
+	if (vasprintf(&s, fmt, ap) < 0) {
 		l->failed = 1;
 		return;
 	}
@@ -273,24 +261,26 @@ void listing_fmt(listing *l, const char *label, const char *fmt, ...)
 	free(s);
 }
 
+void listing_fmt(listing *l, const char *label, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	put_strv(l, label, fmt, ap);
+	va_end(ap);
+}
+
 void listing_num_text(listing *l, const char *label, int64_t v, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
 
 	if (l->fmt == LISTING_JSON) {
 		json_put(l, label, json_object_new_int64(v));
 		return;
 	}
 	va_start(ap, fmt);
-	s = vformat(fmt, ap);
+	put_strv(l, label, fmt, ap);
 	va_end(ap);
-	if (!s) {
-		l->failed = 1;
-		return;
-	}
-	text_line(l, label, s);
-	free(s);
 }
 
 void listing_time(listing *l, const char *label, int64_t sec)

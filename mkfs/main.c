@@ -99,6 +99,16 @@ static int feature_unsupported(const uint32_t f[3], char *name, size_t len)
 	return 0;
 }
 
+/* The configuration in use, for messages (mkfs_read_config's choice). */
+static const char *config_name(void)
+{
+	const char *p = getenv("E4MKFS_CONFIG");
+
+	if (!p)
+		p = getenv("MKE2FS_CONFIG");
+	return p && *p ? p : "(built in)";
+}
+
 static const char *layout_error(const struct mkfs *m, errcode_t err, char *buf, size_t len)
 {
 	switch (err) {
@@ -142,8 +152,7 @@ static const char *layout_error(const struct mkfs *m, errcode_t err, char *buf, 
 		return buf;
 	case E4_ERR_INVALID_ARGUMENT:
 		snprintf(buf, len, "an invalid value in the options or in the configuration (%s)",
-			 getenv("E4MKFS_CONFIG") ? getenv("E4MKFS_CONFIG") :
-			 getenv("MKE2FS_CONFIG") ? getenv("MKE2FS_CONFIG") : "built in");
+			 config_name());
 		return buf;
 	default:
 		return error_message(err);
@@ -176,9 +185,7 @@ static int compute_layout(struct mkfs *m, int64_t journal_mb)
 	}
 	if (err && bad_key) {
 		fprintf(stderr, "%s: configuration %s: the value of %s is not valid here\n",
-			m->prog, getenv("E4MKFS_CONFIG") ? getenv("E4MKFS_CONFIG") :
-			getenv("MKE2FS_CONFIG") && *getenv("MKE2FS_CONFIG") ?
-			getenv("MKE2FS_CONFIG") : "(built in)", bad_key);
+			m->prog, config_name(), bad_key);
 		return -1;
 	}
 	if (err) {

@@ -661,42 +661,37 @@ static int zero_reserved_gdt_backups(struct mkfs *m, int fd, e4_fs *fs)
 	return 0;
 }
 
-/* Byte offsets of an old ext2/3/4 filesystem's backup superblocks, read
- * before the signatures are wiped.  e2fsck falls back on them when the
- * primary is gone and would bring the old filesystem back over a format
- * stopped midway, so they are zeroed with the primary.  None (0) when
- * there is no old filesystem, or none that can be read. */
-static size_t old_backups(struct mkfs *m, uint64_t **ret)
+/* Zero an old ext2/3/4 filesystem's backup superblocks, before its
+ * signatures are wiped (the wipe makes it unreadable).  e2fsck falls back
+ * on them when the primary is gone and would bring the old filesystem back
+ * over a format stopped midway.  Returns how many were zeroed (0: no old
+ * filesystem, or none that can be read), -1 on a write error. */
+static int zero_old_backups(struct mkfs *m, int fd)
 {
+	static const uint8_t zero[EXT4_SUPERBLOCK_SIZE];
 	const int flags = E4_OPEN_CATASTROPHIC | E4_OPEN_IGNORE_CSUM | E4_OPEN_FORCE;
 	e4_fs *old;
-	uint64_t *offs = NULL;
-	size_t n = 0, cap = 0;
+	int n = 0;
 
-	*ret = NULL;
-	if (m->super_only || m->offset || strncmp(m->probe.type, "ext", 3))
+	if (m->super_only || m->offset || strncmp(m->probe.type, "ext", 3) ||
+	    e4_open(m->device, flags, 0, 0, &old))
 		return 0;
-	if (e4_open(m->device, flags, 0, 0, &old))
-		return 0;
-	for (e4_group_t g = 1; g < e4_geom(old)->group_count; g++) {
-		uint64_t off;
+	for (e4_group_t g = 1; g < e4_geom(old)->group_count && n >= 0; g++) {
+		uint64_t off = e4_group_first_block(old, g) * (uint64_t)e4_geom(old)->block_size;
 
 		if (!e4_group_has_super(old, g))
 			continue;
-		off = e4_group_first_block(old, g) * (uint64_t)e4_geom(old)->block_size;
-		if (off + EXT4_SUPERBLOCK_SIZE > m->probe.size)
+		if (off + sizeof(zero) > m->probe.size)
 			break;
-		if (n == cap) {
-			uint64_t *o = realloc(offs, (cap = cap ? 2 * cap : 64) * sizeof(*o));
-
-			if (!o)
-				break;
-			offs = o;
+		if (pwrite(fd, zero, sizeof(zero), (off_t)off) != (ssize_t)sizeof(zero)) {
+			fprintf(stderr, "%s: %s: invalidating the old backup superblocks: %s\n",
+				m->prog, m->device, strerror(errno ? errno : EIO));
+			n = -1;
+		} else {
+			n++;
 		}
-		offs[n++] = off;
 	}
 	e4_close(old);
-	*ret = offs;
 	return n;
 }
 
@@ -828,9 +823,7 @@ int mkfs_write(struct mkfs *m)
 	e4_fs *fs = NULL;
 	uint8_t *buf = NULL;
 	errcode_t err;
-	int fd = -1, ret = -1, touched = 0;
-	uint64_t *oldsb = NULL;
-	size_t nold = 0;
+	int fd = -1, ret = -1, touched = 0, nold;
 
 	if (collect_runs(m, &rs)) {
 		fprintf(stderr, "%s: out of memory\n", m->prog);
@@ -847,22 +840,16 @@ int mkfs_write(struct mkfs *m)
 
 	/* 1. the old filesystem goes first: signatures, discard, the old
 	 *    primary superblock */
-	/* the probe looked for every signature blkid knows: wipe only when it
-	 * found one (a second probe costs as much as the first) */
 	/* the old backup superblocks before anything else (the signature
 	 * wipe flushes): a format stopped at any point after this leaves
 	 * nothing e2fsck's fallback to backups would find */
-	nold = old_backups(m, &oldsb);
-	for (size_t i = 0; i < nold; i++) {
-		static const uint8_t zero[EXT4_SUPERBLOCK_SIZE];
-
-		if (pwrite(fd, zero, sizeof(zero), (off_t)oldsb[i]) != (ssize_t)sizeof(zero)) {
-			fprintf(stderr, "%s: %s: invalidating the old backup superblocks: %s\n",
-				m->prog, m->device, strerror(errno ? errno : EIO));
-			goto out;
-		}
+	nold = zero_old_backups(m, fd);
+	if (nold < 0)
+		goto out;
+	if (nold)
 		touched = 1;
-	}
+	/* the probe looked for every signature blkid knows: wipe only when it
+	 * found one (a second probe costs as much as the first) */
 	if (!m->super_only && m->probe.type[0] && !m->offset) {
 		err = e4_probe_wipe(fd);
 		if (err && !m->quiet)
@@ -1011,6 +998,5 @@ out:
 		close(fd);
 	free(buf);
 	free(rs.r);
-	free(oldsb);
 	return ret;
 }
