@@ -165,6 +165,57 @@ ref_clean() {
 		! grep -qvE '^e2fsck [0-9]|^Pass [1-5]: |: [0-9]+/[0-9]+ files \(|^$' <<<"$REF_CLEAN_OUT"
 }
 
+# kernel_mounts IMG: the kernel agrees that IMG is a filesystem it can use.
+# Every e4fsck run that exits 0 or 1 is followed by this (a "clean" the
+# kernel refuses is a bug: it checks descriptor locations and more at mount
+# time).  IMG is attached to a read-only loop device and mounted read-only,
+# so nothing is written; with needs_recovery set (an -n run leaves the
+# journal) the mount adds noload.  Returns 0 when the mount succeeds, or
+# when it does not apply: a block size above the page size or an incompat
+# feature this kernel does not mount (KMOUNT_NA says which; 64 KiB images
+# go through kernel64k in their own tests).  Returns 1 when the kernel
+# refuses the image; its messages are in KMOUNT_OUT.  Skips the test (a
+# failure under CI=true) without root or loop devices.
+KMOUNT_INCOMPAT_OK=$((0x0002 | 0x0004 | 0x0010 | 0x0040 | 0x0080 | 0x0100 | 0x0200 | 0x0400 | 0x2000 | 0x4000 | 0x8000 | 0x10000 | 0x20000))
+kernel_mounts() {
+	local img=$1 bs incompat dev dir opts=ro rc page
+	KMOUNT_NA= KMOUNT_OUT=
+	need_root_loop
+	page=$(getconf PAGESIZE)
+	# s_log_block_size (superblock offset 24) and s_feature_incompat (96)
+	bs=$((1024 << $(od -An -tu4 -j $((1024 + 24)) -N4 "$img" | tr -d ' ')))
+	incompat=$(od -An -tu4 -j $((1024 + 96)) -N4 "$img" | tr -d ' ')
+	if [ "$bs" -gt "$page" ]; then
+		KMOUNT_NA="block size $bs above the page size $page"
+		return 0
+	fi
+	if [ $((incompat & ~KMOUNT_INCOMPAT_OK)) != 0 ]; then
+		KMOUNT_NA=$(printf 'incompat features 0x%x not mounted by this kernel' \
+			$((incompat & ~KMOUNT_INCOMPAT_OK)))
+		return 0
+	fi
+	[ $((incompat & 0x0004)) = 0 ] || opts=ro,noload
+	dev=$(losetup -r -f --show "$img") || { KMOUNT_OUT="losetup failed"; return 1; }
+	dir=$(mktemp -d "$T/kmount.XXXXXX")
+	KMOUNT_OUT=$(with_timeout 60 mount -t ext4 -o "$opts" "$dev" "$dir" 2>&1)
+	rc=$?
+	if [ $rc = 0 ]; then
+		umount_retry "$dir"
+	else
+		KMOUNT_OUT="$KMOUNT_OUT; $(dmesg 2>/dev/null | grep -F "${dev#/dev/}" | grep -v "capacity change" | tail -3)"
+	fi
+	losetup -d "$dev" 2>/dev/null
+	rmdir "$dir" 2>/dev/null
+	return $((rc != 0))
+}
+
+# fsck_result_mounts IMG WHAT: fail the test, naming WHAT, when the kernel
+# refuses IMG (see kernel_mounts).
+fsck_result_mounts() {
+	kernel_mounts "$1" || fail "$2: the kernel refuses the result: $KMOUNT_OUT"
+	[ -z "$KMOUNT_NA" ] || verbose "$2: mount check not applicable: $KMOUNT_NA"
+}
+
 # need_root_loop: root and loop devices (kernel loop mounts) available.
 need_root_loop() {
 	[ "$(id -u)" = 0 ] || skip "loop mounts need root"
