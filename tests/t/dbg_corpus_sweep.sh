@@ -122,7 +122,8 @@ mkdir -p "$RES"
 ls "$CORPUS"/fsck/*.img.gz "$CORPUS"/journal/*.img.gz >"$T/images" 2>/dev/null
 [ -s "$T/images" ] || skip "no images in $CORPUS"
 if [ -n "${E4_CORPUS_ONLY:-}" ]; then
-	grep -E "$E4_CORPUS_ONLY" "$T/images" >"$T/images.sel" || true
+	grep -E "$E4_CORPUS_ONLY" "$T/images" >"$T/images.sel" ||
+		fail "E4_CORPUS_ONLY='$E4_CORPUS_ONLY' selects no image"
 	mv "$T/images.sel" "$T/images"
 fi
 xargs -P "${E4_JOBS:-2}" -I{} bash "$0" --one {} "$RES" <"$T/images" ||

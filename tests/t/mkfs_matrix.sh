@@ -125,6 +125,10 @@ one_set() {
 	echo "ok ($T_CHECK s)"
 }
 
+# a debugging filter naming no set is an error, not a narrower run
+for name in ${E4_MKFS_SETS:-}; do
+	grepq -x "$name|.*" <<<"$SETS" || fail "E4_MKFS_SETS names no option set '$name'"
+done
 names=()
 while IFS='|' read -r name size opts mnt; do
 	[ -n "$name" ] || continue
@@ -138,6 +142,7 @@ while IFS='|' read -r name size opts mnt; do
 	(one_set "$name" "$size" "$mnt" $opts >"$T/res.$name" 2>&1; rm -f "$TFS/$name".*) &
 done <<<"$SETS"
 wait
+[ ${#names[@]} -gt 0 ] || fail "no option set selected (E4_MKFS_SETS='${E4_MKFS_SETS:-}')"
 
 ok=0 mounted=0 failed=()
 for name in "${names[@]}"; do
