@@ -20,6 +20,8 @@
 # Under CI=true an image the matrix builder could not make fails the test.
 # Checked: a matrix copy whose skipped.txt names an image passed under
 # CI=true before; now it fails "matrix images missing under CI=true".
+# Catches: an ffb that ignores its goal and searches from the first block (the
+# numbers of `ffb 10 GOAL` differ).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 

@@ -22,6 +22,8 @@
 # entry whose inode cannot be read (e.g. bad inode checksum) is left out of
 # `ls -l`/`ls -p`, with one error line on stderr per entry (f_bad_inode_csum,
 # f_misstable), so e4debugfs must leave those names out too.
+# Catches: an ls that stops at the first entry whose inode cannot be read instead
+# of leaving out that one name (f_bad_inode_csum, f_misstable).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 

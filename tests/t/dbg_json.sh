@@ -16,6 +16,8 @@
 #    inode checksum, the extended attribute names and lengths, and every
 #    extent / block run of the EXTENTS/BLOCKS list.
 # A JSON document that does not parse, or a value that differs, fails.
+# Catches: a field the text prints but the JSON leaves out or names
+# differently (its value is not found under listing_key(label)).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 

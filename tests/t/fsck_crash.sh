@@ -27,6 +27,8 @@
 # checksum is damaged; both tools must then replay exactly the
 # transactions before it (e4fsck -v says how many; the image has one
 # commit more than that) and give byte-identical results as above.
+# Catches: a replay that writes a logged block to the wrong filesystem block
+# (the images differ from the reference's).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 

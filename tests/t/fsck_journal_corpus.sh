@@ -26,6 +26,8 @@
 #        asked: it removes the invalid journal (has_journal cleared) and
 #        leaves the rest to the full check.  Exit status (1) compared;
 #        journal state and files not (passes 1-5 are a later issue).
+# Catches: a replay that leaves needs_recovery set, or a wrong "Journal
+# start" after it (the journal state differs from the reference's).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 

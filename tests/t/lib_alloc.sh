@@ -7,6 +7,9 @@
 # free counts are recomputed to what e2fsck expects.  In the last set the
 # goal's group is full up to the journal (blocks 32768-36896 on that
 # layout): the search must skip to the first free run after it.
+# Catches: an allocation that marks the bitmap but not the group's free count
+# or descriptor checksum (e2fsck -fn reports more than the bitmap
+# differences).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 

@@ -15,6 +15,8 @@
 # e.g. an external journal it cannot find), e4debugfs only has to finish
 # without a crash, sanitizer report or hang.  -c is used for both tools
 # (crash images have bitmaps the reference may refuse).
+# Catches: a log walk that skips revoke blocks (the lists of revoked
+# blocks differ).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 

@@ -10,6 +10,8 @@
 # and the reference e2fsck -fn is clean afterwards; the emptied directory
 # lists alike (inode numbers and names) through e4debugfs and the
 # reference debugfs.
+# Catches: an empty 64 KiB directory block whose rec_len is written as 65536
+# truncated to 16 bits (0) instead of its 0xFFFF encoding.
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$E4_TESTDIR/t/mkfs_common.bash"

@@ -9,6 +9,8 @@
 # (group_parity: a full dumpe2fs walks every group and took minutes here).
 # The images live on a tmpfs (sparse; about 0.5 GiB each at most), so the
 # host disk's writeback does not set the pace; E4_JOBS sets at a time.
+# Catches: a descriptor location or group count computed in 32 bits (it wraps
+# above 2^32 blocks: the 5 TiB 1 KiB-block image's descriptors differ).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$E4_TESTDIR/t/mkfs_common.bash"

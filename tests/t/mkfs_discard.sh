@@ -6,6 +6,8 @@
 # inode tables are not flagged zeroed (lazy init) unless
 # lazy_itable_init=0, in which case they are zeroed and flagged.  Every
 # result is clean under the reference e2fsck -fn.
+# Catches: inode tables flagged ITABLE_ZEROED under -E nodiscard although
+# nothing zeroed them.
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$E4_TESTDIR/t/mkfs_common.bash"

@@ -12,6 +12,9 @@
 #
 # Images and source trees live on a tmpfs; E4_JOBS (default 2) sets run
 # at a time.  E4_MKFS_SETS="name ..." narrows the run (debugging).
+# Catches: a layout that puts a group's inode table one block off the
+# reference's (dumpe2fs differs).  A name in E4_MKFS_SETS that is no set,
+# or a filter that selects nothing, fails.
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$E4_TESTDIR/t/mkfs_common.bash"

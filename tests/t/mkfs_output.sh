@@ -5,6 +5,7 @@
 # -V: the version, exit 0; no device: usage, exit 1; the size argument in
 # mke2fs's notations gives mke2fs's block count; a malformed
 # SOURCE_DATE_EPOCH is refused.
+# Catches: progress text printed under -q (-q must print nothing at all).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$E4_TESTDIR/t/mkfs_common.bash"

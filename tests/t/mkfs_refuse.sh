@@ -11,6 +11,8 @@
 #    with resize_inode, more than 2^32 blocks with ^64bit, an unknown
 #    feature, a feature not supported yet (quota, encrypt, ...).
 # And -n changes nothing (and creates no file).
+# Catches: a check made after the first write (an impossible -N that leaves
+# the target's old superblock wiped).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$E4_TESTDIR/t/mkfs_common.bash"

@@ -2,6 +2,8 @@
 # mkfs_repro: with SOURCE_DATE_EPOCH, -U and -E hash_seed= fixed, two
 # e4mkfs runs give byte-identical images (cmp), for several feature sets;
 # and without a fixed UUID two runs differ (the UUID is random).
+# Catches: a field filled from the clock or at random despite
+# SOURCE_DATE_EPOCH, -U and -E hash_seed= (two runs differ).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$E4_TESTDIR/t/mkfs_common.bash"

@@ -14,6 +14,8 @@
 #     image the reference e2fsck cannot open at all: neither the old
 #     primary nor, through its fallback, an old backup brings the old
 #     filesystem back over the half-made new one.
+# Catches: the new primary superblock written before the rest of the new
+# metadata (it must be the last write).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$E4_TESTDIR/t/mkfs_common.bash"

@@ -8,6 +8,8 @@
 # neither on symlinks), sha256 of the content or of the symlink target.
 # Targets are on a noatime tmpfs so listing does not disturb atimes.
 # e4debugfs must also exit 0, within the timeout, without sanitizer reports.
+# Catches: an rdump that sets a file's mtime before writing its data, or
+# drops the setuid bit (mode or mtime differ).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 

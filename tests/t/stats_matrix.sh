@@ -38,6 +38,8 @@
 #                  "109 KiB" agree but "109 kB" and "111616" do not.
 #  other labels (no number, not listed): not compared (E4_VERBOSE=1 names them).
 # Both tools run with TZ=UTC and LC_ALL=C.
+# Catches: "Lifetime writes" printed in bytes where dumpe2fs prints kB
+# (the numbers differ).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 

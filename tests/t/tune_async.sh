@@ -15,6 +15,8 @@
 #    ASYNC_COMMIT bit (and the checksum feature); clean;
 #  - -o journal_checksum (ordered mode is fine) sets the option and the
 #    checksum feature, the kernel mounts it; ^journal_checksum clears.
+# Catches: journal_async_commit set without the journal checksum feature
+# (dumpe2fs -h shows no checksum feature).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 

@@ -11,6 +11,8 @@
 # (^uninit_bg uninit_bg ^dir_index dir_index ^dir_nlink dir_nlink
 # ^extra_isize extra_isize large_dir stable_inodes): clean after each, and
 # the kernel reads the same tree at the end.
+# Catches: a conversion that sets uninit_bg without the descriptors'
+# checksums and unused-inode counts (the reference -fn is not clean).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 

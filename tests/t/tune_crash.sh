@@ -12,6 +12,8 @@
 # reference e2fsck -fy repairs it to clean; and every file of the tree is
 # intact (the reference debugfs rdump listed with tests/gentree.py, against
 # the listing before the operation).
+# Catches: a journal added over blocks a file owns (the bitmaps not
+# consulted): the tree is not intact after the later stops.
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 

@@ -8,6 +8,8 @@
 # -O ^metadata_csum is refused with the reason and the image is unchanged.
 # Also: -U on the fresh metadata_csum image rewrites every checksum: clean,
 # tree intact.
+# Catches: a checksum rewrite that skips the directory blocks (the
+# reference -fn reports their checksums).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 

@@ -11,6 +11,8 @@
 #    against rdump) and a clean filesystem;
 #  - the same image with its last commit block corrupted (not async): the
 #    journal stays, the filesystem is marked for a full check, exit 1.
+# Catches: a journal removal that leaves the journal's blocks marked in use
+# (the reference -fn is not clean after the removal).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 

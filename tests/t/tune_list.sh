@@ -6,6 +6,7 @@
 # carries the same values: every text field is found under its key
 # (journal fields under "journal"), as the same string, the same number
 # (also in hex, "N (text)" or ctime form), or the same list of words.
+# Catches: a field missing from -l or out of dumpe2fs -h's order.
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 

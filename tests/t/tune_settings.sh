@@ -16,6 +16,8 @@
 #  - -U on an uninit_bg filesystem (descriptor checksums follow the UUID)
 #    and -U with metadata_csum_seed: clean, UUID as asked;
 #  - -O metadata_csum_seed then -U: clean; -E ^test_fs clears the flag.
+# Catches: an option applied to the wrong field, e.g. -C setting the
+# maximal mount count (dumpe2fs -h differs from the reference tune2fs's).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
