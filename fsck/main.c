@@ -367,6 +367,9 @@ int main(int argc, char **argv)
 	exit_ctx = ctx;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	e4_init_errors();
+	/* Hidden: the destructive-answer list of doc/ (built from the table). */
+	if (argc == 2 && !strcmp(argv[1], "--list-destructive"))
+		return e4fsck_list_destructive(stdout) ? FSCK_ERROR : FSCK_OK;
 	parse_args(ctx, argc, argv);
 	ctx->now = clock_now();
 
