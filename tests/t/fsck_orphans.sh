@@ -16,7 +16,8 @@
 #  - block and inode bitmaps, descriptors and superblock counts identical
 #    (every block outside the inode table identical, except below);
 #  - `debugfs stat` of each orphan identical apart from its checksum;
-#  - the reference e2fsck -fn finds the result clean.
+#  - the reference e2fsck -fn finds the result clean, and the kernel
+#    mounts it.
 # Known differences, kept on purpose (the kernel's truncate is the model):
 #  - the last kept block of a truncated file has its bytes past i_size
 #    zeroed (e2fsck 1.47.0 zeroes that range in the first block past the
@@ -126,6 +127,7 @@ EOF
 	tailb=$(dd if="$T/f2" bs=1 skip=1148576 count=$((1122 * bs - 1148576)) status=none 2>/dev/null | tr -d '\0' | wc -c)
 	[ -s "$T/f2" ] && [ "$tailb" = 0 ] || fail "$fstype: tail of the truncated block not zeroed ($tailb bytes)"
 	ref_clean "$TFS/our.img" || fail "$fstype: reference -fn not clean: $REF_CLEAN_OUT"
+	[ "$(cat "$T/our.rc")" -gt 1 ] || fsck_result_mounts "$TFS/our.img" "$fstype -p"
 	verbose "$fstype: 2 truncated, 2 freed orphans as the reference"
 	rm -f "$TFS"/*.img
 done
