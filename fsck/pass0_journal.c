@@ -140,6 +140,39 @@ static const char committed[] = "the log holds committed transactions";
 static const char recover_set[] =
 	"needs_recovery is set: the log holds committed transactions";
 
+/* Does the journal inode's block map name blocks and differ from the
+ * superblock's backup of it (s_jnl_blocks, kept when s_jnl_backup_type is
+ * 1)?  Then the blocks it names may be other files' (a damaged extent):
+ * resetting the journal writes its block 0 and removing it frees them. */
+static const char stray_map[] = "the journal inode's block map differs from "
+	"the superblock's backup of it: the blocks it names may be other files'";
+
+static int map_differs_from_backup(e4_fs *fs, e4_ino_t ino)
+{
+	struct ext4_super_block *sb = e4_super(fs);
+	static const uint32_t zero[EXT4_N_BLOCKS];
+	union e4_inode_buf ib;
+	errcode_t err;
+
+	if (sb->s_jnl_backup_type != 1 || !ino || ino > e4_geom(fs)->inodes_count)
+		return 0;
+	err = e4_inode_read(fs, ino, &ib);
+	if (err && err != E4_ERR_INODE_CSUM)
+		return 0;
+	/* an empty map names no block: nothing to overwrite or free */
+	return memcmp(ib.inode.i_block, zero, sizeof(zero)) &&
+	       memcmp(ib.inode.i_block, sb->s_jnl_blocks, sizeof(ib.inode.i_block));
+}
+
+/* pctx->recoverable for removing or resetting the internal journal ino:
+ * what either would lose, or NULL. */
+static const char *journal_keep(e4_fs *fs, e4_ino_t ino, int recover)
+{
+	if (recover)
+		return recover_set;
+	return map_differs_from_backup(fs, ino) ? stray_map : NULL;
+}
+
 /* Does j's log hold committed transactions (a read-only scan)?  A log
  * the scan cannot judge counts as holding some: the replay decides. */
 static int log_committed(e4_journal *j)
@@ -201,8 +234,9 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 		 * its log holds what the filesystem still needs; then the
 		 * feature is set again and the journal checked as any. */
 		pctx.ino = jino;
-		if (recover || unflagged_log_committed(fs))
-			pctx.recoverable = recover ? recover_set : committed;
+		pctx.recoverable = journal_keep(fs, jino, recover);
+		if (!pctx.recoverable && unflagged_log_committed(fs))
+			pctx.recoverable = committed;
 		if (fix_problem(ctx, PR_0_JOURNAL_PRESENT_NO_FEATURE, &pctx))
 			return ctx->read_only ? 0 : remove_journal(ctx);
 		pctx.recoverable = NULL;
@@ -243,8 +277,7 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 	if (err && !ext && jsb_magic_bad(err)) {
 		/* The inode maps a journal but its superblock is unusable:
 		 * open it without judging the superblock to rewrite it. */
-		if (recover)
-			pctx.recoverable = recover_set;
+		pctx.recoverable = journal_keep(fs, jino, recover);
 		if (!fix_problem(ctx, PR_0_JOURNAL_BAD_SUPER, &pctx))
 			return 0;
 		if (ctx->read_only)
@@ -262,8 +295,7 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 	 * throw a journal away: they stop e4fsck below. */
 	if (err && !ext && err != E4_ERR_NO_MEMORY && err != E4_ERR_JOURNAL_UNSUPP &&
 	    (err < 0 || err >= 256)) {
-		if (recover)
-			pctx.recoverable = recover_set;
+		pctx.recoverable = journal_keep(fs, jino, recover);
 		if (!fix_problem(ctx, PR_0_JOURNAL_BAD_INODE, &pctx))
 			return 0;
 		return ctx->read_only ? 0 : remove_journal(ctx);

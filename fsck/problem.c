@@ -200,16 +200,22 @@ static const struct destructive {
 } destructive[] = {
 #define D(code, destroys, when, alt, instead) { code, #code, destroys, when, alt, instead }
 	D(PR_0_JOURNAL_BAD_INODE,
-	  "the journal inode and the log it maps",
-	  "needs_recovery is set (the log holds committed transactions)", 0,
+	  "the journal inode and the log it maps; the blocks its map names are freed",
+	  "needs_recovery is set (the log holds committed transactions), or the "
+	  "inode's block map differs from the superblock's backup of it (the "
+	  "blocks it names may be other files')", 0,
 	  "the journal is left as it is"),
 	D(PR_0_JOURNAL_PRESENT_NO_FEATURE,
-	  "the journal inode and the log it maps",
-	  "needs_recovery is set, or the log holds committed transactions",
+	  "the journal inode and the log it maps; the blocks its map names are freed",
+	  "needs_recovery is set, the log holds committed transactions, or the "
+	  "inode's block map differs from the superblock's backup of it",
 	  PR_0_JOURNAL_FEATURE_SET, NULL),
 	D(PR_0_JOURNAL_BAD_SUPER,
-	  "the log (a fresh, empty journal superblock replaces the damaged one)",
-	  "needs_recovery is set (the log holds committed transactions)", 0,
+	  "the log (a fresh, empty journal superblock is written to the block the "
+	  "inode's map names as the journal's first)",
+	  "needs_recovery is set (the log holds committed transactions), or the "
+	  "inode's block map differs from the superblock's backup of it (that "
+	  "block may be another file's)", 0,
 	  "the journal is left as it is"),
 	D(PR_0_JOURNAL_RESET,
 	  "the log's transactions",

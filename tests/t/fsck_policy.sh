@@ -16,6 +16,12 @@
 #             last transaction ends in fast-commit
 #             records (e4fsck cannot replay them; the
 #             kernel does)
+#  straymap   a clean image (empty journal) whose       4    4    4 untouched
+#             journal inode's first extent is moved
+#             onto a file's first block: the journal
+#             superblock "has a bad magic"; resetting
+#             it would write over the file (e2fsck
+#             1.47.0 -fy does)
 #
 # -p stops with "UNEXPECTED INCONSISTENCY" and writes nothing; -n writes
 # nothing; "untouched" means byte for byte.  A replayed result equals the
@@ -72,6 +78,12 @@ make_case() {	# make_case NAME -> $T/NAME.img
 	magic) cp "$base" "$img"; poke "$img" "$jsb" 00000000 ;;
 	csum) cp "$base" "$img"; poke "$img" $((jsb + 0xFC)) 5a5a5a5a ;;
 	nofeature) cp "$base" "$img"; "$REF_DEBUGFS" -w -R "feature ^has_journal" "$img" ;;
+	straymap)
+		"$REF_MKE2FS" -q -F -t ext4 -b 1024 "$img" 8M
+		seq 100000 | head -c 20000 >"$T/victim"
+		"$REF_DEBUGFS" -w -R "write $T/victim victim" "$img"
+		# i_block[5]: ee_start_lo of the journal inode's first extent
+		"$REF_DEBUGFS" -w -R "sif <8> block[5] $("$REF_DEBUGFS" -R "bmap victim 0" "$img")" "$img" ;;
 	fastcommit)
 		[ -f "$E4KIT_SHARED/corpus/journal/j_recover_fast_commit.img.gz" ] ||
 			skip "no corpus image j_recover_fast_commit"
@@ -106,7 +118,7 @@ run() {
 	verbose "$name -$mode: exit $rc, $result"
 }
 
-for name in norecover magic csum nofeature fastcommit; do
+for name in norecover magic csum nofeature fastcommit straymap; do
 	make_case $name
 done
 
@@ -136,6 +148,12 @@ grep -q 'features:.*has_journal' <<<"$("$REF_DUMPE2FS" -h "$T/nofeature.y" 2>/de
 run fastcommit n 0 untouched
 run fastcommit p 4 untouched
 run fastcommit y 4 untouched
+run straymap n 4 untouched
+run straymap p 4 untouched
+run straymap y 4 untouched
+grep -q "block map differs from the superblock's backup" "$T/straymap.y.out" ||
+	fail "straymap -y: the kept journal is not explained: $(cat "$T/straymap.y.out")"
+
 # what was kept is what the kernel replays: a file only the fast commit made
 mount_loop "$T/fastcommit.y" "$T/mnt" || fail "fastcommit: the kernel does not mount the kept journal"
 [ -e "$T/mnt/a/new" ] || fail "fastcommit: the kernel's replay lacks a/new (test premise)"
@@ -146,5 +164,5 @@ umount_retry "$T/mnt"
 cmp -s "$T/destructive.md" "$E4_SRCDIR/doc/e4fsck-destructive.md" ||
 	fail "doc/e4fsck-destructive.md differs from the table: $(diff "$E4_SRCDIR/doc/e4fsck-destructive.md" "$T/destructive.md" | head -5)"
 
-info "committed journal data: -y replays or keeps it, -p stops, -n reports, in 5 cases ($(elapsed)s)"
+info "committed journal data: -y replays or keeps it, -p stops, -n reports, in 6 cases ($(elapsed)s)"
 exit 0
