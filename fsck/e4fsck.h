@@ -74,6 +74,11 @@ struct problem_ctx {
 	uint64_t num, num2;
 	const char *str, *str2;
 	errcode_t err;
+	/* Set by a check before asking a PR_DESTRUCTIVE row when its fix
+	 * would lose something that can still be recovered: what, in a few
+	 * words ("the log holds committed transactions").  Then -y answers
+	 * no and -p stops (problem.c). */
+	const char *recoverable;
 };
 
 enum e4fsck_problem {
@@ -112,6 +117,11 @@ enum e4fsck_problem {
 	PR_0_ORPHAN_BAD_INODE,
 	PR_0_ORPHAN_ERROR,
 	PR_0_ORPHAN_FILE_BAD,
+	/* answer policy (issue 11 items 1, 2, 11) */
+	PR_0_JOURNAL_SB_CSUM,
+	PR_0_JOURNAL_FEATURE_SET,
+	PR_0_JOURNAL_FC_PENDING,
+	PR_0_EXT_JOURNAL_MISSING,
 	PR_MAX
 };
 
@@ -127,6 +137,10 @@ void e4fsck_error(struct e4fsck *ctx, errcode_t err, const char *what);
 int e4fsck_exit_code(const struct e4fsck *ctx);
 /* Stop now with the exit status computed so far (fs closed if open). */
 void e4fsck_exit(struct e4fsck *ctx) __attribute__((noreturn));
+/* Write the list of destructive problems and what each answer mode does
+ * with them (Markdown, doc/e4fsck-destructive.md) to f.  Returns 0, or 1
+ * when a PR_DESTRUCTIVE row and the table describing them disagree. */
+int e4fsck_list_destructive(FILE *f);
 /* Print the "time" argument of %t in the C locale (ctime style). */
 void e4fsck_fmt_time(int64_t t, char *buf, size_t len);
 

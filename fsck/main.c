@@ -7,9 +7,11 @@
  *
  * Flow: open (a backup superblock when the primary is unusable) -> journal
  * (validate, replay, reopen) -> orphans -> superblock-level checks -> the
- * decision whether a full check is due.  Passes 1-5 do not exist yet: when
- * one is due e4fsck says so and, where the reason is possible damage,
- * exits with "errors left uncorrected".
+ * decision whether a full check is due.  Passes 1-5 do not exist yet, and
+ * e4fsck never claims them: when one is due it says so; where the reason
+ * is possible damage it exits with "errors left uncorrected" (4), for a
+ * routine reason (mount count, interval) with 0, and when -f asked for
+ * it with "operational error" (8).
  */
 #include "config.h"
 #include "e4fsck.h"
@@ -296,7 +298,8 @@ static void check_in_use(struct e4fsck *ctx)
 }
 
 /* Why a full check is due, or NULL; *damage is set when the reason is
- * possible damage (as opposed to routine: -f, mount count, interval). */
+ * possible damage (as opposed to routine: mount count, interval).  -f is
+ * not a reason here: main() handles it. */
 static const char *full_check_reason(struct e4fsck *ctx, int *damage, char *buf, size_t len)
 {
 	struct ext4_super_block *sb = e4_super(ctx->fs);
@@ -315,8 +318,6 @@ static const char *full_check_reason(struct e4fsck *ctx, int *damage, char *buf,
 	if (ctx->sb_used)
 		return "was opened from a backup superblock";
 	*damage = 0;
-	if (ctx->force)
-		return "full check requested (-f)";
 	if (maxmnt > 0 && e4_le16(sb->s_mnt_count) >= (uint16_t)maxmnt) {
 		snprintf(buf, len, "has been mounted %u times without being checked",
 			 e4_le16(sb->s_mnt_count));
@@ -339,8 +340,10 @@ static void print_clean(struct e4fsck *ctx)
 	uint32_t files = g->inodes_count - e4_le32(sb->s_free_inodes_count);
 	uint64_t blocks = g->blocks_count - e4_sb_free_blocks_count(sb);
 
-	printf("%s: clean, %u/%u files, %llu/%llu blocks\n", ctx->device, files,
-	       g->inodes_count, (unsigned long long)blocks, (unsigned long long)g->blocks_count);
+	/* "clean" only when nothing was left uncorrected (-n reports) */
+	printf("%s: %s%u/%u files, %llu/%llu blocks\n", ctx->device,
+	       ctx->uncorrected ? "" : "clean, ", files, g->inodes_count,
+	       (unsigned long long)blocks, (unsigned long long)g->blocks_count);
 }
 
 static double now_seconds(void)
@@ -367,6 +370,9 @@ int main(int argc, char **argv)
 	exit_ctx = ctx;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	e4_init_errors();
+	/* Hidden: the destructive-answer list of doc/ (built from the table). */
+	if (argc == 2 && !strcmp(argv[1], "--list-destructive"))
+		return e4fsck_list_destructive(stdout) ? FSCK_ERROR : FSCK_OK;
 	parse_args(ctx, argc, argv);
 	ctx->now = clock_now();
 
@@ -398,27 +404,47 @@ int main(int argc, char **argv)
 		e4fsck_exit(ctx);
 
 	if (ctx->journal_only) {
-		if (ctx->force)
-			printf("%s: the full check (passes 1-5) is not available yet in "
-			       "e4fsck; stopping after the journal.\n", ctx->device);
-		goto out;
-	}
-	reason = full_check_reason(ctx, &damage, rbuf, sizeof(rbuf));
-	if (reason) {
-		printf("%s %s, check forced.\n", ctx->device, reason);
-		printf("%s: the full check (passes 1-5) is not available yet in e4fsck.\n",
-		       ctx->device);
-		if (damage)
+		/* The journal part ran as asked and the exit status reports
+		 * it; the rest is not claimed.  Damage this run found that
+		 * only the full check repairs (a failed replay, a journal its
+		 * own replay destroyed) is left: exit 4, never 0 or 1. */
+		if (ctx->force || ctx->full_needed)
+			printf("%s: the full check (passes 1-5) is not available in this "
+			       "version of e4fsck; stopping after the journal.\n", ctx->device);
+		if (ctx->full_needed)
 			ctx->uncorrected++;
 		goto out;
 	}
-	/* Clean: the superblock's summary counts follow the descriptors, as
-	 * the kernel computes them at mount. */
-	err = e4fsck_sync_free_counts(ctx, &changed);
-	if (err)
-		fatal(ctx, err, "while reading the group descriptors");
-	if (changed && !ctx->read_only)
-		ctx->sb_dirty = 1;
+	reason = full_check_reason(ctx, &damage, rbuf, sizeof(rbuf));
+	if (!damage && !e4_has_incompat(ctx->fs, EXT4_FEATURE_INCOMPAT_RECOVER)) {
+		/* The superblock's summary counts follow the descriptors, as
+		 * the kernel computes them at mount (after a replay the
+		 * superblock's are stale); with or without -f.  Not while a
+		 * journal is left unreplayed: its descriptors are newer. */
+		err = e4fsck_sync_free_counts(ctx, &changed);
+		if (err)
+			fatal(ctx, err, "while reading the group descriptors");
+		if (changed && !ctx->read_only)
+			ctx->sb_dirty = 1;
+	}
+	if (reason && (damage || !ctx->force))
+		printf("%s %s, check forced.\n", ctx->device, reason);
+	if (damage)
+		ctx->uncorrected++;
+	if (ctx->force) {
+		/* Asked for and not done: an operational error, never "clean". */
+		fprintf(stderr, "%s: %s: -f: the full check (passes 1-5) is not available "
+			"in this version of e4fsck\n", ctx->prog, ctx->device);
+		ctx->fatal = 1;
+		goto out;
+	}
+	if (reason) {
+		/* A routine check (mount count, interval) exits 0; the counters
+		 * that made it due are left as they are. */
+		printf("%s: the full check (passes 1-5) is not available in this version "
+		       "of e4fsck.\n", ctx->device);
+		goto out;
+	}
 	print_clean(ctx);
 out:
 	if (ctx->fixed && ctx->answer != ANSWER_PREEN && !ctx->read_only)

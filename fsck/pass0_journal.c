@@ -9,17 +9,26 @@
  *  - has_journal without a journal: the feature is cleared;
  *  - a journal inode that is no valid journal: the journal is removed
  *    (its blocks freed, the inode zeroed, has_journal cleared);
- *  - a journal superblock with a bad magic, version or checksum: a fresh
- *    empty journal superblock is written and the log is not replayed (the
- *    reference does the same: replaying a log whose superblock cannot be
- *    trusted could write garbage over the filesystem);
- *  - an external journal superblock failing only its checksum: the
- *    checksum is rewritten and the log replayed (as the reference);
+ *  - a journal superblock with a bad magic or version: a fresh empty
+ *    journal superblock is written and the log is not replayed (replaying
+ *    a log whose superblock cannot be trusted could write garbage over the
+ *    filesystem);
+ *  - a journal superblock failing only its checksum (internal or
+ *    external): the checksum is rewritten and the log replayed (the
+ *    log's own checksums still guard every transaction; e2fsck discards
+ *    an internal one);
  *  - an external journal for another filesystem, or with unknown
- *    features: e4fsck stops (exit 12: operational error, errors left);
- *  - a log with transactions but needs_recovery clear: replayed anyway
- *    (-y, -p, yes), or discarded (no);
+ *    features, or not given with -j: e4fsck stops (exit 12: operational
+ *    error, errors left);
+ *  - a log with committed transactions but needs_recovery clear: replayed
+ *    with yes (-y), a stop with -p, left with no; discarded only on a yes
+ *    to the next question;
+ *  - a last transaction ending in fast-commit records (not replayed by
+ *    libe4 yet): the journal is left for the kernel unless a human says
+ *    to replay without them;
  *  - -n: nothing is replayed, and e4fsck says so.
+ * Removing or resetting a journal is destructive (problem.c): -y and -p do
+ * it only when the log holds nothing committed.
  */
 #include "e4fsck.h"
 
@@ -126,6 +135,76 @@ static errcode_t reset_journal(struct e4fsck *ctx, e4_journal *j)
 	return 0;
 }
 
+/* What pctx->recoverable says when the log holds committed transactions. */
+static const char committed[] = "the log holds committed transactions";
+static const char recover_set[] =
+	"needs_recovery is set: the log holds committed transactions";
+
+/* Does the journal inode's block map name blocks and differ from the
+ * superblock's backup of it (s_jnl_blocks, kept when s_jnl_backup_type is
+ * 1)?  Then the blocks it names may be other files' (a damaged extent):
+ * resetting the journal writes its block 0 and removing it frees them. */
+static const char stray_map[] = "the journal inode's block map differs from "
+	"the superblock's backup of it: the blocks it names may be other files'";
+
+static int map_differs_from_backup(e4_fs *fs, e4_ino_t ino)
+{
+	struct ext4_super_block *sb = e4_super(fs);
+	static const uint32_t zero[EXT4_N_BLOCKS];
+	union e4_inode_buf ib;
+	errcode_t err;
+
+	if (sb->s_jnl_backup_type != 1 || !ino || ino > e4_geom(fs)->inodes_count)
+		return 0;
+	err = e4_inode_read(fs, ino, &ib);
+	if (err && err != E4_ERR_INODE_CSUM)
+		return 0;
+	/* an empty map names no block: nothing to overwrite or free */
+	return memcmp(ib.inode.i_block, zero, sizeof(zero)) &&
+	       memcmp(ib.inode.i_block, sb->s_jnl_blocks, sizeof(ib.inode.i_block));
+}
+
+/* pctx->recoverable for removing or resetting the internal journal ino:
+ * what either would lose, or NULL. */
+static const char *journal_keep(e4_fs *fs, e4_ino_t ino, int recover)
+{
+	if (recover)
+		return recover_set;
+	return map_differs_from_backup(fs, ino) ? stray_map : NULL;
+}
+
+/* Does j's log hold committed transactions (a read-only scan)?  A log
+ * the scan cannot judge counts as holding some: the replay decides. */
+static int log_committed(e4_journal *j)
+{
+	struct e4_jscan_result scan;
+
+	if (!e4_be32(e4_journal_super(j)->s_start))
+		return 0;
+	if (e4_journal_scan(j, 0, NULL, NULL, &scan))
+		return 1;
+	return scan.transactions > 0;
+}
+
+/* The internal journal of a superblock whose has_journal is clear: does
+ * its log hold committed transactions?  0 when it cannot be opened. */
+static int unflagged_log_committed(e4_fs *fs)
+{
+	struct ext4_super_block *sb = e4_super(fs);
+	uint32_t compat = sb->s_feature_compat;
+	e4_journal *j;
+	int ret = 0;
+
+	/* e4_journal_open2() opens only a journal the features announce */
+	set_compat(sb, EXT4_FEATURE_COMPAT_HAS_JOURNAL, 1);
+	if (!e4_journal_open2(fs, NULL, E4_JOPEN_IGNORE_CSUM, &j)) {
+		ret = log_committed(j);
+		e4_journal_close(j);
+	}
+	sb->s_feature_compat = compat;
+	return ret;
+}
+
 /* A journal superblock read raw from the internal journal's first block,
  * for judging one that e4_journal_open() refused. */
 static int jsb_magic_bad(errcode_t err)
@@ -150,16 +229,27 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 	errcode_t err;
 
 	*jp = NULL;
+	if (!has && jino && journal_inode_used(fs, jino)) {
+		/* A journal the features do not announce: removed, unless
+		 * its log holds what the filesystem still needs; then the
+		 * feature is set again and the journal checked as any. */
+		pctx.ino = jino;
+		pctx.recoverable = journal_keep(fs, jino, recover);
+		if (!pctx.recoverable && unflagged_log_committed(fs))
+			pctx.recoverable = committed;
+		if (fix_problem(ctx, PR_0_JOURNAL_PRESENT_NO_FEATURE, &pctx))
+			return ctx->read_only ? 0 : remove_journal(ctx);
+		pctx.recoverable = NULL;
+		if (!fix_problem(ctx, PR_0_JOURNAL_FEATURE_SET, &pctx) || ctx->read_only)
+			return 0;
+		set_compat(sb, EXT4_FEATURE_COMPAT_HAS_JOURNAL, 1);
+		ctx->sb_dirty = 1;
+		has = 1;
+	}
 	if (!has) {
 		if (recover && fix_problem(ctx, PR_0_JOURNAL_RECOVER_NO_JOURNAL, &pctx)) {
 			set_incompat(sb, EXT4_FEATURE_INCOMPAT_RECOVER, 0);
 			ctx->sb_dirty = 1;
-		}
-		if (jino && journal_inode_used(fs, jino)) {
-			pctx.ino = jino;
-			if (fix_problem(ctx, PR_0_JOURNAL_PRESENT_NO_FEATURE, &pctx) &&
-			    !ctx->read_only)
-				return remove_journal(ctx);
 		}
 		return 0;
 	}
@@ -175,8 +265,7 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 		return 0;
 	}
 	if (ext && !ctx->ext_journal) {
-		pctx.err = E4_ERR_EXTERNAL_JOURNAL;
-		fix_problem(ctx, PR_0_JOURNAL_UNSUPPORTED, &pctx);
+		fix_problem(ctx, PR_0_EXT_JOURNAL_MISSING, &pctx);
 		ctx->fatal = 1;
 		ctx->uncorrected++;
 		return E4_ERR_EXTERNAL_JOURNAL;
@@ -188,6 +277,7 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 	if (err && !ext && jsb_magic_bad(err)) {
 		/* The inode maps a journal but its superblock is unusable:
 		 * open it without judging the superblock to rewrite it. */
+		pctx.recoverable = journal_keep(fs, jino, recover);
 		if (!fix_problem(ctx, PR_0_JOURNAL_BAD_SUPER, &pctx))
 			return 0;
 		if (ctx->read_only)
@@ -205,6 +295,7 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 	 * throw a journal away: they stop e4fsck below. */
 	if (err && !ext && err != E4_ERR_NO_MEMORY && err != E4_ERR_JOURNAL_UNSUPP &&
 	    (err < 0 || err >= 256)) {
+		pctx.recoverable = journal_keep(fs, jino, recover);
 		if (!fix_problem(ctx, PR_0_JOURNAL_BAD_INODE, &pctx))
 			return 0;
 		return ctx->read_only ? 0 : remove_journal(ctx);
@@ -218,26 +309,43 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 		return err;
 	}
 	if (!e4_journal_csum_ok(j)) {
+		/* Only the checksum is wrong (every other field validated):
+		 * rewrite it and use the log, whose transactions carry their
+		 * own checksums.  Resetting would discard them. */
 		pctx.err = E4_ERR_JOURNAL_CSUM;
-		if (ext) {
-			if (fix_problem(ctx, PR_0_EXT_JOURNAL_SB_CSUM, &pctx) && !ctx->read_only) {
-				journal_superblock_t jsb = *e4_journal_super(j);
+		if (fix_problem(ctx, ext ? PR_0_EXT_JOURNAL_SB_CSUM : PR_0_JOURNAL_SB_CSUM,
+				&pctx) && !ctx->read_only) {
+			journal_superblock_t jsb = *e4_journal_super(j);
 
-				err = e4_journal_write_super(j, &jsb);
-				if (err) {
-					e4_journal_close(j);
-					return err;
-				}
+			err = e4_journal_write_super(j, &jsb);
+			if (err) {
+				e4_journal_close(j);
+				return err;
 			}
-		} else {
-			if (fix_problem(ctx, PR_0_JOURNAL_BAD_SUPER, &pctx) && !ctx->read_only)
-				err = reset_journal(ctx, j);
+		} else if (!ext) {
 			e4_journal_close(j);
-			return err;
+			return 0;
 		}
 	}
 	*jp = j;
 	return 0;
+}
+
+/* Does the log's last transaction end in fast-commit records, which the
+ * kernel replays and libe4 does not yet?  Replaying without them empties
+ * the log: destructive, so only a human's yes does it.  1 when the
+ * journal is to be left alone. */
+static int fc_pending(struct e4fsck *ctx, e4_journal *j)
+{
+	struct problem_ctx pctx = { 0 };
+	struct e4_jscan_result scan;
+
+	if (!(e4_be32(e4_journal_super(j)->s_feature_incompat) & JBD2_FEATURE_INCOMPAT_FAST_COMMIT) ||
+	    e4_journal_scan(j, 0, NULL, NULL, &scan) || !scan.fc_pending)
+		return 0;
+	pctx.num = scan.fc_tid;
+	pctx.recoverable = "the records hold committed changes";
+	return !fix_problem(ctx, PR_0_JOURNAL_FC_PENDING, &pctx);
 }
 
 errcode_t e4fsck_journal(struct e4fsck *ctx)
@@ -246,7 +354,8 @@ errcode_t e4fsck_journal(struct e4fsck *ctx)
 	struct e4_jrecover_result res;
 	e4_journal *j = NULL;
 	errcode_t err;
-	int recover;
+	int recover, committed_log;
+	int32_t jerrno;
 
 	err = open_journal(ctx, &j);
 	if (err) {
@@ -259,16 +368,26 @@ errcode_t e4fsck_journal(struct e4fsck *ctx)
 		goto flush;
 	recover = e4_has_incompat(ctx->fs, EXT4_FEATURE_INCOMPAT_RECOVER);
 	if (!recover && e4_be32(e4_journal_super(j)->s_start)) {
-		if (fix_problem(ctx, PR_0_JOURNAL_DATA_NO_RECOVER, &pctx)) {
+		/* A log needs_recovery does not announce.  What it holds
+		 * committed is replayed on a yes (-p stops: a human decides
+		 * whether it is newer than the filesystem); only a yes to the
+		 * second question discards it. */
+		committed_log = log_committed(j);
+		if (committed_log && fix_problem(ctx, PR_0_JOURNAL_DATA_NO_RECOVER, &pctx)) {
 			recover = 1;
-			ctx->force = 1;
-		} else if (fix_problem(ctx, PR_0_JOURNAL_RESET, &pctx) && !ctx->read_only) {
-			journal_superblock_t jsb = *e4_journal_super(j);
+		} else {
+			if (committed_log)
+				pctx.recoverable = committed;
+			if (fix_problem(ctx, PR_0_JOURNAL_RESET, &pctx) && !ctx->read_only) {
+				journal_superblock_t jsb = *e4_journal_super(j);
 
-			jsb.s_start = 0;
-			err = e4_journal_write_super(j, &jsb);
-			clear_valid(e4_super(ctx->fs));
-			ctx->sb_dirty = 1;
+				jsb.s_start = 0;
+				err = e4_journal_write_super(j, &jsb);
+				if (committed_log)
+					clear_valid(e4_super(ctx->fs));
+				ctx->sb_dirty = 1;
+			}
+			pctx.recoverable = NULL;
 		}
 	}
 	if (!recover) {
@@ -295,6 +414,16 @@ errcode_t e4fsck_journal(struct e4fsck *ctx)
 		e4_journal_close(j);
 		return 0;
 	}
+	if (fc_pending(ctx, j)) {
+		/* Left for the kernel, which replays only what needs_recovery
+		 * announces (it wipes any other log at mount). */
+		if (!e4_has_incompat(ctx->fs, EXT4_FEATURE_INCOMPAT_RECOVER)) {
+			set_incompat(e4_super(ctx->fs), EXT4_FEATURE_INCOMPAT_RECOVER, 1);
+			ctx->sb_dirty = 1;
+		}
+		e4_journal_close(j);
+		goto flush;
+	}
 
 	fix_problem(ctx, PR_0_JOURNAL_RECOVERING, &pctx);
 	if (ctx->sb_dirty) {
@@ -312,6 +441,9 @@ errcode_t e4fsck_journal(struct e4fsck *ctx)
 			return err;
 		}
 	}
+	/* What the journal itself recorded (an abort), before the
+	 * recovery adds its own -EINVAL for a failed commit. */
+	jerrno = (int32_t)e4_be32((uint32_t)e4_journal_super(j)->s_errno);
 	err = e4_journal_recover(ctx->fs, j, NULL, NULL, &res);
 	e4_journal_close(j);
 	ctx->journal_replayed = 1;
@@ -342,8 +474,8 @@ errcode_t e4fsck_journal(struct e4fsck *ctx)
 			return err;
 		}
 	}
-	if (res.errno_carried) {
-		pctx.num = 22;
+	if (res.errno_carried && jerrno) {
+		pctx.num = (uint64_t)-(int64_t)jerrno;
 		fix_problem(ctx, PR_0_JOURNAL_ERRNO, &pctx);
 	}
 	/* Cached descriptors and bitmaps are stale: reopen, then check the
@@ -406,9 +538,11 @@ errcode_t e4fsck_orphans(struct e4fsck *ctx)
 	int have_file = e4_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT);
 	errcode_t err;
 
-	/* Read-only, nothing listed, or a backup superblock (its list is as
-	 * old as the backup): nothing to do here. */
-	if (ctx->read_only || ctx->sb_used || (!sb->s_last_orphan && !have_file))
+	/* Read-only, nothing listed, a backup superblock (its list is as
+	 * old as the backup) or a journal left unreplayed (the list is as
+	 * old as the log): nothing to do here. */
+	if (ctx->read_only || ctx->sb_used || (!sb->s_last_orphan && !have_file) ||
+	    e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER))
 		return 0;
 	if (e4_le16(sb->s_state) & EXT4_ERROR_FS) {
 		/* The list cannot be trusted: the full check will sort the

@@ -22,6 +22,7 @@ enum prompt {
 	PROMPT_RELOCATE,
 	PROMPT_RUN,		/* replay the journal */
 	PROMPT_CLEAR_JOURNAL,
+	PROMPT_REPLAY_NO_FC,
 };
 
 static const struct {
@@ -34,6 +35,7 @@ static const struct {
 	[PROMPT_RELOCATE] = { "Relocate", "RELOCATED" },
 	[PROMPT_RUN]	= { "Replay the journal anyway", "REPLAYED" },
 	[PROMPT_CLEAR_JOURNAL] = { "Discard the journal's contents", "DISCARDED" },
+	[PROMPT_REPLAY_NO_FC] = { "Replay the journal without them", "REPLAYED" },
 };
 
 /* Row flags. */
@@ -44,6 +46,8 @@ static const struct {
 #define PR_NO_DEFAULT	0x0010	/* preen/-y answer no (a risky action) */
 #define PR_FULL_CHECK	0x0020	/* leaves the need for a full check */
 #define PR_NO_NOMSG	0x0040	/* -n: say nothing */
+#define PR_DESTRUCTIVE	0x0080	/* yes clears, discards or deletes something:
+				   see destructive[] below */
 
 struct problem {
 	int code;
@@ -92,7 +96,7 @@ static const struct problem table[] = {
 	/* ---- journal ---- */
 	{ PR_0_JOURNAL_BAD_INODE,
 	  "The superblock names an invalid journal (inode %i): %e.\n",
-	  PROMPT_CLEAR, PR_PREEN_OK | PR_FULL_CHECK },
+	  PROMPT_CLEAR, PR_PREEN_OK | PR_FULL_CHECK | PR_DESTRUCTIVE },
 	{ PR_0_JOURNAL_NO_INODE,
 	  "The has_journal feature is set but there is no journal.\n",
 	  PROMPT_CLEAR, PR_PREEN_OK },
@@ -101,11 +105,11 @@ static const struct problem table[] = {
 	  PROMPT_CLEAR, PR_PREEN_OK },
 	{ PR_0_JOURNAL_PRESENT_NO_FEATURE,
 	  "The has_journal feature is clear but a journal (inode %i) is present.\n",
-	  PROMPT_CLEAR, PR_PREEN_OK },
+	  PROMPT_CLEAR, PR_PREEN_OK | PR_DESTRUCTIVE },
 	{ PR_0_JOURNAL_BAD_SUPER,
 	  "The journal superblock is corrupt (%e); the journal will be reset "
 	  "and its contents not replayed.\n",
-	  PROMPT_FIX, PR_PREEN_OK | PR_FULL_CHECK },
+	  PROMPT_FIX, PR_PREEN_OK | PR_FULL_CHECK | PR_DESTRUCTIVE },
 	{ PR_0_EXT_JOURNAL_SB_CSUM,
 	  "The external journal's superblock fails its checksum.\n",
 	  PROMPT_FIX, PR_PREEN_OK },
@@ -113,11 +117,11 @@ static const struct problem table[] = {
 	  "The journal cannot be used: %e.\n",
 	  PROMPT_NONE, 0 },
 	{ PR_0_JOURNAL_DATA_NO_RECOVER,
-	  "The journal holds transactions but needs_recovery is not set.\n",
-	  PROMPT_RUN, PR_PREEN_OK | PR_NO_DEFAULT | PR_NO_OK },
+	  "The journal holds committed transactions but needs_recovery is not set.\n",
+	  PROMPT_RUN, 0 },
 	{ PR_0_JOURNAL_RESET,
 	  "The journal's transactions will be discarded unreplayed.\n",
-	  PROMPT_CLEAR_JOURNAL, PR_PREEN_OK | PR_FULL_CHECK },
+	  PROMPT_CLEAR_JOURNAL, PR_PREEN_OK | PR_DESTRUCTIVE },
 	{ PR_0_JOURNAL_SKIP_READONLY,
 	  "Warning: skipping journal recovery because doing a read-only "
 	  "filesystem check.\n",
@@ -159,7 +163,78 @@ static const struct problem table[] = {
 	{ PR_0_ORPHAN_FILE_BAD,
 	  "The orphan file (inode %i) is damaged: %e.\n",
 	  PROMPT_NONE, PR_FULL_CHECK },
+
+	/* ---- answer policy (issue 11) ---- */
+	{ PR_0_JOURNAL_SB_CSUM,
+	  "The journal superblock fails its checksum.\n",
+	  PROMPT_FIX, PR_PREEN_OK },
+	{ PR_0_JOURNAL_FEATURE_SET,
+	  "The journal is kept: the has_journal feature will be set again.\n",
+	  PROMPT_FIX, PR_PREEN_OK },
+	{ PR_0_JOURNAL_FC_PENDING,
+	  "Transaction %n of the journal ends in fast-commit records, which e4fsck "
+	  "cannot replay yet (the kernel replays them at mount).\n",
+	  PROMPT_REPLAY_NO_FC, PR_PREEN_OK | PR_DESTRUCTIVE },
+	{ PR_0_EXT_JOURNAL_MISSING,
+	  "The journal is on an external device (its UUID is the \"Journal UUID\" "
+	  "of e4tune -l), which was not given: name it with -j external_journal.\n",
+	  PROMPT_NONE, 0 },
 };
+
+/*
+ * The destructive rows: what a yes destroys, when some of that can still
+ * be recovered (the check then sets pctx->recoverable), and what happens
+ * instead under -y: the non-destructive row asked next (alt), or nothing.
+ * fix_problem() takes a destructive fix under -y and -p only when the
+ * check found nothing recoverable; otherwise -p stops (exit 4) and -y
+ * answers no.  e4fsck_list_destructive() prints this table as
+ * doc/e4fsck-destructive.md (the build compares the committed copy).
+ */
+static const struct destructive {
+	int code;
+	const char *name;
+	const char *destroys;		/* what a yes removes */
+	const char *recoverable;	/* when the check sets pctx->recoverable */
+	int alt;			/* non-destructive row asked after a no (0: none) */
+	const char *instead;		/* what -y leaves when there is no alt */
+} destructive[] = {
+#define D(code, destroys, when, alt, instead) { code, #code, destroys, when, alt, instead }
+	D(PR_0_JOURNAL_BAD_INODE,
+	  "the journal inode and the log it maps; the blocks its map names are freed",
+	  "needs_recovery is set (the log holds committed transactions), or the "
+	  "inode's block map differs from the superblock's backup of it (the "
+	  "blocks it names may be other files')", 0,
+	  "the journal is left as it is"),
+	D(PR_0_JOURNAL_PRESENT_NO_FEATURE,
+	  "the journal inode and the log it maps; the blocks its map names are freed",
+	  "needs_recovery is set, the log holds committed transactions, or the "
+	  "inode's block map differs from the superblock's backup of it",
+	  PR_0_JOURNAL_FEATURE_SET, NULL),
+	D(PR_0_JOURNAL_BAD_SUPER,
+	  "the log (a fresh, empty journal superblock is written to the block the "
+	  "inode's map names as the journal's first)",
+	  "needs_recovery is set (the log holds committed transactions), or the "
+	  "inode's block map differs from the superblock's backup of it (that "
+	  "block may be another file's)", 0,
+	  "the journal is left as it is"),
+	D(PR_0_JOURNAL_RESET,
+	  "the log's transactions",
+	  "the log holds committed transactions (always, once the replay was declined)", 0,
+	  "the journal is left as it is"),
+	D(PR_0_JOURNAL_FC_PENDING,
+	  "the fast-commit records of the last transaction (the replay empties the log)",
+	  "always (the records hold committed changes, which the kernel replays)", 0,
+	  "the journal is left for the kernel to replay at mount"),
+#undef D
+};
+
+static const struct destructive *find_destructive(int code)
+{
+	for (size_t i = 0; i < sizeof(destructive) / sizeof(destructive[0]); i++)
+		if (destructive[i].code == code)
+			return &destructive[i];
+	return NULL;
+}
 
 static const struct problem *find_problem(int code)
 {
@@ -246,8 +321,9 @@ static int ask(struct e4fsck *ctx, const char *question)
 int fix_problem(struct e4fsck *ctx, int code, struct problem_ctx *pctx)
 {
 	const struct problem *p = find_problem(code);
+	const struct destructive *d = find_destructive(code);
 	struct problem_ctx empty = { 0 };
-	int answer, quiet = 0;
+	int answer, quiet = 0, keep;
 
 	if (!pctx)
 		pctx = &empty;
@@ -255,13 +331,20 @@ int fix_problem(struct e4fsck *ctx, int code, struct problem_ctx *pctx)
 		fprintf(stderr, "%s: internal error: unknown problem code %d\n", ctx->prog, code);
 		return 0;
 	}
+	/* A destructive fix that would lose what can still be recovered is
+	 * for a human to decide: never a default answer. */
+	keep = (p->flags & PR_DESTRUCTIVE) && pctx->recoverable;
 	if (!(p->flags & PR_NOT_A_FIX) && p->prompt != PROMPT_NONE)
 		ctx->found++;
 	if (ctx->answer == ANSWER_PREEN && p->prompt != PROMPT_NONE &&
-	    !(p->flags & PR_PREEN_OK)) {
-		/* Not safe without a human: stop, as fsck -p users expect. */
+	    (!(p->flags & PR_PREEN_OK) || keep)) {
+		/* Not safe without a human: stop, as fsck -p users expect.
+		 * Nothing more is written (what was fixed before stays). */
 		printf("%s: ", ctx->device);
 		print_msg(ctx, p->msg, pctx);
+		if (keep)
+			printf("%s: not done without a human: %s.\n", ctx->device,
+			       pctx->recoverable);
 		printf("\n%s: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.\n"
 		       "\t(i.e., without -a or -p options)\n", ctx->device);
 		ctx->uncorrected++;
@@ -290,8 +373,12 @@ int fix_problem(struct e4fsck *ctx, int code, struct problem_ctx *pctx)
 			printf("%s? no\n\n", prompts[p->prompt].question);
 		break;
 	case ANSWER_YES:
-		answer = !(p->flags & PR_NO_DEFAULT);
-		if (!quiet)
+		answer = !(p->flags & PR_NO_DEFAULT) && !keep;
+		if (!quiet && keep)
+			printf("%s? no\n\t(not done by -y: %s%s%s)\n\n",
+			       prompts[p->prompt].question, pctx->recoverable,
+			       d && d->instead ? "; " : "", d && d->instead ? d->instead : "");
+		else if (!quiet)
 			printf("%s? %s\n\n", prompts[p->prompt].question, answer ? "yes" : "no");
 		break;
 	case ANSWER_PREEN:
@@ -308,11 +395,86 @@ int fix_problem(struct e4fsck *ctx, int code, struct problem_ctx *pctx)
 	fflush(stdout);
 	if (answer && !(p->flags & PR_NOT_A_FIX))
 		ctx->fixed++;
-	if (!answer && !(p->flags & PR_NO_OK))
+	/* A no to a row with a non-destructive alternative is counted by
+	 * the alternative, which the check asks next. */
+	if (!answer && !(p->flags & PR_NO_OK) && !(d && d->alt))
 		ctx->uncorrected++;
 	if (p->flags & PR_FULL_CHECK)
 		ctx->full_needed = 1;
 	return answer;
+}
+
+static const char *answer_n(const struct problem *p)
+{
+	return p->flags & PR_NO_OK ? "no; nothing is written" :
+	       "no; nothing is written, exit 4 (errors left)";
+}
+
+int e4fsck_list_destructive(FILE *f)
+{
+	int bad = 0;
+
+	fprintf(f, "# e4fsck: destructive answers\n\n"
+		"Generated by `e4fsck --list-destructive` from the problem table in\n"
+		"fsck/problem.c; the build compares this file with what the table gives\n"
+		"(`make update-destructive-doc` rewrites it).  Do not edit by hand.\n\n"
+		"A destructive fix clears, discards or deletes something.  Under `-y` and\n"
+		"`-p` e4fsck takes it only when the check found nothing that could still\n"
+		"be recovered; otherwise `-p` stops (\"UNEXPECTED INCONSISTENCY\", exit 4)\n"
+		"and `-y` answers no and takes the non-destructive path where one exists.\n"
+		"Without `-n`, `-y` or `-p` e4fsck asks, and the answer is the user's.\n"
+		"Messages are templates: %%i an inode, %%e an error message, %%n a number,\n"
+		"%%s a string.\n");
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		const struct problem *p = &table[i];
+		const struct destructive *d = find_destructive(p->code);
+		const struct problem *alt;
+
+		if (!(p->flags & PR_DESTRUCTIVE) != !d) {
+			fprintf(stderr, "e4fsck: problem %d: PR_DESTRUCTIVE and the destructive "
+				"table disagree\n", p->code);
+			bad = 1;
+			continue;
+		}
+		if (!d)
+			continue;
+		alt = d->alt ? find_problem(d->alt) : NULL;
+		fprintf(f, "\n## %s\n\n", d->name);
+		fprintf(f, "- Message: \"");
+		for (const char *s = p->msg; *s; s++)
+			if (*s != '\n')
+				fputc(*s, f);
+		fprintf(f, "\"\n- Question: %s?\n", prompts[p->prompt].question);
+		fprintf(f, "- A yes destroys: %s.\n", d->destroys);
+		fprintf(f, "- Recoverable when: %s.\n", d->recoverable);
+		fprintf(f, "- `-n`: %s.\n", answer_n(p));
+		if (p->flags & PR_PREEN_OK)
+			fprintf(f, "- `-p`: fixed when nothing is recoverable; otherwise e4fsck "
+				"stops, exit 4.\n");
+		else
+			fprintf(f, "- `-p`: e4fsck stops, exit 4.\n");
+		if (alt) {
+			fprintf(f, "- `-y`: yes when nothing is recoverable; otherwise no, then "
+				"\"");
+			for (const char *s = alt->msg; *s; s++)
+				if (*s != '\n')
+					fputc(*s, f);
+			fprintf(f, "\" (%s? yes).\n", prompts[alt->prompt].question);
+		} else {
+			fprintf(f, "- `-y`: yes when nothing is recoverable; otherwise no: %s "
+				"(exit 4).\n", d->instead);
+		}
+	}
+	for (size_t i = 0; i < sizeof(destructive) / sizeof(destructive[0]); i++) {
+		const struct problem *p = find_problem(destructive[i].code);
+
+		if (!p || !(p->flags & PR_DESTRUCTIVE)) {
+			fprintf(stderr, "e4fsck: %s: in the destructive table but not a "
+				"PR_DESTRUCTIVE row\n", destructive[i].name);
+			bad = 1;
+		}
+	}
+	return bad;
 }
 
 void e4fsck_error(struct e4fsck *ctx, errcode_t err, const char *what)

@@ -216,6 +216,23 @@ fsck_result_mounts() {
 	[ -z "$KMOUNT_NA" ] || verbose "$2: mount check not applicable: $KMOUNT_NA"
 }
 
+# fsck_run NAME WANT_RC ARGS... IMG: run $E4FSCK ARGS IMG (stdout, stderr
+# and status in $T/NAME.out, .err, .rc); fail on a sanitizer report or an
+# exit status other than WANT_RC; after an exit 0 or 1, IMG must mount
+# (fsck_result_mounts).
+fsck_run() {
+	local name=$1 want=$2 rc
+	shift 2
+	runcap "$T/$name" 30 "$E4FSCK" "$@"
+	rc=$(cat "$T/$name.rc")
+	san_report "$T/$name.err" && fail "$name: sanitizer report: $(head -5 "$T/$name.err")"
+	[ "$rc" = "$want" ] || {
+		cat "$T/$name.out" "$T/$name.err" >&2
+		fail "$name: e4fsck $* exited $rc, expected $want"
+	}
+	[ "$rc" -gt 1 ] || fsck_result_mounts "${!#}" "$name"
+}
+
 # need_root_loop: root and loop devices (kernel loop mounts) available.
 need_root_loop() {
 	[ "$(id -u)" = 0 ] || skip "loop mounts need root"

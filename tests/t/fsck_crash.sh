@@ -20,7 +20,8 @@
 #    s_wtime(_hi), s_mnt_count, s_lastcheck(_hi), s_kbytes_written,
 #    s_checksum;
 #  - the reference `e2fsck -fn` finds e4fsck's result clean (exit 0 and
-#    no output beyond the pass lines and the summary);
+#    no output beyond the pass lines and the summary), and the kernel
+#    mounts it;
 #  - the orphan's inode is free afterwards.
 # Torn async commit (acceptance 3): on an async v3 image and an async v1
 # image (^metadata_csum + journal_async_commit), the last commit block's
@@ -151,6 +152,7 @@ compare() {
 	fi
 	ref_clean "$TFS/$name.our" ||
 		fail "$name: reference e2fsck -fn does not find the result clean: $(head -20 <<<"$REF_CLEAN_OUT")"
+	[ "$ro" -gt 1 ] || fsck_result_mounts "$TFS/$name.our" "$name -p"
 	grep -q "Clearing orphaned inode $ino " "$T/$name.our.out" ||
 		fail "$name: orphan $ino not reported as cleared: $(cat "$T/$name.our.out")"
 	grep -q 'not in use' <<<"$("$REF_DEBUGFS" -R "testi <$ino>" "$TFS/$name.our" 2>/dev/null)" ||

@@ -16,7 +16,8 @@
 #  - block and inode bitmaps, descriptors and superblock counts identical
 #    (every block outside the inode table identical, except below);
 #  - `debugfs stat` of each orphan identical apart from its checksum;
-#  - the reference e2fsck -fn finds the result clean.
+#  - the reference e2fsck -fn finds the result clean, and the kernel
+#    mounts it.
 # Known differences, kept on purpose (the kernel's truncate is the model):
 #  - the last kept block of a truncated file has its bytes past i_size
 #    zeroed (e2fsck 1.47.0 zeroes that range in the first block past the
@@ -137,6 +138,7 @@ EOF
 	t=$(tailb "$TFS/our.img")
 	[ "$t" = 0 ] || fail "$fstype: tail of the truncated block not zeroed ($t bytes)"
 	ref_clean "$TFS/our.img" || fail "$fstype: reference -fn not clean: $REF_CLEAN_OUT"
+	[ "$(cat "$T/our.rc")" -gt 1 ] || fsck_result_mounts "$TFS/our.img" "$fstype -p"
 	verbose "$fstype: 2 truncated, 2 freed orphans as the reference"
 	rm -f "$TFS"/*.img
 done

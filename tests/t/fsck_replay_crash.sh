@@ -20,7 +20,8 @@
 #    gives the reference point (replay is idempotent);
 #  - the reference e2fsck -fn finds the result clean (ref_clean) where
 #    e4fsck exited 0 (the uninterrupted run too), and never exits 8 or
-#    more on the others (inside the orphan release: leaks only).
+#    more on the others (inside the orphan release: leaks only); the
+#    kernel mounts every result the second run exits 0 with.
 # Catches: a replay that leaves needs_recovery set (superblock bytes are
 # outside the byte comparison).  Checked: with the flag's clearing removed
 # (lib/e4/recovery.c) the exit-code check passed; now "uninterrupted run:
@@ -60,6 +61,7 @@ E4_CRASH_TRACE=$T/trace "$E4FSCK" -p "$T/full.img" >"$T/full.out" 2>&1 ||
 	fail "uninterrupted run: exit $?: $(cat "$T/full.out")"
 grep -q "Clearing orphaned inode 12" "$T/full.out" || fail "the orphan was not released"
 ref_clean "$T/full.img" || fail "uninterrupted run: the reference -fn is not clean: $(head -20 <<<"$REF_CLEAN_OUT")"
+fsck_result_mounts "$T/full.img" "uninterrupted -p"
 total=$(wc -l <"$T/trace")
 [ "$total" -ge 4 ] || fail "only $total writes traced"
 jsb_off=$(($("$REF_DEBUGFS" -c -R "bmap <8> 0" "$img" 2>/dev/null | tail -1) * 1024))
@@ -82,6 +84,7 @@ for ((n = 1; n < total; n++)); do
 	d=$(ndiff "$T/c.img")
 	if [ $rc = 0 ] && [ "$d" = 0 ]; then
 		ok=$((ok + 1))
+		fsck_result_mounts "$T/c.img" "N=$n: second run"
 	elif [ $rc = 4 ] && grep -q "check forced" "$T/c2.out" &&
 		grep -q "Clearing orphaned inode 12" "$T/c1.out"; then
 		full=$((full + 1))
