@@ -312,30 +312,21 @@ errcode_t e4_group_check_locations(e4_fs *fs, e4_gd_fault_cb cb, void *priv,
 
 /* ---- backup superblocks ----------------------------------------------- */
 
-static size_t add_loc(e4_blk_t *out, size_t n, size_t max, e4_blk_t b)
+static int blk_cmp(const void *a, const void *b)
 {
-	/* callers add in ascending order, except the extras: keep sorted */
-	size_t i = n < max ? n : max;
+	e4_blk_t x = *(const e4_blk_t *)a, y = *(const e4_blk_t *)b;
 
-	for (size_t k = 0; k < i; k++)
-		if (out[k] == b)
-			return n;
-	while (i > 0 && out[i - 1] > b) {
-		if (i < max)
-			out[i] = out[i - 1];
-		i--;
-	}
-	if (i < max)
-		out[i] = b;
-	return n + 1;
+	return (x > y) - (x < y);
 }
 
 size_t e4_backup_sb_locations(unsigned bs, uint32_t bpg, uint64_t dev_bytes,
 			      const uint32_t extra[2], e4_blk_t *out, size_t max)
 {
+	/* groups 1, powers of 3, 5 and 7 below 2^64, the last and two extra */
+	e4_blk_t all[1 + 41 + 28 + 23 + 3];
 	uint32_t fdb = bs == 1024 ? 1 : 0;
-	uint64_t dev_blocks = dev_bytes / bs, last;
-	size_t n = 0;
+	uint64_t dev_blocks = bs ? dev_bytes / bs : 0, last;
+	size_t n = 0, k = 0;
 
 	if (!bpg)
 		bpg = 8 * bs;
@@ -343,15 +334,23 @@ size_t e4_backup_sb_locations(unsigned bs, uint32_t bpg, uint64_t dev_bytes,
 	if (bs < 1024 || dev_blocks <= (uint64_t)fdb + bpg)
 		return 0;
 	last = (dev_blocks - 1 - fdb) / bpg;
-	n = add_loc(out, n, max, fdb + (uint64_t)bpg);
+	all[n++] = 1;
 	for (uint64_t base = 3; base <= 7; base += 2)
 		for (uint64_t g = base; g <= last; g *= base)
-			n = add_loc(out, n, max, fdb + g * bpg);
-	n = add_loc(out, n, max, fdb + last * bpg);
-	for (int k = 0; extra && k < 2; k++)
-		if (extra[k] && extra[k] <= last)
-			n = add_loc(out, n, max, fdb + (uint64_t)extra[k] * bpg);
-	return n;
+			all[n++] = g;
+	all[n++] = last;
+	for (int i = 0; extra && i < 2; i++)
+		if (extra[i] && extra[i] <= last)
+			all[n++] = extra[i];
+	qsort(all, n, sizeof(all[0]), blk_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (i && all[i] == all[i - 1])
+			continue;
+		if (k < max)
+			out[k] = fdb + all[i] * bpg;
+		k++;
+	}
+	return k;
 }
 
 int e4_super_is_backup_copy(e4_fs *fs)
