@@ -14,8 +14,11 @@
  * message) when the next one comes; E4_CRASH_TRACE=FILE also appends one
  * line "offset length" per write to FILE.  Does nothing otherwise.
  * Later calls (handles opened again by the same process) join the same
- * count and trace.  Returns 0, or EINVAL for a malformed value (the tool
- * reports it). */
+ * count and trace.  E4_FAIL_READ=OFFSET:LENGTH (bytes) makes every read
+ * of the device that touches that range fail with EIO (a bad spot on a
+ * disk), for the tests of what a tool does after a read error; the reads
+ * made before this call (the open) are not affected.  Returns 0, or
+ * EINVAL for a malformed value (the tool reports it). */
 errcode_t crashpoint_install(e4_io *io);
 
 #endif

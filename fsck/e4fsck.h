@@ -59,6 +59,12 @@ struct e4fsck {
 	int journal_replayed;
 	int journal_failed;		/* recovery ran and reported an error */
 	unsigned orphans_freed, orphans_truncated;
+
+	/* Descriptors: the primary table's locations are unsound and this
+	 * group's backup copy is used for the run (0: the table opened);
+	 * nothing writes descriptors or bitmaps then. */
+	e4_group_t gd_copy;
+	int gd_reported;		/* the primary table's faults were said */
 };
 
 /* ---- problem table (problem.c) ---------------------------------------- */
@@ -122,6 +128,13 @@ enum e4fsck_problem {
 	PR_0_JOURNAL_FEATURE_SET,
 	PR_0_JOURNAL_FC_PENDING,
 	PR_0_EXT_JOURNAL_MISSING,
+	/* superblock and descriptors (issue 11) */
+	PR_0_SB_USE_FAR_BACKUP,
+	PR_0_SB_GEOMETRY,
+	PR_0_GD_USE_COPY,
+	PR_0_GD_NO_GOOD_COPY,
+	PR_0_GD_BITMAP_UNUSABLE,
+	PR_0_JOURNAL_STALE_NAME,
 	PR_MAX
 };
 

@@ -27,6 +27,8 @@
 
 static struct e4fsck *exit_ctx;
 
+static void fatal(struct e4fsck *ctx, errcode_t err, const char *what) __attribute__((noreturn));
+
 static void usage(const char *prog)
 {
 	fprintf(stderr,
@@ -185,40 +187,243 @@ static errcode_t install_crashpoint(struct e4fsck *ctx)
 	return err;
 }
 
+/* The device must hold the whole filesystem (e4_check_device_size()):
+ * said before anything else is looked at; the primary superblock records
+ * the error (not with -n, not from a backup) and e4fsck stops, exit 8.
+ * Nothing past the end of the device is ever read or written. */
+static void check_device_size(struct e4fsck *ctx)
+{
+	const struct e4_geom *g = e4_geom(ctx->fs);
+	struct ext4_super_block *sb = e4_super(ctx->fs);
+	uint64_t dev_blocks;
+	int record = !ctx->read_only && !ctx->sb_used;
+
+	if (!e4_check_device_size(ctx->fs, &dev_blocks))
+		return;
+	fprintf(stderr, "%s: %s: the filesystem is %llu blocks of %u bytes (its superblock "
+		"says so), but the device holds only %llu: either the superblock or the "
+		"partition table is wrong (a truncated image, the wrong partition?)\n",
+		ctx->prog, ctx->device, (unsigned long long)g->blocks_count, g->block_size,
+		(unsigned long long)dev_blocks);
+	if (record && !(e4_le16(sb->s_state) & EXT4_ERROR_FS)) {
+		sb->s_state = e4_cpu_to_le16(e4_le16(sb->s_state) | EXT4_ERROR_FS);
+		ctx->sb_dirty = 1;
+	}
+	fprintf(stderr, "%s: %s: nothing was checked or repaired%s\n", ctx->prog, ctx->device,
+		record ? "; the superblock records the error" : "");
+	ctx->fatal = 1;
+	e4fsck_exit(ctx);
+}
+
+static int report_gd_fault(e4_fs *fs, const struct e4_gd_fault *f, void *priv)
+{
+	static const char *const items[] = { "block bitmap", "inode bitmap", "inode table" };
+	struct e4fsck *ctx = priv;
+	struct problem_ctx pctx = { 0 };
+	char why[160];
+
+	switch (f->err) {
+	case E4_ERR_GD_OVERLAP_SUPER:
+		snprintf(why, sizeof(why), "overlaps a superblock or group descriptor copy");
+		break;
+	case E4_ERR_GD_OVERLAP:
+		snprintf(why, sizeof(why), "overlaps group %u's %s", f->other_group,
+			 items[f->other_item]);
+		break;
+	default:
+		snprintf(why, sizeof(why), "lies outside %s (blocks %llu-%llu)",
+			 e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FLEX_BG) ?
+			 "the filesystem" : "its group",
+			 (unsigned long long)f->lo, (unsigned long long)f->hi);
+		break;
+	}
+	pctx.group = f->group;
+	pctx.str = items[f->item];
+	pctx.blk = f->blk;
+	pctx.str2 = why;
+	fix_problem(ctx, PR_0_GD_BAD_LOCATION, &pctx);
+	return ++ctx->gd_reported > 20;
+}
+
+/* Copies of the descriptor table tried when the opened one is unsound. */
+#define GD_COPIES_TRIED	16
+
+/* Descriptor locations as the kernel and e2fsprogs check them at open
+ * (e4_group_check_locations()).  Unsound ones are corruption: the copy
+ * kept with the first backup superblock whose table is sound is used for
+ * the run (said once, a full check left due); without one e4fsck stops
+ * before the journal, exit 4, nothing written. */
+static void check_descriptors(struct e4fsck *ctx)
+{
+	e4_fs *fs = ctx->fs;
+	const struct e4_geom *geo = e4_geom(fs);
+	struct problem_ctx pctx = { 0 };
+	unsigned tried = 0;
+	int first = !ctx->gd_reported;
+
+	ctx->gd_copy = 0;
+	if (!e4_group_check_locations(fs, NULL, NULL, NULL))
+		return;
+	if (first) {
+		e4_group_check_locations(fs, report_gd_fault, ctx, NULL);
+		if (!ctx->gd_reported)
+			ctx->gd_reported = 1;
+	}
+	for (e4_group_t g = 1; g < geo->group_count && tried < GD_COPIES_TRIED; g++) {
+		if (!e4_group_has_super(fs, g))
+			continue;
+		tried++;
+		if (e4_gdt_load_copy(fs, g) || e4_group_check_locations(fs, NULL, NULL, NULL))
+			continue;
+		ctx->gd_copy = g;
+		if (first) {
+			pctx.group = g;
+			pctx.blk = e4_group_first_block(fs, g);
+			fix_problem(ctx, PR_0_GD_USE_COPY, &pctx);
+		}
+		return;
+	}
+	e4_gdt_load_copy(fs, 0);
+	fix_problem(ctx, PR_0_GD_NO_GOOD_COPY, &pctx);
+	ctx->uncorrected++;
+	e4fsck_exit(ctx);
+}
+
+/* A freshly opened filesystem: crash tests' layer, the device's size,
+ * the descriptors. */
+static errcode_t opened(struct e4fsck *ctx)
+{
+	errcode_t err;
+
+	if (!ctx->read_only && (err = install_crashpoint(ctx)))
+		return err;
+	check_device_size(ctx);
+	check_descriptors(ctx);
+	return 0;
+}
+
+/* Is the backup superblock at blk (in bs units) usable: it opens, it is
+ * where its own geometry puts a copy, and (*sound) its descriptors'
+ * locations are sound?  Leaves ctx->fs open on success. */
+static int try_backup(struct e4fsck *ctx, int flags, e4_blk_t blk, unsigned bs, int *sound)
+{
+	if (e4_open(ctx->device, flags, blk, bs, &ctx->fs))
+		return 0;
+	if (!e4_super_is_backup_copy(ctx->fs)) {
+		e4_close(ctx->fs);
+		ctx->fs = NULL;
+		return 0;
+	}
+	*sound = !e4_group_check_locations(ctx->fs, NULL, NULL, NULL);
+	return 1;
+}
+
+/* The primary superblock is unusable (first): every backup location the
+ * geometry allows, for block sizes 1 KiB to 64 KiB (or -B): group 1's
+ * first for each size, as e2fsck looks, then the other sparse_super
+ * groups and the last group on the device (sparse_super2's second copy
+ * as mke2fs places it).  A backup whose descriptors are sound is
+ * preferred to one whose are not.  Says which one is used.  0 with
+ * ctx->fs open, or -1. */
+static int search_backups(struct e4fsck *ctx, int flags, errcode_t first)
+{
+	struct problem_ctx pctx = { 0 };
+	e4_blk_t locs[64], blk = 0;
+	unsigned bs = 0;
+	uint64_t dev_bytes;
+	int pass, sound = 0;
+	e4_io *io;
+
+	if (e4_io_open(ctx->device, 0, &io))
+		return -1;
+	dev_bytes = e4_io_size(io);
+	e4_io_close(io);
+	for (pass = 0; pass < 2 && !sound; pass++) {
+		for (unsigned b = 1024; b <= 65536 && !sound; b *= 2) {
+			size_t n = e4_backup_sb_locations(b, 0, dev_bytes, NULL, locs, 64);
+
+			if (ctx->blocksize && b != ctx->blocksize)
+				continue;
+			for (size_t k = pass; k < (pass ? n : n > 0) && k < 64 && !sound; k++) {
+				int ok;
+
+				if (!try_backup(ctx, flags, locs[k], b, &ok))
+					continue;
+				e4_close(ctx->fs);
+				ctx->fs = NULL;
+				if (!blk || ok) {
+					blk = locs[k];
+					bs = b;
+					sound = ok;
+				}
+			}
+		}
+	}
+	if (!blk || !try_backup(ctx, flags, blk, bs, &sound))
+		return -1;
+	ctx->sb_used = blk;
+	ctx->blocksize = bs;
+	pctx.err = first;
+	pctx.blk = blk;
+	if (blk == (e4_blk_t)bs * 8 + (bs == 1024)) {
+		fix_problem(ctx, PR_0_SB_USE_BACKUP, &pctx);
+	} else {
+		pctx.group = e4_group_of_block(ctx->fs, blk);
+		pctx.num = bs;
+		fix_problem(ctx, PR_0_SB_USE_FAR_BACKUP, &pctx);
+	}
+	return 0;
+}
+
+/* No backup superblock is usable: the fields the geometry decides are
+ * recomputed (e4_super_fix_geometry()) and said; with yes they are
+ * written at once (a journal replay re-reads the superblock from the
+ * device), with no e4fsck goes on read-only (-n) or stops (exit 4). */
+static int fix_geometry(struct e4fsck *ctx, int flags)
+{
+	const struct e4_sb_fix *fixes;
+	struct problem_ctx pctx = { 0 };
+	unsigned n, yes = 0;
+	errcode_t err;
+
+	if (e4_open(ctx->device, flags | E4_OPEN_FIX_GEOMETRY, 0, 0, &ctx->fs))
+		return -1;
+	n = e4_super_fixes(ctx->fs, &fixes);
+	for (unsigned k = 0; k < n; k++) {
+		pctx.str = fixes[k].name;
+		pctx.num = fixes[k].was;
+		pctx.num2 = fixes[k].now;
+		yes += fix_problem(ctx, PR_0_SB_GEOMETRY, &pctx);
+	}
+	if (ctx->read_only)
+		return 0;
+	if (yes < n)
+		e4fsck_exit(ctx);
+	err = e4_super_write(ctx->fs);
+	if (!err)
+		err = e4_flush(ctx->fs);
+	if (err)
+		fatal(ctx, err, "while writing the repaired superblock");
+	return 0;
+}
+
 errcode_t e4fsck_open(struct e4fsck *ctx)
 {
 	int flags = ctx->read_only ? 0 : E4_OPEN_RW;
-	errcode_t err, first;
-	struct problem_ctx pctx = { 0 };
+	errcode_t err;
 
 	ctx->fs = NULL;
 	err = e4_open(ctx->device, flags, ctx->sb_used, ctx->sb_used ? ctx->blocksize : 0,
 		      &ctx->fs);
-	if (!err && !ctx->read_only)
-		err = install_crashpoint(ctx);
-	if (!err || ctx->sb_used || ctx->superblock || !sb_damage(err))
+	if (!err)
+		return opened(ctx);
+	if (ctx->sb_used || ctx->superblock || !sb_damage(err))
 		return err;
-	/* The primary is unusable: the first backup, at block 8 * block size
-	 * (+1 with 1 KiB blocks), for each possible block size. */
-	first = err;
-	for (unsigned bs = 1024; bs <= 65536; bs *= 2) {
-		if (ctx->blocksize && bs != ctx->blocksize)
-			continue;
-		e4_blk_t sb = (e4_blk_t)bs * 8 + (bs == 1024);
-
-		if (e4_open(ctx->device, flags, sb, bs, &ctx->fs))
-			continue;
-		if (!ctx->read_only && (err = install_crashpoint(ctx)))
-			return err;
-		ctx->sb_used = sb;
-		ctx->blocksize = bs;
-		pctx.err = first;
-		pctx.blk = sb;
-		fix_problem(ctx, PR_0_SB_USE_BACKUP, &pctx);
-		return 0;
-	}
+	if (!search_backups(ctx, flags, err) ||
+	    (err == E4_ERR_BAD_GEOMETRY && !fix_geometry(ctx, flags)))
+		return opened(ctx);
 	ctx->fs = NULL;
-	return first;
+	return err;
 }
 
 errcode_t e4fsck_close(struct e4fsck *ctx)

@@ -54,6 +54,14 @@ static void clear_valid(struct ext4_super_block *sb)
 	sb->s_state = e4_cpu_to_le16(e4_le16(sb->s_state) & ~EXT4_VALID_FS);
 }
 
+static int map_nop(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
+{
+	(void)fs;
+	(void)ext;
+	(void)priv;
+	return 0;
+}
+
 /* Remove the internal journal: free its blocks when its map is readable,
  * zero the inode, clear has_journal/needs_recovery and the superblock's
  * journal fields.  A full check is left due (VALID_FS cleared) when the
@@ -67,6 +75,16 @@ static errcode_t remove_journal(struct e4fsck *ctx)
 	errcode_t err;
 	int clean = !e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER);
 
+	/* A journal that cannot be read is not removed: the device failed,
+	 * not the journal.  Its map is walked first so that a read error
+	 * stops before anything changes. */
+	if (ino && ino <= e4_geom(fs)->inodes_count) {
+		err = e4_inode_read(fs, ino, &ib);
+		if (!err || err == E4_ERR_INODE_CSUM)
+			err = e4_map_iterate(fs, ino, &ib.inode, E4_ITER_META, map_nop, NULL);
+		if (e4_err_is_io(err))
+			return err;
+	}
 	if (ino && ino <= e4_geom(fs)->inodes_count && !e4_inode_read(fs, ino, &ib)) {
 		uint64_t freed = 0;
 
@@ -294,7 +312,7 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 	/* System errors (I/O, memory) and unknown features are no reason to
 	 * throw a journal away: they stop e4fsck below. */
 	if (err && !ext && err != E4_ERR_NO_MEMORY && err != E4_ERR_JOURNAL_UNSUPP &&
-	    (err < 0 || err >= 256)) {
+	    !e4_err_is_io(err)) {
 		pctx.recoverable = journal_keep(fs, jino, recover);
 		if (!fix_problem(ctx, PR_0_JOURNAL_BAD_INODE, &pctx))
 			return 0;
@@ -467,7 +485,7 @@ errcode_t e4fsck_journal(struct e4fsck *ctx)
 			fix_problem(ctx, PR_0_JOURNAL_CSUM_ERROR, &pctx);
 		else
 			fix_problem(ctx, PR_0_JOURNAL_RECOVERY_ERROR, &pctx);
-		if (err == E4_ERR_NO_MEMORY || err == E4_ERR_READ_ONLY ||
+		if (err == E4_ERR_NO_MEMORY || err == E4_ERR_READ_ONLY || e4_err_is_io(err) ||
 		    res.replay.scan.outcome == E4_JSCAN_NONE) {
 			/* the journal was left as it was: nothing more to do safely */
 			ctx->fatal = 1;
@@ -539,9 +557,9 @@ errcode_t e4fsck_orphans(struct e4fsck *ctx)
 	errcode_t err;
 
 	/* Read-only, nothing listed, a backup superblock (its list is as
-	 * old as the backup) or a journal left unreplayed (the list is as
-	 * old as the log): nothing to do here. */
-	if (ctx->read_only || ctx->sb_used || (!sb->s_last_orphan && !have_file) ||
+	 * old as the backup) or descriptor copy, or a journal left
+	 * unreplayed (the list is as old as the log): nothing to do here. */
+	if (ctx->read_only || ctx->sb_used || ctx->gd_copy || (!sb->s_last_orphan && !have_file) ||
 	    e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER))
 		return 0;
 	if (e4_le16(sb->s_state) & EXT4_ERROR_FS) {
@@ -556,6 +574,16 @@ errcode_t e4fsck_orphans(struct e4fsck *ctx)
 	err = e4_orphans_process(fs, ctx->now, orphan_cb, ctx, &res);
 	ctx->orphans_freed = res.freed;
 	ctx->orphans_truncated = res.truncated;
+	if (e4_err_is_io(err)) {
+		/* The device failed: the list stays as it is and nothing of
+		 * the release is written. */
+		pctx.ino = res.bad_ino;
+		pctx.err = err;
+		fix_problem(ctx, PR_0_ORPHAN_ERROR, &pctx);
+		e4_io_discard(e4_fs_io(fs));
+		ctx->fatal = 1;
+		return err;
+	}
 	if (err) {
 		pctx.ino = res.bad_ino;
 		pctx.err = err;

@@ -72,17 +72,17 @@ static const struct problem table[] = {
 	  "The superblock's last write time (%t, now %T) lies in the future.\n",
 	  PROMPT_FIX, PR_PREEN_OK | PR_NO_OK },
 	{ PR_0_GD_BAD_LOCATION,
-	  "Group %g's %s (block %b) lies outside the filesystem.\n",
-	  PROMPT_RELOCATE, PR_FULL_CHECK },
+	  "Group %g's %s (block %b) %S.\n",
+	  PROMPT_NONE, PR_FULL_CHECK },
 	{ PR_0_GD_CSUM,
 	  "Group descriptor %g fails its checksum (%x, expected %X).\n",
 	  PROMPT_FIX, PR_PREEN_OK },
 	{ PR_0_GD_FREE_BLOCKS,
-	  "Group %g claims %n free blocks, more than its %N.\n",
-	  PROMPT_FIX, PR_PREEN_OK | PR_FULL_CHECK },
+	  "Group %g's free blocks count is %n; its block bitmap says %N.\n",
+	  PROMPT_FIX, PR_PREEN_OK },
 	{ PR_0_GD_FREE_INODES,
-	  "Group %g claims %n free inodes, more than its %N.\n",
-	  PROMPT_FIX, PR_PREEN_OK | PR_FULL_CHECK },
+	  "Group %g's free inodes count is %n; its inode bitmap says %N.\n",
+	  PROMPT_FIX, PR_PREEN_OK },
 	{ PR_0_GD_UNINIT_FLAGS,
 	  "Group %g has uninit flags without a descriptor checksum feature.\n",
 	  PROMPT_CLEAR, PR_PREEN_OK },
@@ -179,6 +179,33 @@ static const struct problem table[] = {
 	  "The journal is on an external device (its UUID is the \"Journal UUID\" "
 	  "of e4tune -l), which was not given: name it with -j external_journal.\n",
 	  PROMPT_NONE, 0 },
+	/* ---- superblock and descriptors (issue 11) ---- */
+	{ PR_0_SB_USE_FAR_BACKUP,
+	  "The primary superblock and the first backups are unusable (%e); "
+	  "using the backup at block %b (group %g, %n-byte blocks), found by "
+	  "searching every backup location.\n",
+	  PROMPT_NONE, PR_FULL_CHECK },
+	{ PR_0_SB_GEOMETRY,
+	  "The superblock's %s is %n; the geometry says %N (no backup superblock "
+	  "is usable, the value is recomputed).\n",
+	  PROMPT_FIX, PR_PREEN_OK },
+	{ PR_0_GD_USE_COPY,
+	  "Using the group descriptor copy kept with group %g's backup superblock "
+	  "(block %b) for this run; the full check must rebuild the primary "
+	  "descriptors.\n",
+	  PROMPT_NONE, PR_FULL_CHECK },
+	{ PR_0_GD_NO_GOOD_COPY,
+	  "No copy of the group descriptors has sound locations; the full check "
+	  "must rebuild them.\n",
+	  PROMPT_NONE, PR_FULL_CHECK },
+	{ PR_0_GD_BITMAP_UNUSABLE,
+	  "Group %g's free counts cannot be checked against its bitmaps (%e); "
+	  "the full check must rebuild them.\n",
+	  PROMPT_NONE, PR_FULL_CHECK },
+	{ PR_0_JOURNAL_STALE_NAME,
+	  "The filesystem has an internal journal (inode %i), but the superblock "
+	  "also names an external journal (%s).\n",
+	  PROMPT_CLEAR, PR_PREEN_OK },
 };
 
 /*

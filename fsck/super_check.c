@@ -59,80 +59,68 @@ errcode_t e4fsck_sync_free_counts(struct e4fsck *ctx, int *changed)
 	return 0;
 }
 
-/* Is [blk, blk + n) inside the filesystem (and, without flex_bg, inside
- * group g)? */
-static int loc_ok(e4_fs *fs, e4_group_t g, e4_blk_t blk, uint64_t n)
+/* Group i's free counts against its bitmaps (e4_group_count_free(),
+ * BLOCK_UNINIT / INODE_UNINIT respected): a count that disagrees is set
+ * to the bitmap's, never to a guess.  A bitmap that cannot be read or
+ * fails its checksum is left to the full check. */
+static void recount_group(struct e4fsck *ctx, e4_group_t i, struct e4_group *g, int *dirty)
 {
-	const struct e4_geom *geo = e4_geom(fs);
-	e4_blk_t lo = geo->first_data_block, hi = geo->blocks_count;
+	struct problem_ctx pctx = { 0 };
+	uint32_t fb, fi;
+	errcode_t err;
 
-	if (!e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FLEX_BG)) {
-		lo = e4_group_first_block(fs, g);
-		hi = e4_group_last_block(fs, g) + 1;
+	pctx.group = i;
+	err = e4_group_count_free(ctx->fs, i, &fb, &fi);
+	if (err) {
+		pctx.err = err;
+		fix_problem(ctx, PR_0_GD_BITMAP_UNUSABLE, &pctx);
+		return;
 	}
-	return blk >= lo && blk < hi && n <= hi - blk;
+	if (g->free_blocks != fb) {
+		pctx.num = g->free_blocks;
+		pctx.num2 = fb;
+		if (fix_problem(ctx, PR_0_GD_FREE_BLOCKS, &pctx)) {
+			g->free_blocks = fb;
+			*dirty = 1;
+		}
+	}
+	if (g->free_inodes != fi) {
+		pctx.num = g->free_inodes;
+		pctx.num2 = fi;
+		if (fix_problem(ctx, PR_0_GD_FREE_INODES, &pctx)) {
+			g->free_inodes = fi;
+			*dirty = 1;
+		}
+	}
 }
 
+/* Descriptor flags, checksums and free counts.  Locations were judged at
+ * open (main.c: an unsound table is never used for this). */
 static errcode_t check_groups(struct e4fsck *ctx)
 {
 	e4_fs *fs = ctx->fs;
 	const struct e4_geom *geo = e4_geom(fs);
+	/* an unreplayed journal (-n) holds newer bitmaps than the disk */
+	int recount = !e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER);
 	struct problem_ctx pctx;
 	struct e4_group g;
 	int gd_dirty = 0;
 	errcode_t err;
-	unsigned bad_loc = 0, bad_csum = 0;
+	unsigned bad_csum = 0;
 
 	for (e4_group_t i = 0; i < geo->group_count; i++) {
-		uint64_t nblocks = e4_group_last_block(fs, i) - e4_group_first_block(fs, i) + 1;
-		uint64_t nclusters = (nblocks + (1u << geo->cluster_bits) - 1) >> geo->cluster_bits;
+		int changed = 0;
 
 		err = e4_group_get(fs, i, &g);
 		if (err)
 			return err;
 		memset(&pctx, 0, sizeof(pctx));
 		pctx.group = i;
-		if (bad_loc < 20) {
-			const struct { e4_blk_t b; uint64_t n; const char *what; } loc[] = {
-				{ g.block_bitmap, 1, "block bitmap" },
-				{ g.inode_bitmap, 1, "inode bitmap" },
-				{ g.inode_table, geo->inode_blocks_per_group, "inode table" },
-			};
-
-			for (unsigned k = 0; k < 3; k++) {
-				if (loc_ok(fs, i, loc[k].b, loc[k].n))
-					continue;
-				pctx.blk = loc[k].b;
-				pctx.str = loc[k].what;
-				fix_problem(ctx, PR_0_GD_BAD_LOCATION, &pctx);
-				ctx->uncorrected++;
-				bad_loc++;
-			}
-		}
-		if (g.free_blocks > nclusters) {
-			pctx.num = g.free_blocks;
-			pctx.num2 = nclusters;
-			if (fix_problem(ctx, PR_0_GD_FREE_BLOCKS, &pctx)) {
-				g.free_blocks = 0;	/* the full check recounts */
-				e4_group_set(fs, i, &g);
-				gd_dirty = 1;
-			}
-		}
-		if (g.free_inodes > geo->inodes_per_group) {
-			pctx.num = g.free_inodes;
-			pctx.num2 = geo->inodes_per_group;
-			if (fix_problem(ctx, PR_0_GD_FREE_INODES, &pctx)) {
-				g.free_inodes = 0;
-				e4_group_set(fs, i, &g);
-				gd_dirty = 1;
-			}
-		}
 		if (!geo->metadata_csum && !geo->gdt_csum &&
 		    (g.flags & (EXT4_BG_INODE_UNINIT | EXT4_BG_BLOCK_UNINIT))) {
 			if (fix_problem(ctx, PR_0_GD_UNINIT_FLAGS, &pctx)) {
 				g.flags &= ~(EXT4_BG_INODE_UNINIT | EXT4_BG_BLOCK_UNINIT);
-				e4_group_set(fs, i, &g);
-				gd_dirty = 1;
+				changed = 1;
 			}
 		}
 		if (!e4_group_csum_ok(fs, i) && bad_csum < 1000) {
@@ -146,6 +134,21 @@ static errcode_t check_groups(struct e4fsck *ctx)
 				gd_dirty = 1;
 			}
 		}
+		if (changed) {
+			err = e4_group_set(fs, i, &g);
+			if (err)
+				return err;
+			gd_dirty = 1;
+			changed = 0;
+		}
+		if (recount)
+			recount_group(ctx, i, &g, &changed);
+		if (changed) {
+			err = e4_group_set(fs, i, &g);
+			if (err)
+				return err;
+			gd_dirty = 1;
+		}
 	}
 	if (gd_dirty && !ctx->read_only) {
 		err = e4_flush_primary(fs, 1);
@@ -153,6 +156,33 @@ static errcode_t check_groups(struct e4fsck *ctx)
 			return err;
 	}
 	return 0;
+}
+
+/* An internal journal named together with an external one (a UUID or
+ * device left by an earlier journal): the kernel uses the inode (and
+ * refuses to mount when s_journal_dev is set too); the stale name is
+ * cleared.  e2fsck 1.47 goes looking for the external journal instead. */
+static void check_journal_name(struct e4fsck *ctx)
+{
+	struct ext4_super_block *sb = e4_super(ctx->fs);
+	static const uint8_t zero[16];
+	struct problem_ctx pctx = { 0 };
+	int uuid = memcmp(sb->s_journal_uuid, zero, sizeof(zero)) != 0;
+	uint32_t dev = e4_le32(sb->s_journal_dev);
+	char what[64];
+
+	if (!e4_has_compat(ctx->fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) ||
+	    !sb->s_journal_inum || (!uuid && !dev))
+		return;
+	snprintf(what, sizeof(what), "%s%s%s", uuid ? "s_journal_uuid" : "",
+		 uuid && dev ? " and " : "", dev ? "s_journal_dev" : "");
+	pctx.ino = e4_le32(sb->s_journal_inum);
+	pctx.str = what;
+	if (fix_problem(ctx, PR_0_JOURNAL_STALE_NAME, &pctx) && !ctx->read_only) {
+		memset(sb->s_journal_uuid, 0, sizeof(sb->s_journal_uuid));
+		sb->s_journal_dev = 0;
+		ctx->sb_dirty = 1;
+	}
 }
 
 errcode_t e4fsck_check_super(struct e4fsck *ctx)
@@ -173,9 +203,20 @@ errcode_t e4fsck_check_super(struct e4fsck *ctx)
 							 ~EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT);
 		ctx->sb_dirty = 1;
 	}
+	check_journal_name(ctx);
 	/* Descriptors read from a backup are as old as the backup: judging
 	 * (and writing) them is the full check's business. */
-	err = ctx->sb_used ? 0 : check_groups(ctx);
+	err = ctx->sb_used || ctx->gd_copy ? 0 : check_groups(ctx);
+	if (!err && !ctx->sb_used && !ctx->gd_copy &&
+	    !e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER)) {
+		int changed;
+
+		/* the superblock's totals: the sums of the groups' (not while
+		 * a journal is left unreplayed: the log holds newer counts) */
+		err = e4fsck_sync_free_counts(ctx, &changed);
+		if (changed && !ctx->read_only)
+			ctx->sb_dirty = 1;
+	}
 	if (err) {
 		e4fsck_error(ctx, err, "while checking the group descriptors");
 		ctx->fatal = 1;

@@ -310,6 +310,101 @@ static uint64_t count_zero_bits(const uint8_t *map, uint64_t nbits)
 	return nbits - used;
 }
 
+/* Are the clusters of blocks [blk, blk + n) (clipped to group g) all
+ * marked in use in g's block bitmap map? */
+static int range_in_use(e4_fs *fs, e4_group_t g, const uint8_t *map, e4_blk_t blk, uint64_t n)
+{
+	e4_blk_t first = e4_group_first_block(fs, g), last = e4_group_last_block(fs, g);
+	e4_blk_t end = blk + n;
+
+	if (blk < first)
+		blk = first;
+	if (end > last + 1)
+		end = last + 1;
+	for (; blk < end; blk++)
+		if (!e4_bit_test(map, (blk - first) >> fs->geom.cluster_bits))
+			return 0;
+	return 1;
+}
+
+/* A block bitmap is believed only if it marks in use the group's own
+ * bitmaps and inode table where they lie in the group (the kernel's test,
+ * ext4_valid_block_bitmap) and its superblock and descriptor copies. */
+static errcode_t block_bitmap_check(e4_fs *fs, e4_group_t g, const uint8_t *map)
+{
+	struct e4_group d;
+	e4_blk_t sb_blk;
+	uint32_t gdt, res;
+
+	e4_group_get(fs, g, &d);
+	if (!range_in_use(fs, g, map, d.block_bitmap, 1) ||
+	    !range_in_use(fs, g, map, d.inode_bitmap, 1) ||
+	    !range_in_use(fs, g, map, d.inode_table, fs->geom.inode_blocks_per_group))
+		return E4_ERR_BLOCK_BITMAP_BAD;
+	e4_group_super_blocks(fs, g, &sb_blk, &gdt, &res);
+	if (e4_group_has_super(fs, g) &&
+	    !range_in_use(fs, g, map, sb_blk, 1 + (uint64_t)gdt + res))
+		return E4_ERR_BLOCK_BITMAP_BAD;
+	if (!e4_group_has_super(fs, g) && gdt &&
+	    !range_in_use(fs, g, map, e4_group_first_block(fs, g), gdt))
+		return E4_ERR_BLOCK_BITMAP_BAD;
+	return 0;
+}
+
+/* An inode bitmap is believed only if it marks the reserved inodes
+ * (1 .. s_first_ino - 1) of group g in use. */
+static errcode_t inode_bitmap_check(e4_fs *fs, e4_group_t g, const uint8_t *map)
+{
+	uint64_t base = (uint64_t)g * fs->geom.inodes_per_group;
+
+	for (uint64_t i = 0; i < fs->geom.inodes_per_group && base + i + 1 < fs->geom.first_ino; i++)
+		if (!e4_bit_test(map, i))
+			return E4_ERR_INODE_BITMAP_BAD;
+	return 0;
+}
+
+/* e4_group_count_free(); check: refuse implausible bitmaps. */
+static errcode_t count_free(e4_fs *fs, e4_group_t g, int check, uint32_t *free_clusters,
+			    uint32_t *free_inodes)
+{
+	uint8_t *buf = NULL;
+	uint64_t nfree[2];
+	errcode_t err = 0;
+
+	if (g >= fs->geom.group_count || !fs->block_bitmaps)
+		return E4_ERR_BAD_GROUP_NUM;
+	if (!fs->block_bitmaps[g] || !fs->inode_bitmaps[g]) {
+		buf = malloc(fs->geom.block_size);
+		if (!buf)
+			return E4_ERR_NO_MEMORY;
+	}
+	/* k 0: the block bitmap (clusters), 1: the inode bitmap */
+	for (int k = 0; k < 2 && !err; k++) {
+		const uint8_t *map = k ? fs->inode_bitmaps[g] : fs->block_bitmaps[g];
+
+		if (!map) {
+			err = k ? e4_read_inode_bitmap(fs, g, buf) : e4_read_block_bitmap(fs, g, buf);
+			map = buf;
+		}
+		if (!err && check)
+			err = k ? inode_bitmap_check(fs, g, map) : block_bitmap_check(fs, g, map);
+		if (!err)
+			nfree[k] = count_zero_bits(map, k ? group_inodes(fs) : group_clusters(fs, g));
+	}
+	if (!err) {
+		*free_clusters = (uint32_t)nfree[0];
+		*free_inodes = (uint32_t)nfree[1];
+	}
+	free(buf);
+	return err;
+}
+
+errcode_t e4_group_count_free(e4_fs *fs, e4_group_t g, uint32_t *free_clusters,
+			      uint32_t *free_inodes)
+{
+	return count_free(fs, g, 1, free_clusters, free_inodes);
+}
+
 errcode_t e4_counts_recompute(e4_fs *fs, int *changed)
 {
 	const struct e4_geom *geo = &fs->geom;
@@ -323,25 +418,19 @@ errcode_t e4_counts_recompute(e4_fs *fs, int *changed)
 		return err;
 	for (e4_group_t g = 0; g < geo->group_count; g++) {
 		struct e4_group d;
-		uint8_t *bmap, *imap;
-		uint64_t fb, fi;
+		uint32_t fb, fi;
 
 		err = e4_group_get(fs, g, &d);
 		if (err)
 			return err;
-		err = e4_bitmap_cached(fs, g, 0, &bmap);
+		err = count_free(fs, g, 0, &fb, &fi);
 		if (err)
 			return err;
-		err = e4_bitmap_cached(fs, g, 1, &imap);
-		if (err)
-			return err;
-		fb = count_zero_bits(bmap, group_clusters(fs, g));
-		fi = count_zero_bits(imap, group_inodes(fs));
 		free_clusters += fb;
 		free_inodes += fi;
 		if (d.free_blocks != fb || d.free_inodes != fi) {
-			d.free_blocks = (uint32_t)fb;
-			d.free_inodes = (uint32_t)fi;
+			d.free_blocks = fb;
+			d.free_inodes = fi;
 			err = e4_group_set(fs, g, &d);
 			if (err)
 				return err;

@@ -139,6 +139,8 @@ uint32_t e4_jsb_csum(const journal_superblock_t *jsb);
 /* ---- I/O manager (io.c) ----------------------------------------------- */
 #define E4_IO_RW	0x0001	/* open read-write (default read-only) */
 #define E4_IO_EXCL	0x0002	/* O_EXCL on block devices */
+#define E4_IO_NO_GROW	0x0004	/* writes past the size: E4_ERR_SHORT_WRITE (a
+				   regular file is never extended) */
 
 /* Open an image file or block device.  Errors: errno values. */
 errcode_t e4_io_open(const char *path, int flags, e4_io **ret);
@@ -164,6 +166,10 @@ errcode_t e4_io_read_blk_nocache(e4_io *io, e4_blk_t blk, unsigned count, void *
 errcode_t e4_io_write_blk(e4_io *io, e4_blk_t blk, unsigned count, const void *buf);
 /* Write back dirty cache blocks and fsync. */
 errcode_t e4_io_flush(e4_io *io);
+/* Forget the dirty cache blocks: their writes never reach the device
+ * (those already written back to make room, and uncached writes, stay
+ * written).  For a caller that stops after a device failure. */
+void e4_io_discard(e4_io *io);
 /* A layer over the device's writes (DESIGN.md "I/O layers stack"): hook is
  * called before every write that reaches the device (cached blocks when
  * they are written back, uncached writes at once) with its byte offset
@@ -178,12 +184,26 @@ void e4_io_set_write_hook(e4_io *io, e4_io_write_hook hook, void *priv);
  * durability still comes only from e4_io_flush().  For writers that emit
  * much more than the cache holds, e.g. e4mkfs on large devices. */
 void e4_io_set_writeback_ahead(e4_io *io, uint64_t bytes);
+/* A layer over the device's reads (e4_io_pread() and every block read
+ * through it): hook is called with the byte offset and length before each
+ * read reaches the device; a non-zero return is returned by that read.
+ * Used for read fault injection in tests; NULL removes it. */
+typedef errcode_t (*e4_io_read_hook)(void *priv, uint64_t offset, size_t len);
+void e4_io_set_read_hook(e4_io *io, e4_io_read_hook hook, void *priv);
+/* 1 if err says the device could not be read or written (an errno value
+ * from a system call, E4_ERR_SHORT_READ, E4_ERR_SHORT_WRITE), as opposed
+ * to a verdict on the data read: such a failure is never a reason to
+ * clear or rebuild the structure that could not be read. */
+int e4_err_is_io(errcode_t err);
 
 /* ---- filesystem handle (super.c, group.c) ---------------------------- */
 #define E4_OPEN_RW		0x0001	/* read-write */
 #define E4_OPEN_IGNORE_CSUM	0x0002	/* checksum mismatches are not errors */
 #define E4_OPEN_CATASTROPHIC	0x0004	/* tolerate bad descriptors, don't use bitmaps */
 #define E4_OPEN_FORCE		0x0008	/* open read-only despite unknown features */
+#define E4_OPEN_FIX_GEOMETRY	0x0010	/* a primary superblock failing only its
+					   geometry is repaired in memory
+					   (e4_super_fix_geometry(), e4_super_fixes()) */
 
 /* Decoded geometry, all values in CPU order. */
 struct e4_geom {
@@ -221,10 +241,49 @@ struct e4_geom {
  * the operations that need it): see e4_check_group_descs(). */
 errcode_t e4_open(const char *path, int flags, e4_blk_t superblock,
 		  unsigned blocksize, e4_fs **ret);
-/* Check every group descriptor: bitmaps and inode table inside the
- * filesystem (E4_ERR_GD_BAD_LOCATION), checksum (E4_ERR_GD_CSUM unless
+/* Check every group descriptor: locations as e4_group_check_locations()
+ * (its first fault's code), then the checksum (E4_ERR_GD_CSUM unless
  * IGNORE_CSUM).  *bad_group (may be NULL) gets the first bad group. */
 errcode_t e4_check_group_descs(e4_fs *fs, e4_group_t *bad_group);
+/* The filesystem against its device: E4_ERR_DEVICE_TOO_SMALL when the
+ * superblock's block count runs past the end of the device (a truncated
+ * image, the wrong partition; nothing there can be read or written).
+ * *dev_blocks (may be NULL) gets the device size in filesystem blocks,
+ * rounded down.  The one place of this rule for every tool. */
+errcode_t e4_check_device_size(e4_fs *fs, uint64_t *dev_blocks);
+/* Replace the descriptor table in memory with the copy kept with group
+ * g's superblock backup (classic GDT after it; with meta_bg the backup
+ * descriptor blocks of each meta group, section 4.5), or with g 0 the
+ * table the open read.  Cached bitmaps are dropped.  While a backup copy
+ * is loaded, descriptors and bitmaps are never written (E4_ERR_GDT_COPY
+ * from the writers): it is as old as the backup.  Call before changing
+ * anything.  E4_ERR_INVALID_ARGUMENT (no copy in group g),
+ * E4_ERR_GD_BAD_LOCATION, read errors (the table in memory is then
+ * unchanged). */
+errcode_t e4_gdt_load_copy(e4_fs *fs, e4_group_t g);
+/* One superblock field that e4_super_fix_geometry() recomputed. */
+struct e4_sb_fix {
+	const char *name;		/* "inode count", "blocks per group", ... */
+	uint64_t was, now;
+};
+#define E4_SB_MAX_FIXES	8
+/* Recompute in *sb (on-disk order) the fields the rest of the geometry
+ * decides, when e4_super_validate() gives E4_ERR_BAD_GEOMETRY (format
+ * doc 1.1): s_first_data_block (1 with 1 KiB blocks without bigalloc,
+ * else 0); s_blocks_per_group from s_clusters_per_group or the reverse
+ * (when both are possible and disagree, the one whose group count gives
+ * s_inodes_count; when neither is usable and the filesystem fits one
+ * group, 8 * block size clusters, what mke2fs writes); s_inodes_per_group
+ * from s_inodes_count only when it is unusable; s_inodes_count =
+ * groups * s_inodes_per_group; s_first_ino 11 when out of range.  Each
+ * change goes to fixes[0..*nfix) (at most E4_SB_MAX_FIXES).  Returns
+ * e4_super_validate()'s verdict on the result (0: usable); any other
+ * first error is returned with nothing changed.  No I/O. */
+errcode_t e4_super_fix_geometry(struct ext4_super_block *sb, struct e4_sb_fix *fixes,
+				unsigned *nfix);
+/* What an E4_OPEN_FIX_GEOMETRY open repaired (0: nothing); *fixes points
+ * into fs. */
+unsigned e4_super_fixes(e4_fs *fs, const struct e4_sb_fix **fixes);
 /* Flush (if read-write) and free everything. */
 errcode_t e4_close(e4_fs *fs);
 errcode_t e4_flush(e4_fs *fs);
@@ -305,6 +364,53 @@ e4_blk_t e4_group_desc_block(e4_fs *fs, e4_group_t sb_group, uint32_t i);
 /* Superblock, GDT and reserved-GDT blocks in group g (counts in blocks). */
 void e4_group_super_blocks(e4_fs *fs, e4_group_t g, e4_blk_t *sb_blk,
 			   uint32_t *gdt_blocks, uint32_t *reserved_gdt);
+
+/* Where a group's block bitmap, inode bitmap and inode table may lie, as
+ * the kernel checks them at mount (ext4_check_descriptors) and e2fsprogs
+ * when it opens a filesystem: inside the filesystem, inside their own
+ * group unless flex_bg, not on a superblock, descriptor or reserved GDT
+ * block of any copy, not on another group's (or the same group's other)
+ * metadata.  One fault: */
+enum e4_gd_item { E4_GD_BLOCK_BITMAP = 0, E4_GD_INODE_BITMAP, E4_GD_INODE_TABLE };
+struct e4_gd_fault {
+	errcode_t err;		/* E4_ERR_GD_BLOCK_BITMAP, E4_ERR_GD_INODE_BITMAP,
+				   E4_ERR_GD_INODE_TABLE (outside [lo, hi]),
+				   E4_ERR_GD_OVERLAP_SUPER, E4_ERR_GD_OVERLAP */
+	e4_group_t group;
+	enum e4_gd_item item;
+	e4_blk_t blk;		/* the item's first block */
+	uint32_t len;		/* its blocks (1, or the inode table's) */
+	e4_blk_t lo, hi;	/* range allowed: its group, or the filesystem
+				   (flex_bg) */
+	e4_group_t other_group;	/* E4_ERR_GD_OVERLAP: the other item's group */
+	enum e4_gd_item other_item;
+};
+/* Call cb for each fault of the in-memory descriptor table (group order
+ * for range faults, then block order for overlaps; an item is reported
+ * once); a non-zero return stops.  *nfaults (may be NULL) gets the count
+ * reported.  Returns 0 if every location is sound, else the first fault's
+ * code; E4_ERR_NO_MEMORY. */
+typedef int (*e4_gd_fault_cb)(e4_fs *fs, const struct e4_gd_fault *f, void *priv);
+errcode_t e4_group_check_locations(e4_fs *fs, e4_gd_fault_cb cb, void *priv,
+				   unsigned *nfaults);
+/* Where backup superblocks may lie when no superblock can say (format
+ * doc 1.3), for a device of dev_bytes bytes and block size bs, assuming
+ * bpg blocks per group (0: 8 * bs, mke2fs's choice): the first block of
+ * each group g >= 1 that holds a copy under sparse_super (1, 3, 5, 7, 9,
+ * 25, 27, 49, ...), of the last group starting on the device (where
+ * mke2fs puts sparse_super2's second copy) and of the groups extra[0],
+ * extra[1] (a damaged superblock's s_backup_bgs; 0: none), whose
+ * superblock lies wholly on the device; ascending, no duplicates, in
+ * units of bs (with 1 KiB blocks group 1's is block 8193).  Returns how
+ * many there are; the first max are stored in out. */
+size_t e4_backup_sb_locations(unsigned bs, uint32_t bpg, uint64_t dev_bytes,
+			      const uint32_t extra[2], e4_blk_t *out, size_t max);
+/* 1 if fs was opened from a backup superblock that is where its own
+ * geometry puts one: the first block of a group holding a copy, its
+ * s_block_group_nr that group (up to 65535) or 0 (old writers).  0 for
+ * the primary or a superblock found elsewhere (e.g. inside an image file
+ * stored in the filesystem). */
+int e4_super_is_backup_copy(e4_fs *fs);
 
 /* Read group g's block bitmap (bitmap_bytes(cpg/8) significant; buffer of
  * block_size bytes).  BLOCK_UNINIT groups are synthesised (section 4.2).
@@ -735,8 +841,10 @@ struct e4_jrecover_result {
  * e4_journal_replay() (the superblocks are still updated, like e2fsck),
  * or an error from writing them (a replayed primary superblock that
  * fails e4_super_validate() is not written: its error is returned).
- * Untouched on E4_ERR_NO_MEMORY, a callback stop, E4_ERR_READ_ONLY, or
- * unusable journal geometry (E4_ERR_JOURNAL_CORRUPT).
+ * Untouched on E4_ERR_NO_MEMORY, a callback stop, E4_ERR_READ_ONLY,
+ * unusable journal geometry (E4_ERR_JOURNAL_CORRUPT) or a device failure
+ * (e4_err_is_io(): a log block that cannot be read, a replayed block that
+ * cannot be written); the log is then replayed again by the next run.
  * The caller must then close and reopen fs (cached descriptors and
  * bitmaps are stale), recompute summary counts and process orphans. */
 errcode_t e4_journal_recover(e4_fs *fs, e4_journal *j, e4_jlog_cb cb, void *priv,
@@ -1104,6 +1212,20 @@ errcode_t e4_inode_find_free(e4_fs *fs, e4_group_t goal_group, e4_ino_t *ino);
  * that change get their checksum set and are written at e4_alloc_flush().
  * *changed (may be NULL) = 1 if any count changed.  Bitmap read errors. */
 errcode_t e4_counts_recompute(e4_fs *fs, int *changed);
+/* Group g's free clusters and free inodes as its bitmaps say, without
+ * changing anything (the rule e4_counts_recompute() applies):
+ * BLOCK_UNINIT and INODE_UNINIT groups count as synthesised (section
+ * 4.2), bits past the end of the group are not counted.  Bitmaps already
+ * cached are used, others read without caching them.  A bitmap is not
+ * believed when it is plainly wrong: E4_ERR_BLOCK_BITMAP_BAD when it
+ * marks free a block of the group's own bitmaps or inode table lying in
+ * the group (the kernel's test at load) or of its superblock/descriptor
+ * copy, E4_ERR_INODE_BITMAP_BAD when it marks a reserved inode free.
+ * Errors of e4_read_block_bitmap() / e4_read_inode_bitmap()
+ * (E4_ERR_*_BITMAP_CSUM unless IGNORE_CSUM, E4_ERR_GD_BAD_LOCATION, read
+ * errors).  The counts are set only on success. */
+errcode_t e4_group_count_free(e4_fs *fs, e4_group_t g, uint32_t *free_clusters,
+			      uint32_t *free_inodes);
 /* Write every changed bitmap (with its checksum in the descriptor), then
  * the descriptor table (primary and backups, e4_gdt_write()) if any
  * descriptor changed, then the primary superblock; e4_flush() after.

@@ -24,6 +24,13 @@ struct e4_fs {
 	 * bitmap, bit 2 descriptor) */
 	uint8_t *alloc_dirty;
 	int sb_dirty;
+	/* e4_gdt_load_copy(): the descriptors in memory are the copy kept
+	 * with group gdt_copy's superblock backup (0: the table the open
+	 * read); bitmaps and descriptors are then never written */
+	e4_group_t gdt_copy;
+	/* E4_OPEN_FIX_GEOMETRY: what e4_super_fix_geometry() changed */
+	struct e4_sb_fix sb_fixes[E4_SB_MAX_FIXES];
+	unsigned sb_nfixes;
 };
 
 /* Helpers used by several modules. */

@@ -4,6 +4,7 @@
  */
 #include "e4_private.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const struct ext4_group_desc *desc_ptr(e4_fs *fs, e4_group_t g)
@@ -166,4 +167,202 @@ void e4_group_super_blocks(e4_fs *fs, e4_group_t g, e4_blk_t *sb_blk,
 		*gdt_blocks = fs->geom.desc_blocks;
 		*reserved_gdt = e4_le16(fs->sb->s_reserved_gdt_blocks);
 	}
+}
+
+/* ---- descriptor locations ------------------------------------------- */
+
+/* A run of metadata blocks for the overlap sweep: a group's item, or
+ * (item -1) a superblock + descriptor (+ reserved GDT) copy. */
+struct loc_run {
+	e4_blk_t start, end;		/* inclusive */
+	e4_group_t group;
+	int item;
+};
+
+static int run_cmp(const void *a, const void *b)
+{
+	const struct loc_run *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->item < y->item) ? -1 : (x->item > y->item);
+}
+
+static const errcode_t item_err[3] = {
+	E4_ERR_GD_BLOCK_BITMAP, E4_ERR_GD_INODE_BITMAP, E4_ERR_GD_INODE_TABLE,
+};
+
+struct loc_report {
+	e4_gd_fault_cb cb;
+	void *priv;
+	unsigned n;
+	errcode_t first;
+	int stop;
+};
+
+static void report(e4_fs *fs, struct loc_report *r, const struct e4_gd_fault *f)
+{
+	if (r->stop)
+		return;
+	if (!r->first)
+		r->first = f->err;
+	r->n++;
+	if (r->cb && r->cb(fs, f, r->priv))
+		r->stop = 1;
+}
+
+/* Range faults; the sound items (and every superblock/GDT copy) go to
+ * runs[] for the overlap sweep. */
+static size_t range_check(e4_fs *fs, struct loc_report *r, struct loc_run *runs)
+{
+	const struct e4_geom *geo = &fs->geom;
+	int flex = e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FLEX_BG);
+	size_t n = 0;
+
+	for (e4_group_t g = 0; g < geo->group_count && !r->stop; g++) {
+		struct e4_group d;
+		e4_blk_t lo = geo->first_data_block, hi = geo->blocks_count - 1, sb_blk;
+		uint32_t gdt, res;
+
+		if (!flex) {
+			lo = e4_group_first_block(fs, g);
+			hi = e4_group_last_block(fs, g);
+		}
+		e4_group_get(fs, g, &d);
+		const e4_blk_t at[3] = { d.block_bitmap, d.inode_bitmap, d.inode_table };
+		const uint32_t len[3] = { 1, 1, geo->inode_blocks_per_group };
+
+		for (int k = 0; k < 3; k++) {
+			if (at[k] >= lo && at[k] <= hi && len[k] && len[k] - 1 <= hi - at[k]) {
+				runs[n++] = (struct loc_run){ at[k], at[k] + len[k] - 1, g, k };
+				continue;
+			}
+			report(fs, r, &(struct e4_gd_fault){ .err = item_err[k], .group = g,
+				.item = (enum e4_gd_item)k, .blk = at[k], .len = len[k],
+				.lo = lo, .hi = hi });
+		}
+		e4_group_super_blocks(fs, g, &sb_blk, &gdt, &res);
+		if (e4_group_has_super(fs, g) || gdt) {
+			e4_blk_t first = e4_group_has_super(fs, g) ? sb_blk : e4_group_first_block(fs, g);
+			uint64_t cnt = (e4_group_has_super(fs, g) ? 1 : 0) + (uint64_t)gdt + res;
+
+			if (cnt)
+				runs[n++] = (struct loc_run){ first, first + cnt - 1, g, -1 };
+		}
+	}
+	return n;
+}
+
+errcode_t e4_group_check_locations(e4_fs *fs, e4_gd_fault_cb cb, void *priv,
+				   unsigned *nfaults)
+{
+	const struct e4_geom *geo = &fs->geom;
+	struct loc_report r = { cb, priv, 0, 0, 0 };
+	struct loc_run *runs, *cur = NULL;
+	uint8_t *seen;
+	size_t n;
+
+	if (nfaults)
+		*nfaults = 0;
+	if (!fs->gdt)
+		return E4_ERR_BAD_GROUP_NUM;
+	runs = calloc((size_t)geo->group_count * 4 + 1, sizeof(*runs));
+	seen = calloc((size_t)geo->group_count * 4 + 1, 1);
+	if (!runs || !seen) {
+		free(runs);
+		free(seen);
+		return E4_ERR_NO_MEMORY;
+	}
+	n = range_check(fs, &r, runs);
+	qsort(runs, n, sizeof(*runs), run_cmp);
+	/* sweep in block order: a run starting inside the furthest-reaching
+	 * run so far overlaps it */
+	for (size_t i = 0; i < n && !r.stop; i++) {
+		struct loc_run *x = &runs[i];
+
+		if (cur && x->start <= cur->end) {
+			struct loc_run *item = x->item >= 0 ? x : cur;
+			struct loc_run *other = item == x ? cur : x;
+
+			if (item->item >= 0 && !seen[item - runs]) {
+				struct e4_gd_fault f = { .group = item->group,
+					.item = (enum e4_gd_item)item->item, .blk = item->start,
+					.len = (uint32_t)(item->end - item->start + 1) };
+
+				if (other->item < 0) {
+					f.err = E4_ERR_GD_OVERLAP_SUPER;
+				} else {
+					f.err = E4_ERR_GD_OVERLAP;
+					f.other_group = other->group;
+					f.other_item = (enum e4_gd_item)other->item;
+				}
+				seen[item - runs] = 1;
+				report(fs, &r, &f);
+			}
+		}
+		if (!cur || x->end > cur->end)
+			cur = x;
+	}
+	free(runs);
+	free(seen);
+	if (nfaults)
+		*nfaults = r.n;
+	return r.first;
+}
+
+/* ---- backup superblocks ----------------------------------------------- */
+
+static int blk_cmp(const void *a, const void *b)
+{
+	e4_blk_t x = *(const e4_blk_t *)a, y = *(const e4_blk_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+size_t e4_backup_sb_locations(unsigned bs, uint32_t bpg, uint64_t dev_bytes,
+			      const uint32_t extra[2], e4_blk_t *out, size_t max)
+{
+	/* groups 1, powers of 3, 5 and 7 below 2^64, the last and two extra */
+	e4_blk_t all[1 + 41 + 28 + 23 + 3];
+	uint32_t fdb = bs == 1024 ? 1 : 0;
+	uint64_t dev_blocks = bs ? dev_bytes / bs : 0, last;
+	size_t n = 0, k = 0;
+
+	if (!bpg)
+		bpg = 8 * bs;
+	/* a group's superblock: its first block, 1024 bytes of it */
+	if (bs < 1024 || dev_blocks <= (uint64_t)fdb + bpg)
+		return 0;
+	last = (dev_blocks - 1 - fdb) / bpg;
+	all[n++] = 1;
+	for (uint64_t base = 3; base <= 7; base += 2)
+		for (uint64_t g = base; g <= last; g *= base)
+			all[n++] = g;
+	all[n++] = last;
+	for (int i = 0; extra && i < 2; i++)
+		if (extra[i] && extra[i] <= last)
+			all[n++] = extra[i];
+	qsort(all, n, sizeof(all[0]), blk_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (i && all[i] == all[i - 1])
+			continue;
+		if (k < max)
+			out[k] = fdb + all[i] * bpg;
+		k++;
+	}
+	return k;
+}
+
+int e4_super_is_backup_copy(e4_fs *fs)
+{
+	e4_blk_t b = fs->sb_block;
+	e4_group_t g;
+	uint32_t nr = e4_le16(fs->sb->s_block_group_nr);
+
+	if (!b || b < fs->geom.first_data_block || b >= fs->geom.blocks_count)
+		return 0;
+	g = e4_group_of_block(fs, b);
+	if (!g || b != e4_group_first_block(fs, g) || !e4_group_has_super(fs, g))
+		return 0;
+	return nr == 0 || nr == (g < 65535 ? g : 65535);
 }

@@ -40,6 +40,8 @@ struct e4_io {
 	uint8_t *ra_buf;		/* E4_IO_RA_MAX * blksize */
 	e4_io_write_hook write_hook;	/* stacked layer: tracing, crash tests */
 	void *write_hook_priv;
+	e4_io_read_hook read_hook;	/* stacked layer: read fault injection */
+	void *read_hook_priv;
 	uint64_t base;			/* byte offset of byte 0 (e4_io_set_offset) */
 	uint64_t ahead;			/* e4_io_set_writeback_ahead(), bytes */
 	uint64_t unstarted;		/* written since writeback last started */
@@ -206,6 +208,11 @@ errcode_t e4_io_pread(e4_io *io, uint64_t offset, void *buf, size_t len)
 
 	if (offset > io->size || len > io->size - offset)
 		return E4_ERR_SHORT_READ;
+	if (io->read_hook) {
+		errcode_t err = io->read_hook(io->read_hook_priv, offset, len);
+		if (err)
+			return err;
+	}
 	while (len) {
 		ssize_t r = pread(io->fd, p, len, (off_t)(offset + io->base));
 		if (r < 0) {
@@ -259,6 +266,9 @@ errcode_t e4_io_pwrite(e4_io *io, uint64_t offset, const void *buf, size_t len)
 
 	if (!(io->flags & E4_IO_RW))
 		return E4_ERR_READ_ONLY;
+	/* a regular file is never extended past the filesystem's device */
+	if ((io->flags & E4_IO_NO_GROW) && (offset > io->size || len > io->size - offset))
+		return E4_ERR_SHORT_WRITE;
 	if (io->write_hook) {
 		errcode_t err = io->write_hook(io->write_hook_priv, offset, len);
 		if (err)
@@ -355,6 +365,10 @@ errcode_t e4_io_read_blk(e4_io *io, e4_blk_t blk, unsigned count, void *buf)
 			if (want > E4_IO_RA_MAX)
 				want = E4_IO_RA_MAX;
 			err = io_fill(io, blk, want);
+			/* a bad block in the read-ahead window is not this
+			 * block's failure: read this one alone */
+			if (err && want > 1)
+				err = io_fill(io, blk, want = 1);
 			if (err)
 				return err;
 			io->next_seq = blk + want;
@@ -430,6 +444,13 @@ errcode_t e4_io_flush(e4_io *io)
 	return 0;
 }
 
+void e4_io_discard(e4_io *io)
+{
+	for (uint32_t i = 0; i < io->nslots; i++)
+		if (io->slots[i].dirty)
+			io->slots[i].valid = io->slots[i].dirty = 0;
+}
+
 void e4_io_set_writeback_ahead(e4_io *io, uint64_t bytes)
 {
 	io->ahead = bytes;
@@ -440,4 +461,16 @@ void e4_io_set_write_hook(e4_io *io, e4_io_write_hook hook, void *priv)
 {
 	io->write_hook = hook;
 	io->write_hook_priv = priv;
+}
+
+void e4_io_set_read_hook(e4_io *io, e4_io_read_hook hook, void *priv)
+{
+	io->read_hook = hook;
+	io->read_hook_priv = priv;
+}
+
+int e4_err_is_io(errcode_t err)
+{
+	/* system-call failures are errno values, below the com_err tables */
+	return (err > 0 && err < 256) || err == E4_ERR_SHORT_READ || err == E4_ERR_SHORT_WRITE;
 }

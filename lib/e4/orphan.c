@@ -664,6 +664,8 @@ errcode_t e4_gdt_write_primary(e4_fs *fs)
 	uint32_t classic = first_meta_bg < g->desc_blocks ? first_meta_bg : g->desc_blocks;
 	errcode_t err;
 
+	if (fs->gdt_copy)
+		return E4_ERR_GDT_COPY;
 	for (uint32_t i = 0; i < g->desc_blocks; i++) {
 		e4_blk_t b;
 

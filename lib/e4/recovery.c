@@ -1085,10 +1085,13 @@ errcode_t e4_journal_recover(e4_fs *fs, e4_journal *j, e4_jlog_cb cb, void *priv
 
 	rec_err = e4_journal_replay(fs, j, cb, priv, &res->replay);
 	res->error = rec_err;
+	/* Nothing decided, or the device failed us (a block of the log or
+	 * of the filesystem could not be read or written): leave the journal
+	 * as it is.  What was replayed is replayed again by the next run. */
 	if (res->replay.aborted || rec_err == E4_ERR_NO_MEMORY ||
-	    rec_err == E4_ERR_READ_ONLY ||
+	    rec_err == E4_ERR_READ_ONLY || e4_err_is_io(rec_err) ||
 	    res->replay.scan.outcome == E4_JSCAN_NONE)
-		return rec_err;	/* nothing decided: leave the journal as it is */
+		return rec_err;
 
 	/* The journal is empty from now on.  After a successful recovery the
 	 * next tid is the end of the log + 1 (last replayed tid + 2); after a

@@ -93,7 +93,10 @@ errcode_t e4_super_validate(const struct ext4_super_block *sb, uint64_t dev_byte
 	bpg = e4_le32(sb->s_blocks_per_group);
 	cpg = e4_le32(sb->s_clusters_per_group);
 	ipg = e4_le32(sb->s_inodes_per_group);
-	if (!blocks || fdb >= blocks || (bs == 1024 ? fdb > 1 : fdb != 0))
+	/* the superblock's block: 1 with 1 KiB blocks (0 allowed for 1 KiB
+	 * blocks in larger clusters, as mke2fs makes them), else 0 */
+	if (!blocks || fdb >= blocks ||
+	    (bs == 1024 ? fdb > 1 || (fdb == 0 && log_cs == log_bs) : fdb != 0))
 		return E4_ERR_BAD_GEOMETRY;
 	if (ro & EXT4_FEATURE_RO_COMPAT_BIGALLOC) {
 		if (!cpg || cpg > 8 * bs || (uint64_t)cpg << (log_cs - log_bs) != bpg)
@@ -179,6 +182,111 @@ static void compute_seeds(e4_fs *fs)
 	}
 }
 
+errcode_t e4_super_fix_geometry(struct ext4_super_block *sb, struct e4_sb_fix *fixes,
+				unsigned *nfix)
+{
+	errcode_t err = e4_super_validate(sb, 0);
+	uint32_t log_bs = e4_le32(sb->s_log_block_size);
+	unsigned cbits = e4_le32(sb->s_log_cluster_size) - log_bs;
+	uint32_t bs = EXT4_MIN_BLOCK_SIZE << log_bs, maxc = 8 * bs;
+	uint64_t blocks = e4_sb_blocks_count(sb), groups, span;
+	uint32_t fdb = e4_le32(sb->s_first_data_block);
+	uint32_t cpg = e4_le32(sb->s_clusters_per_group), bpg = e4_le32(sb->s_blocks_per_group);
+	uint32_t ipg = e4_le32(sb->s_inodes_per_group), icount = e4_le32(sb->s_inodes_count);
+	int cpg_ok, bpg_ok;
+	unsigned n = 0;
+
+	*nfix = 0;
+	if (err != E4_ERR_BAD_GEOMETRY || !blocks)
+		return err;
+#define FIX(label, field, val, conv) do { \
+		if (n < E4_SB_MAX_FIXES) { \
+			fixes[n].name = label; \
+			fixes[n].was = e4_le32(sb->field); \
+			fixes[n].now = (val); \
+			n++; \
+		} \
+		sb->field = conv(val); \
+	} while (0)
+	/* the superblock's own block decides the first data block */
+	if (bs == 1024 ? fdb > 1 || (fdb == 0 && !cbits) : fdb != 0) {
+		fdb = (bs == 1024 && !cbits) ? 1 : 0;
+		FIX("first data block", s_first_data_block, fdb, e4_cpu_to_le32);
+	}
+	if (fdb >= blocks)
+		goto out;
+	span = blocks - fdb;
+	/* blocks and clusters per group: one from the other; both unusable
+	 * on a filesystem of one group: 8 * block size clusters (mke2fs) */
+	cpg_ok = cpg && cpg <= maxc;
+	bpg_ok = bpg && !(bpg & ((1u << cbits) - 1)) && (bpg >> cbits) <= maxc;
+	if (cpg_ok && bpg_ok && (uint64_t)cpg << cbits != bpg) {
+		/* both possible, they disagree: the one whose group count
+		 * gives the inode count */
+		uint64_t gc = (span + ((uint64_t)cpg << cbits) - 1) / ((uint64_t)cpg << cbits);
+		uint64_t gb = (span + bpg - 1) / bpg;
+		int c_fits = ipg && gc * ipg == icount, b_fits = ipg && gb * ipg == icount;
+
+		if (c_fits == b_fits)
+			goto out;
+		cpg_ok = c_fits;
+		bpg_ok = b_fits;
+	}
+	if (cpg_ok && (uint64_t)cpg << cbits != bpg) {
+		FIX("blocks per group", s_blocks_per_group, cpg << cbits, e4_cpu_to_le32);
+	} else if (!cpg_ok && bpg_ok) {
+		FIX("clusters per group", s_clusters_per_group, bpg >> cbits, e4_cpu_to_le32);
+	} else if (!cpg_ok) {
+		if (span > (uint64_t)maxc << cbits)
+			goto out;
+		FIX("clusters per group", s_clusters_per_group, maxc, e4_cpu_to_le32);
+		FIX("blocks per group", s_blocks_per_group, maxc << cbits, e4_cpu_to_le32);
+	}
+	bpg = e4_le32(sb->s_blocks_per_group);
+	groups = (span + bpg - 1) / bpg;
+	/* inodes per group from the inode count only when it is unusable */
+	if (!ipg || ipg > 8 * bs) {
+		if (icount % groups || !icount || icount / groups > 8 * bs)
+			goto out;
+		ipg = (uint32_t)(icount / groups);
+		FIX("inodes per group", s_inodes_per_group, ipg, e4_cpu_to_le32);
+	}
+	if (groups * ipg != icount && groups * ipg <= UINT32_MAX)
+		FIX("inode count", s_inodes_count, (uint32_t)(groups * ipg), e4_cpu_to_le32);
+	if (e4_le32(sb->s_rev_level) != EXT4_GOOD_OLD_REV &&
+	    (e4_le32(sb->s_first_ino) < EXT4_GOOD_OLD_FIRST_INO ||
+	     e4_le32(sb->s_first_ino) > e4_le32(sb->s_inodes_count)))
+		FIX("first inode", s_first_ino, EXT4_GOOD_OLD_FIRST_INO, e4_cpu_to_le32);
+#undef FIX
+out:
+	*nfix = n < E4_SB_MAX_FIXES ? n : E4_SB_MAX_FIXES;
+	return e4_super_validate(sb, 0);
+}
+
+/* E4_OPEN_FIX_GEOMETRY: the primary superblock in fs->sb fails only its
+ * geometry; check its checksum as it is on disk, then repair it in
+ * memory (the checksum set for the repaired copy). */
+static errcode_t fix_geometry(e4_fs *fs)
+{
+	errcode_t err;
+
+	if ((e4_le32(fs->sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) &&
+	    !e4_ignore_csum(fs) && e4_le32(fs->sb->s_checksum) != e4_superblock_csum(fs->sb))
+		return E4_ERR_SB_CSUM;
+	err = e4_super_fix_geometry(fs->sb, fs->sb_fixes, &fs->sb_nfixes);
+	if (err)
+		return err;
+	if (e4_le32(fs->sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+		fs->sb->s_checksum = e4_cpu_to_le32(e4_superblock_csum(fs->sb));
+	return 0;
+}
+
+unsigned e4_super_fixes(e4_fs *fs, const struct e4_sb_fix **fixes)
+{
+	*fixes = fs->sb_fixes;
+	return fs->sb_nfixes;
+}
+
 /* Read the superblock copy at byte offset off and validate it. */
 static errcode_t read_super(e4_fs *fs, uint64_t off)
 {
@@ -190,6 +298,9 @@ static errcode_t read_super(e4_fs *fs, uint64_t off)
 	if (err)
 		return err;
 	err = e4_super_validate(fs->sb, e4_io_size(fs->io));
+	if (err == E4_ERR_BAD_GEOMETRY && (fs->flags & E4_OPEN_FIX_GEOMETRY) &&
+	    off == EXT4_SUPERBLOCK_OFFSET)
+		return fix_geometry(fs);
 	if (err == E4_ERR_BAD_DESC_SIZE && (fs->flags & E4_OPEN_CATASTROPHIC)) {
 		/* As the reference's catastrophic mode: a descriptor size that
 		 * is no power of two (but holds a 64-byte descriptor) is used
@@ -221,59 +332,95 @@ static errcode_t check_features(e4_fs *fs)
 	return 0;
 }
 
-static errcode_t load_gdt(e4_fs *fs)
+/* Read the descriptor table kept with the superblock copy of group
+ * sb_group at block sb_blk (0: the primary) into dst (desc_blocks
+ * blocks). */
+static errcode_t read_gdt(e4_fs *fs, e4_group_t sb_group, e4_blk_t sb_blk, uint8_t *dst)
 {
 	const struct e4_geom *g = &fs->geom;
-	e4_group_t sb_group = 0;
-	uint8_t *blk;
-	errcode_t err = 0;
+	int meta_bg = e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_META_BG);
+	errcode_t err;
 
-	if (fs->sb_block)
-		sb_group = e4_group_of_block(fs, fs->sb_block);
-	fs->gdt = calloc(g->desc_blocks, g->block_size);
-	blk = malloc(g->block_size);
-	if (!fs->gdt || !blk) {
-		free(blk);
-		return E4_ERR_NO_MEMORY;
-	}
 	for (uint32_t i = 0; i < g->desc_blocks; i++) {
 		e4_blk_t b;
 
-		if (fs->sb_block && !(e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_META_BG) &&
-				      i >= e4_le32(fs->sb->s_first_meta_bg)))
-			b = fs->sb_block + 1 + i;
+		if (sb_blk && !(meta_bg && i >= e4_le32(fs->sb->s_first_meta_bg)))
+			b = sb_blk + 1 + i;
 		else
 			b = e4_group_desc_block(fs, sb_group, i);
-		if (b >= g->blocks_count) {
-			err = E4_ERR_GD_BAD_LOCATION;
-			break;
-		}
-		err = e4_io_read_blk(fs->io, b, 1, blk);
+		if (b >= g->blocks_count)
+			return E4_ERR_GD_BAD_LOCATION;
+		err = e4_io_read_blk(fs->io, b, 1, dst + (size_t)i * g->block_size);
 		if (err)
-			break;
-		memcpy(fs->gdt + (size_t)i * g->block_size, blk, g->block_size);
+			return err;
 	}
-	free(blk);
-	return err;
+	return 0;
+}
+
+static errcode_t load_gdt(e4_fs *fs)
+{
+	const struct e4_geom *g = &fs->geom;
+	e4_group_t sb_group = fs->sb_block ? e4_group_of_block(fs, fs->sb_block) : 0;
+
+	fs->gdt = calloc(g->desc_blocks, g->block_size);
+	if (!fs->gdt)
+		return E4_ERR_NO_MEMORY;
+	return read_gdt(fs, sb_group, fs->sb_block, fs->gdt);
+}
+
+errcode_t e4_gdt_load_copy(e4_fs *fs, e4_group_t g)
+{
+	const struct e4_geom *geo = &fs->geom;
+	e4_group_t own = fs->sb_block ? e4_group_of_block(fs, fs->sb_block) : 0;
+	uint8_t *buf;
+	errcode_t err;
+
+	if (g >= geo->group_count || !e4_group_has_super(fs, g))
+		return E4_ERR_INVALID_ARGUMENT;
+	buf = calloc(geo->desc_blocks, geo->block_size);
+	if (!buf)
+		return E4_ERR_NO_MEMORY;
+	if (g == own)
+		err = read_gdt(fs, own, fs->sb_block, buf);
+	else
+		err = read_gdt(fs, g, g ? e4_group_first_block(fs, g) : 0, buf);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	free(fs->gdt);
+	fs->gdt = buf;
+	/* bitmaps cached from the other table's locations are not these */
+	for (e4_group_t i = 0; fs->block_bitmaps && i < geo->group_count; i++) {
+		free(fs->block_bitmaps[i]);
+		free(fs->inode_bitmaps[i]);
+		fs->block_bitmaps[i] = fs->inode_bitmaps[i] = NULL;
+	}
+	fs->gdt_copy = g == own ? 0 : g;
+	return 0;
+}
+
+/* First location fault (e4_group_check_locations' callback). */
+static int first_fault(e4_fs *fs, const struct e4_gd_fault *f, void *priv)
+{
+	(void)fs;
+	*(e4_group_t *)priv = f->group;
+	return 1;
 }
 
 errcode_t e4_check_group_descs(e4_fs *fs, e4_group_t *bad_group)
 {
 	const struct e4_geom *g = &fs->geom;
+	e4_group_t bad = 0;
+	errcode_t err;
 
+	err = e4_group_check_locations(fs, first_fault, &bad, NULL);
+	if (err) {
+		if (bad_group)
+			*bad_group = bad;
+		return err;
+	}
 	for (e4_group_t i = 0; i < g->group_count; i++) {
-		struct e4_group d;
-		e4_blk_t first = g->first_data_block, last = g->blocks_count - 1;
-
-		e4_group_get(fs, i, &d);
-		if (d.block_bitmap < first || d.block_bitmap > last ||
-		    d.inode_bitmap < first || d.inode_bitmap > last ||
-		    d.inode_table < first ||
-		    d.inode_table + g->inode_blocks_per_group - 1 > last) {
-			if (bad_group)
-				*bad_group = i;
-			return E4_ERR_GD_BAD_LOCATION;
-		}
 		if (!e4_ignore_csum(fs) && !e4_group_csum_ok(fs, i)) {
 			if (bad_group)
 				*bad_group = i;
@@ -281,6 +428,15 @@ errcode_t e4_check_group_descs(e4_fs *fs, e4_group_t *bad_group)
 		}
 	}
 	return 0;
+}
+
+errcode_t e4_check_device_size(e4_fs *fs, uint64_t *dev_blocks)
+{
+	uint64_t n = e4_io_size(fs->io) / fs->geom.block_size;
+
+	if (dev_blocks)
+		*dev_blocks = n;
+	return fs->geom.blocks_count > n ? E4_ERR_DEVICE_TOO_SMALL : 0;
 }
 
 static void free_fs(e4_fs *fs)
@@ -322,7 +478,7 @@ errcode_t e4_open(const char *path, int flags, e4_blk_t superblock,
 		err = E4_ERR_NO_MEMORY;
 		goto fail;
 	}
-	err = e4_io_open(path, (flags & E4_OPEN_RW) ? E4_IO_RW : 0, &fs->io);
+	err = e4_io_open(path, (flags & E4_OPEN_RW) ? E4_IO_RW | E4_IO_NO_GROW : 0, &fs->io);
 	if (err)
 		goto fail;
 

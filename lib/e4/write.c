@@ -133,6 +133,8 @@ static errcode_t bitmap_write(e4_fs *fs, e4_group_t g, const uint8_t *buf, int i
 
 	if (!d)
 		return E4_ERR_BAD_GROUP_NUM;
+	if (fs->gdt_copy)
+		return E4_ERR_GDT_COPY;
 	e4_group_get(fs, g, &gr);
 	blk = inode ? gr.inode_bitmap : gr.block_bitmap;
 	if (blk < fs->geom.first_data_block || blk >= fs->geom.blocks_count)
@@ -225,6 +227,8 @@ errcode_t e4_gdt_write(e4_fs *fs)
 
 	if (!(fs->flags & E4_OPEN_RW))
 		return E4_ERR_READ_ONLY;
+	if (fs->gdt_copy)
+		return E4_ERR_GDT_COPY;
 	/* classic GDT (or its first first_meta_bg blocks) after each copy */
 	for (e4_group_t grp = 0; classic && grp < g->group_count; grp++) {
 		e4_blk_t b;

@@ -1,0 +1,95 @@
+#!/bin/bash
+# fsck_free_counts: free counts are recounted from the bitmaps, never
+# zeroed (issue 11 item 6).  A group's free blocks or inodes count that
+# disagrees with its bitmap is set to the bitmap's count, BLOCK_UNINIT and
+# INODE_UNINIT groups counted as the kernel synthesises them; the
+# superblock's totals become the groups' sums.
+#
+#  image: 32 MiB, 1 KiB blocks, 4 groups (group 1 BLOCK_UNINIT and
+#  INODE_UNINIT, groups 2-3 INODE_UNINIT), edited with debugfs:
+#    group 1 free blocks 0 (BLOCK_UNINIT: the count is the synthesised one)
+#    group 2 free blocks 60000 (more than the group holds)
+#    group 3 free inodes 7 (INODE_UNINIT: every inode is free)
+#    superblock free blocks 5, free inodes 3
+#  -n: exit 4, each group named with both counts, image unchanged
+#  -p, -y: exit 1; every count back to mke2fs's (dumpe2fs compared with the
+#  unedited image), reference e2fsck -fn clean, the kernel mounts it.
+#  zeroed: group 0's block bitmap zeroed (no metadata_csum): a bitmap that
+#  marks the group's own metadata free is not believed: exit 4, left to
+#  the full check, the counts untouched.
+#
+# Bugs caught: a count too large was set to 0 ("the full check recounts"),
+# which e2fsck then finds wrong; a count too small was not seen at all
+# (exit 0 "clean" while e2fsck -fn says "Free blocks count wrong for group
+# #1").
+
+. "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+
+need_e4fsck
+need_oracle "$REF_MKE2FS" "$REF_DEBUGFS" "$REF_DUMPE2FS" "$REF_E2FSCK"
+export E2FSCK_CONFIG=/dev/null TZ=UTC
+
+counts() {	# counts IMG: superblock and group free counts
+	"$REF_DUMPE2FS" "$1" 2>/dev/null | grep -E '^Free (blocks|inodes):|free blocks,'
+}
+
+run() {	# run NAME IMG MODE WANT_RC
+	local rc
+	runcap "$T/$1.$3" 30 "$E4FSCK" -$3 "$2"
+	rc=$(cat "$T/$1.$3.rc")
+	san_report "$T/$1.$3.err" && fail "$1 -$3: sanitizer report"
+	[ "$rc" = "$4" ] || {
+		cat "$T/$1.$3.out" "$T/$1.$3.err" >&2
+		fail "$1 -$3: $(describe_rc "$rc"), expected $4"
+	}
+}
+
+orig=$T/orig.img
+"$REF_MKE2FS" -q -F -t ext4 -b 1024 "$orig" 32M >/dev/null 2>&1 || fail "mke2fs failed"
+want=$(counts "$orig")
+img=$T/counts.img
+cp "$orig" "$img"
+"$REF_DEBUGFS" -w -f - "$img" >/dev/null 2>&1 <<'EOF' || fail "debugfs failed"
+set_bg 1 free_blocks_count 0
+set_bg 1 checksum calc
+set_bg 2 free_blocks_count 60000
+set_bg 2 checksum calc
+set_bg 3 free_inodes_count 7
+set_bg 3 checksum calc
+ssv free_blocks_count 5
+ssv free_inodes_count 3
+EOF
+[ "$(counts "$img")" != "$want" ] || fail "the edits did not change the counts"
+
+cp "$img" "$T/n.img"
+run counts "$T/n.img" n 4
+for pat in "Group 1's free blocks count is 0; its block bitmap says 7935" \
+	"Group 2's free blocks count is 60000; its block bitmap says 4096" \
+	"Group 3's free inodes count is 7; its inode bitmap says 2048"; do
+	grepq -F "$pat" "$T/counts.n.out" || fail "counts -n: no '$pat': $(cat "$T/counts.n.out")"
+done
+cmp -s "$img" "$T/n.img" || fail "counts -n: the image changed"
+
+for mode in p y; do
+	cp "$img" "$T/$mode.img"
+	run counts "$T/$mode.img" $mode 1
+	fsck_result_mounts "$T/$mode.img" "counts -$mode"
+	[ "$(counts "$T/$mode.img")" = "$want" ] ||
+		fail "counts -$mode: counts differ from mke2fs's: $(diff <(echo "$want") <(counts "$T/$mode.img"))"
+	ref_clean "$T/$mode.img" || fail "counts -$mode: reference -fn not clean: $REF_CLEAN_OUT"
+done
+
+# zeroed: group 0's block bitmap block full of zeros
+img=$T/zero.img
+"$REF_MKE2FS" -q -F -t ext4 -b 1024 -O ^metadata_csum "$img" 32M >/dev/null 2>&1 || fail "mke2fs failed"
+bb=$("$REF_DUMPE2FS" "$img" 2>/dev/null | sed -n '/^Group 0:/,/^Group 1:/s/.*Block bitmap at \([0-9]*\).*/\1/p')
+[ -n "$bb" ] || fail "zeroed: no block bitmap location"
+dd if=/dev/zero of="$img" bs=1024 seek="$bb" count=1 conv=notrunc status=none
+before=$(counts "$img")
+run zeroed "$img" p 4
+grepq -F "Group 0's free counts cannot be checked against its bitmaps (Block bitmap marks the group's own metadata as free)" \
+	"$T/zeroed.p.out" || fail "zeroed: not said: $(cat "$T/zeroed.p.out")"
+[ "$(counts "$img")" = "$before" ] || fail "zeroed: counts changed from a zeroed bitmap"
+
+info "free counts: recounted from the bitmaps, never zeroed ($(elapsed)s)"
+exit 0
