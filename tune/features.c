@@ -434,6 +434,18 @@ static int drop_index_flags(struct tune *t)
 	return 0;
 }
 
+int tune_features_after(struct tune *t, uint32_t f[3])
+{
+	struct fedit e;
+
+	memset(&e, 0, sizeof(e));
+	if (parse_list(t, &e))
+		return 1;
+	for (int k = 0; k < 3; k++)
+		f[k] = (e.old[k] | e.set[k]) & ~e.clear[k];
+	return 0;
+}
+
 int tune_features_check(struct tune *t)
 {
 	struct fedit e;

@@ -47,7 +47,7 @@ int tune_mntopts_parse(struct tune *t)
 static uint32_t new_defm(struct tune *t)
 {
 	uint32_t v = e4_le32(e4_super(t->fs)->s_default_mount_opts);
-	char *buf = strdup(t->mntopts), *save = NULL, *tok;
+	char *buf = t->mntopts ? strdup(t->mntopts) : NULL, *save = NULL, *tok;
 
 	if (!buf)
 		return v;
@@ -145,7 +145,6 @@ static int removing_journal(const struct tune *t)
 int tune_mntopts_check(struct tune *t)
 {
 	e4_fs *fs = t->fs;
-	uint32_t defm = new_defm(t);
 	char sopts[64];
 	e4_journal *j;
 	errcode_t err;
@@ -155,18 +154,6 @@ int tune_mntopts_check(struct tune *t)
 	if (new_sopts(t, sopts)) {
 		tune_err(t, 0, "the mount options string would exceed 63 characters");
 		return 1;
-	}
-	if (t->async_commit > 0) {
-		uint32_t mode = defm & EXT4_DEFM_JMODE;
-
-		if (mode != EXT4_DEFM_JMODE_WBACK && mode != EXT4_DEFM_JMODE_DATA &&
-		    !sopt_has(sopts, "data=writeback") && !sopt_has(sopts, "data=journal")) {
-			tune_err(t, 0, "journal_async_commit refused: the default data mode is "
-				 "ordered, and the kernel refuses to mount with journal_async_commit "
-				 "in data=ordered mode; add -o journal_data_writeback or "
-				 "-o journal_data");
-			return 1;
-		}
 	}
 	if ((t->async_commit > 0 || t->jcsum > 0) && removing_journal(t)) {
 		tune_err(t, 0, "journal options asked for while removing the journal");
@@ -195,6 +182,44 @@ int tune_mntopts_check(struct tune *t)
 	}
 	e4_journal_close(j);
 	return 0;
+}
+
+int tune_mount_combo_check(struct tune *t)
+{
+	const struct ext4_super_block *sb = e4_super(t->fs);
+	uint32_t defm_old = e4_le32(sb->s_default_mount_opts), defm = new_defm(t), f[3];
+	int jold = e4_has_compat(t->fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL), jnew = jold;
+	char sold[65], sopts[64];
+	const char *why;
+
+	memcpy(sold, sb->s_mount_opts, 64);
+	sold[64] = 0;
+	if (new_sopts(t, sopts)) {
+		tune_err(t, 0, "the mount options string would exceed 63 characters");
+		return 1;
+	}
+	if (t->features) {
+		if (tune_features_after(t, f))
+			return 1;
+		jnew = (f[E4_FEAT_COMPAT] & EXT4_FEATURE_COMPAT_HAS_JOURNAL) != 0;
+	}
+	if (t->journal)
+		jnew = 1;
+	if ((defm == defm_old && !strcmp(sopts, sold) && jnew == jold) ||
+	    !e4_mntopt_conflict(defm, sopts, jnew, &why))
+		return 0;
+	if (strstr(why, "ordered"))
+		tune_err(t, 0, "journal_async_commit refused: the default data mode would be "
+			 "ordered, and the kernel refuses to mount with %s; add "
+			 "-o journal_data_writeback or -o journal_data", why);
+	else if (strstr(why, "without a journal"))
+		tune_err(t, 0, "refused: the kernel refuses to mount with %s (mount options "
+			 "'%s'); remove it in the same command (-o ^journal_async_commit, "
+			 "-o ^journal_checksum or -E mount_opts=)", why, sopts);
+	else
+		tune_err(t, 0, "refused: the kernel refuses to mount with %s (mount options "
+			 "'%s')", why, sopts);
+	return 1;
 }
 
 /* Journal superblock features for the requested options. */

@@ -766,6 +766,9 @@ int main(int argc, char **argv)
 		goto fail;
 	if (t->features && tune_features_check(t))
 		goto fail;
+	if ((t->mntopts || t->ext_mount_opts || t->features || t->journal) &&
+	    tune_mount_combo_check(t))
+		goto fail;
 	if (t->U_flag && t->uuid) {
 		uint8_t tmp[16];
 

@@ -67,6 +67,9 @@ int tune_recover_if_needed(struct tune *t);
 /* features.c: -O.  check: the refusals only (nothing written); both
  * return 0 or the exit status. */
 int tune_features_check(struct tune *t);
+/* The feature words (compat, incompat, ro_compat) -O leaves; 0 or 1
+ * (message printed). */
+int tune_features_after(struct tune *t, uint32_t f[3]);
 int tune_features(struct tune *t);
 
 /* journal.c */
@@ -76,6 +79,10 @@ int tune_features(struct tune *t);
 int tune_mntopts_parse(struct tune *t);
 int tune_mntopts_check(struct tune *t);
 int tune_mntopts_apply(struct tune *t);
+/* The default mount options, mount options string and journal this
+ * command leaves: refused (1, message printed) when it changes one of
+ * them and Linux would refuse to mount the result (e4_mntopt_conflict). */
+int tune_mount_combo_check(struct tune *t);
 int tune_journal_add(struct tune *t);
 int tune_journal_remove(struct tune *t);
 

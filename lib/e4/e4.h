@@ -1290,6 +1290,21 @@ errcode_t e4_dev_discard(int fd, int is_blockdev, uint64_t off, uint64_t len);
  * files, BLKZEROOUT on devices, falling back to writing zeros. */
 errcode_t e4_dev_zero(int fd, int is_blockdev, uint64_t off, uint64_t len);
 
+/* ---- mount option combinations (mntopt.c) ------------------------------ */
+/* Would Linux refuse to mount a filesystem whose s_default_mount_opts is
+ * defm (host order), whose s_mount_opts string is sopts (NUL-terminated)
+ * and which has a journal or not?  The refusals that depend on these alone
+ * (Linux 6.18, measured): journal_async_commit in data=ordered mode;
+ * data=journal with delalloc or dax; without a journal,
+ * journal_async_commit, journal_checksum, commit= (other than 0 or 5) and
+ * data_err=abort.  The string's words apply in order (a later data=
+ * replaces an earlier one) over the default data mode (ordered unless defm
+ * says journal or writeback).  The kernel ignores a string holding a word
+ * it cannot parse; this check does not, so it may refuse more.  Returns 0,
+ * or E4_ERR_MNTOPT_CONFLICT with *why naming the clash. */
+errcode_t e4_mntopt_conflict(uint32_t defm, const char *sopts, int has_journal,
+			     const char **why);
+
 #ifdef __cplusplus
 }
 #endif
