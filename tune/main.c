@@ -695,6 +695,21 @@ static int needs_unmount(const struct tune *t)
 	return t->features || t->journal || t->U_flag || t->async_commit || t->jcsum;
 }
 
+/* Does the command set or clear a feature (-O, or a journal added)? */
+static int features_change(struct tune *t)
+{
+	const struct ext4_super_block *sb = e4_super(t->fs);
+	uint32_t f[3];
+
+	if (t->journal && !e4_has_compat(t->fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
+		return 1;
+	if (!t->features || tune_features_after(t, f))
+		return 0;
+	return f[E4_FEAT_COMPAT] != e4_le32(sb->s_feature_compat) ||
+	       f[E4_FEAT_INCOMPAT] != e4_le32(sb->s_feature_incompat) ||
+	       f[E4_FEAT_RO_COMPAT] != e4_le32(sb->s_feature_ro_compat);
+}
+
 static int open_fs(struct tune *t, int rw)
 {
 	errcode_t err = e4_open(t->device, rw ? E4_OPEN_RW : 0, 0, 0, &t->fs);
@@ -786,6 +801,9 @@ int main(int argc, char **argv)
 			failed_replay = 1;
 	}
 
+	/* features are only valid on revision 1: upgrade first, as tune2fs */
+	if (features_change(t) && e4_super_update_dynamic_rev(e4_super(t->fs)))
+		t->sb_dirty = 1;
 	apply_settings(t);
 	if (t->features) {
 		rc = tune_features(t);

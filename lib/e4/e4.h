@@ -1305,6 +1305,14 @@ errcode_t e4_dev_zero(int fd, int is_blockdev, uint64_t off, uint64_t len);
 errcode_t e4_mntopt_conflict(uint32_t defm, const char *sopts, int has_journal,
 			     const char **why);
 
+/* ---- revision (super.c) ------------------------------------------------ */
+/* Make a revision 0 superblock revision 1 (dynamic), in memory: s_rev_level
+ * 1, s_first_ino 11 and s_inode_size 128, the values revision 0 implies,
+ * so the geometry does not change.  Features may only be set on revision 1
+ * (the kernel warns, and upgrades at its next write).  Returns 1 when sb
+ * was revision 0, else 0 (nothing changed).  Byte order: sb little-endian. */
+int e4_super_update_dynamic_rev(struct ext4_super_block *sb);
+
 #ifdef __cplusplus
 }
 #endif
