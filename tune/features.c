@@ -169,6 +169,18 @@ static int check_allowed(struct tune *t, const struct fedit *e, const uint32_t s
 	return 0;
 }
 
+/* Clearing metadata_csum_seed (metadata_csum staying) when the stored
+ * seed is not the UUID's: every checksum must be rewritten. */
+static int seed_rewrite(struct tune *t, const struct fedit *e)
+{
+	const struct ext4_super_block *sb = e4_super(t->fs);
+
+	return off(e, I, EXT4_FEATURE_INCOMPAT_CSUM_SEED) &&
+	       (e->old[R] & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) &&
+	       !off(e, R, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) &&
+	       e4_le32(sb->s_checksum_seed) != e4_crc32c(~0U, sb->s_uuid, 16);
+}
+
 /* Refusals, tune2fs's first, then e4tune's own.  Nothing is written. */
 static int check(struct tune *t, const struct fedit *e)
 {
@@ -211,12 +223,15 @@ static int check(struct tune *t, const struct fedit *e)
 			 "checksums rewritten) is not supported by e4tune yet");
 		return 1;
 	}
-	if (off(e, I, EXT4_FEATURE_INCOMPAT_CSUM_SEED)) {
-		const struct ext4_super_block *sb = e4_super(fs);
-
-		if (e4_le32(sb->s_checksum_seed) != e4_crc32c(~0U, sb->s_uuid, 16)) {
-			tune_err(t, 0, "clearing metadata_csum_seed after a UUID change would "
-				 "change every checksum; not supported by e4tune yet");
+	if (seed_rewrite(t, e)) {
+		/* the UUID changed since the seed was set: every checksum
+		 * follows the UUID's seed from now on (as tune2fs) */
+		if (tune_require_fresh(t, "clearing metadata_csum_seed after a UUID change"))
+			return 1;
+		if ((e->old[C] & EXT4_FEATURE_COMPAT_ORPHAN_FILE) ||
+		    (e->old[I] & (EXT4_FEATURE_INCOMPAT_EA_INODE | EXT4_FEATURE_INCOMPAT_INLINE_DATA))) {
+			tune_err(t, 0, "clearing metadata_csum_seed after a UUID change with "
+				 "orphan_file, ea_inode or inline_data is not supported by e4tune yet");
 			return 1;
 		}
 	}
@@ -230,12 +245,9 @@ static int check(struct tune *t, const struct fedit *e)
 		const char *what = on(e, R, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) ?
 				   "enabling" : "disabling";
 
-		if (!tune_fsck_fresh(fs)) {
-			tune_err(t, 0, "%s metadata_csum rewrites every checksum and needs a freshly "
-				 "checked filesystem (clean, and checked since its last mount): run "
-				 "e4fsck -f first", what);
+		if (tune_require_fresh(t, on(e, R, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) ?
+				       "enabling metadata_csum" : "disabling metadata_csum"))
 			return 1;
-		}
 		if ((e->old[C] & EXT4_FEATURE_COMPAT_ORPHAN_FILE) ||
 		    (e->old[I] & (EXT4_FEATURE_INCOMPAT_EA_INODE | EXT4_FEATURE_INCOMPAT_INLINE_DATA))) {
 			tune_err(t, 0, "%s metadata_csum with orphan_file, ea_inode or inline_data is "
@@ -460,11 +472,12 @@ int tune_features(struct tune *t)
 	struct ext4_super_block *sb = e4_super(fs);
 	struct fedit e;
 	uint32_t newf[3];
-	int rc;
+	int rc, reseed;
 
 	memset(&e, 0, sizeof(e));
 	if (parse_list(t, &e) || check(t, &e))
 		return 1;
+	reseed = seed_rewrite(t, &e);
 
 	/* journal removal first: it rewrites the superblock itself */
 	if (off(&e, C, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
@@ -560,6 +573,20 @@ int tune_features(struct tune *t)
 		sb->s_checksum_seed = 0;
 	sb_set_features(sb, newf);
 	t->sb_dirty = 1;
+	if (reseed) {
+		/* every checksum now follows the UUID's seed; the rewrite
+		 * writes the superblock last */
+		e4_ino_t bad = 0;
+		errcode_t err = e4_csum_rewrite_all(fs, &bad);
+
+		if (err) {
+			tune_err(t, err, "while rewriting checksums with the UUID's seed (inode %u); "
+				 "run e2fsck -f", bad);
+			return 1;
+		}
+		t->sb_dirty = 0;
+		return tune_reopen(t);
+	}
 	if ((e.set[R] | e.clear[R]) & EXT4_FEATURE_RO_COMPAT_GDT_CSUM) {
 		/* the descriptors follow new rules: write, then start afresh */
 		if (tune_write_super(t) || tune_reopen(t))

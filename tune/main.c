@@ -506,17 +506,14 @@ static int set_uuid(struct tune *t)
 
 		/* every checksum depends on the UUID: rewrite them all, as
 		 * tune2fs does, on a freshly checked filesystem only */
-		if (!tune_fsck_fresh(fs)) {
-			tune_err(t, 0, "changing the UUID of a metadata_csum filesystem rewrites every "
-				 "checksum and needs a freshly checked filesystem: run e4fsck -f first "
-				 "(or enable metadata_csum_seed, Linux 4.4 and later)");
+		if (tune_require_fresh(t, "changing the UUID of a metadata_csum filesystem "
+				       "(without metadata_csum_seed, Linux 4.4 and later)"))
 			return 1;
-		}
 		memcpy(sb->s_uuid, uuid, 16);
 		err = e4_csum_rewrite_all(fs, &bad);
 		if (err) {
 			tune_err(t, err, "while rewriting checksums for the new UUID (inode %u); run "
-				 "e4fsck -f", bad);
+				 "e2fsck -f", bad);
 			return 1;
 		}
 		t->sb_dirty = 0;
@@ -556,6 +553,18 @@ int tune_fsck_fresh(e4_fs *fs)
 	return (state & EXT4_VALID_FS) && !(state & EXT4_ERROR_FS) &&
 	       e4_sb_time(e4_le32(sb->s_lastcheck), sb->s_lastcheck_hi) >=
 	       e4_sb_time(e4_le32(sb->s_mtime), sb->s_mtime_hi);
+}
+
+int tune_require_fresh(struct tune *t, const char *what)
+{
+	if (tune_fsck_fresh(t->fs))
+		return 0;
+	/* e4fsck has no full check yet: it cannot make the filesystem
+	 * "freshly checked"; the reference e2fsck -f can */
+	tune_err(t, 0, "%s rewrites every checksum and needs a freshly checked filesystem "
+		 "(clean, and checked since its last mount): run e2fsck -f first (e4fsck "
+		 "cannot run the full check yet)", what);
+	return 1;
 }
 
 /* ---- the superblock settings -------------------------------------------- */

@@ -61,6 +61,9 @@ void tune_err(struct tune *t, errcode_t err, const char *fmt, ...)
 int tune_write_super(struct tune *t);
 int tune_reopen(struct tune *t);
 int tune_fsck_fresh(e4_fs *fs);
+/* 0 when tune_fsck_fresh(), else 1 with a message: what (e.g. "enabling
+ * metadata_csum") needs a freshly checked filesystem, and how to get one. */
+int tune_require_fresh(struct tune *t, const char *what);
 int tune_require_unmounted(struct tune *t, const char *what);
 int tune_recover_if_needed(struct tune *t);
 
