@@ -573,20 +573,9 @@ int tune_features(struct tune *t)
 		sb->s_checksum_seed = 0;
 	sb_set_features(sb, newf);
 	t->sb_dirty = 1;
-	if (reseed) {
-		/* every checksum now follows the UUID's seed; the rewrite
-		 * writes the superblock last */
-		e4_ino_t bad = 0;
-		errcode_t err = e4_csum_rewrite_all(fs, &bad);
-
-		if (err) {
-			tune_err(t, err, "while rewriting checksums with the UUID's seed (inode %u); "
-				 "run e2fsck -f", bad);
-			return 1;
-		}
-		t->sb_dirty = 0;
-		return tune_reopen(t);
-	}
+	/* every checksum now follows the UUID's seed */
+	if (reseed)
+		return tune_csum_rewrite(t, "with the UUID's seed");
 	if ((e.set[R] | e.clear[R]) & EXT4_FEATURE_RO_COMPAT_GDT_CSUM) {
 		/* the descriptors follow new rules: write, then start afresh */
 		if (tune_write_super(t) || tune_reopen(t))

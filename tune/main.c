@@ -501,8 +501,6 @@ static int set_uuid(struct tune *t)
 		return 1;
 	}
 	if (geo->metadata_csum && !e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_CSUM_SEED)) {
-		e4_ino_t bad = 0;
-		errcode_t err;
 
 		/* every checksum depends on the UUID: rewrite them all, as
 		 * tune2fs does, on a freshly checked filesystem only */
@@ -510,14 +508,7 @@ static int set_uuid(struct tune *t)
 				       "(without metadata_csum_seed, Linux 4.4 and later)"))
 			return 1;
 		memcpy(sb->s_uuid, uuid, 16);
-		err = e4_csum_rewrite_all(fs, &bad);
-		if (err) {
-			tune_err(t, err, "while rewriting checksums for the new UUID (inode %u); run "
-				 "e2fsck -f", bad);
-			return 1;
-		}
-		t->sb_dirty = 0;
-		return tune_reopen(t);
+		return tune_csum_rewrite(t, "for the new UUID");
 	}
 	if (tune_require_unmounted(t, "changing the UUID"))
 		return 1;
@@ -553,6 +544,21 @@ int tune_fsck_fresh(e4_fs *fs)
 	return (state & EXT4_VALID_FS) && !(state & EXT4_ERROR_FS) &&
 	       e4_sb_time(e4_le32(sb->s_lastcheck), sb->s_lastcheck_hi) >=
 	       e4_sb_time(e4_le32(sb->s_mtime), sb->s_mtime_hi);
+}
+
+int tune_csum_rewrite(struct tune *t, const char *why)
+{
+	e4_ino_t bad = 0;
+	errcode_t err = e4_csum_rewrite_all(t->fs, &bad);
+
+	if (err) {
+		/* some structures carry new checksums, some old ones */
+		tune_err(t, err, "while rewriting checksums %s (inode %u); run e2fsck -f", why,
+			 bad);
+		return 1;
+	}
+	t->sb_dirty = 0;
+	return tune_reopen(t);
 }
 
 int tune_require_fresh(struct tune *t, const char *what)

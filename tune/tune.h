@@ -64,6 +64,10 @@ int tune_fsck_fresh(e4_fs *fs);
 /* 0 when tune_fsck_fresh(), else 1 with a message: what (e.g. "enabling
  * metadata_csum") needs a freshly checked filesystem, and how to get one. */
 int tune_require_fresh(struct tune *t, const char *what);
+/* Rewrite every checksum under the in-memory superblock (superblock
+ * written last), then reopen; why ("for the new UUID") goes into the
+ * error message.  0 or 1 (message printed). */
+int tune_csum_rewrite(struct tune *t, const char *why);
 int tune_require_unmounted(struct tune *t, const char *what);
 int tune_recover_if_needed(struct tune *t);
 
