@@ -501,7 +501,6 @@ static int set_uuid(struct tune *t)
 		return 1;
 	}
 	if (geo->metadata_csum && !e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_CSUM_SEED)) {
-
 		/* every checksum depends on the UUID: rewrite them all, as
 		 * tune2fs does, on a freshly checked filesystem only */
 		if (tune_require_fresh(t, "changing the UUID of a metadata_csum filesystem "
