@@ -295,7 +295,60 @@ int tune_mntopts_apply(struct tune *t)
 	return 0;
 }
 
+/* -O ^has_journal on a journal that does not need recovery: a journal
+ * superblock that cannot be read (bad magic, version or checksum, unknown
+ * features) hides whether the log holds transactions, and a log that holds
+ * some (s_start set without needs_recovery) would be discarded unreplayed:
+ * refused without -f, a warning with it.  Nothing is written. */
+int tune_journal_remove_check(struct tune *t)
+{
+	e4_fs *fs = t->fs;
+	e4_journal *j;
+	errcode_t err;
+	int busy;
+
+	if (!removing_journal(t) || !e4_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) ||
+	    !e4_super(fs)->s_journal_inum || e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER))
+		return 0;	/* external (refused elsewhere) or replayed first */
+	err = e4_journal_open(fs, NULL, &j);
+	if (err) {
+		if (!t->force) {
+			tune_err(t, err, "while reading the journal superblock: whether its log "
+				 "holds transactions cannot be seen; -f removes the journal anyway");
+			return 1;
+		}
+		tune_warn(t, "%s while reading the journal superblock; removing the journal "
+			  "without looking at its log (-f)", error_message(err));
+		return 0;
+	}
+	busy = e4_be32(e4_journal_super(j)->s_start) != 0;
+	e4_journal_close(j);
+	if (!busy)
+		return 0;
+	if (!t->force) {
+		tune_err(t, 0, "the journal holds transactions but needs_recovery is clear: "
+			 "replay them first (e2fsck -y), or -f discards them with the journal");
+		return 1;
+	}
+	tune_warn(t, "the journal holds transactions but needs_recovery is clear; they are "
+		  "discarded with the journal (-f)");
+	return 0;
+}
+
 /* ---- recovery ------------------------------------------------------------ */
+/* A full check is due: VALID_FS cleared in the primary superblock. */
+static errcode_t mark_full_check(e4_fs *fs)
+{
+	struct ext4_super_block *sb = e4_super(fs);
+	errcode_t err;
+
+	sb->s_state = e4_cpu_to_le16(e4_le16(sb->s_state) & ~EXT4_VALID_FS);
+	err = e4_super_write(fs);
+	if (!err)
+		err = e4_flush(fs);
+	return err;
+}
+
 int tune_recover_if_needed(struct tune *t)
 {
 	e4_fs *fs = t->fs;
@@ -312,8 +365,22 @@ int tune_recover_if_needed(struct tune *t)
 		return 1;
 	}
 	err = e4_journal_open(fs, NULL, &j);
+	if (err && t->force && removing_journal(t)) {
+		/* nothing can be replayed: -f removes the journal; the log's
+		 * transactions are lost, so a full check is due */
+		rerr = mark_full_check(fs);
+		if (rerr) {
+			tune_err(t, rerr, "while writing the superblock");
+			return 1;
+		}
+		tune_warn(t, "%s while opening the journal for recovery; removing it unreplayed "
+			  "(-f): the filesystem is marked for a full check (run e2fsck -f)",
+			  error_message(err));
+		return 2;
+	}
 	if (err) {
-		tune_err(t, err, "while opening the journal for recovery (run e4fsck first)");
+		tune_err(t, err, "while opening the journal for recovery (run e4fsck first%s)",
+			 removing_journal(t) ? ", or -f to remove the journal unreplayed" : "");
 		return 1;
 	}
 	printf("Recovering journal.\n");
@@ -335,14 +402,9 @@ int tune_recover_if_needed(struct tune *t)
 		break;
 	}
 	if (rerr) {
-		struct ext4_super_block *sb = e4_super(fs);
-
-		/* a full check is due: clear VALID_FS (the replay may already
-		 * have set ERROR_FS) */
-		sb->s_state = e4_cpu_to_le16(e4_le16(sb->s_state) & ~EXT4_VALID_FS);
-		err = e4_super_write(fs);
-		if (!err)
-			err = e4_flush(fs);
+		/* a full check is due (the replay may already have set
+		 * ERROR_FS) */
+		err = mark_full_check(fs);
 		tune_err(t, rerr, "while recovering the journal: the valid transactions were "
 			 "replayed and the filesystem is marked for a full check (run e4fsck -f)%s",
 			 removing_journal(t) && !t->force ? "; the journal is kept (-f removes it)"

@@ -52,19 +52,33 @@ static void help(const char *prog)
 	exit(0);
 }
 
-void tune_err(struct tune *t, errcode_t err, const char *fmt, ...)
+/* One line on stderr: "prog: device: [warning: ][error text ]message". */
+static void report(struct tune *t, errcode_t err, int warning, const char *fmt, va_list ap)
 {
 	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fflush(stdout);
+	fprintf(stderr, "%s: %s: %s%s%s%s\n", t->prog, t->device, warning ? "warning: " : "",
+		err ? error_message(err) : "", err ? " " : "", msg);
+}
+
+void tune_err(struct tune *t, errcode_t err, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	report(t, err, 0, fmt, ap);
 	va_end(ap);
-	fflush(stdout);
-	if (err)
-		fprintf(stderr, "%s: %s: %s %s\n", t->prog, t->device, error_message(err), msg);
-	else
-		fprintf(stderr, "%s: %s: %s\n", t->prog, t->device, msg);
+}
+
+void tune_warn(struct tune *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(t, 0, 1, fmt, ap);
+	va_end(ap);
 }
 
 /* ---- argument parsing ------------------------------------------------- */
@@ -793,7 +807,7 @@ int main(int argc, char **argv)
 		goto fail;
 	if (t->mntopts && tune_mntopts_check(t))
 		goto fail;
-	if (t->features && tune_features_check(t))
+	if (t->features && (tune_features_check(t) || tune_journal_remove_check(t)))
 		goto fail;
 	if ((t->mntopts || t->ext_mount_opts || t->features || t->journal) &&
 	    tune_mount_combo_check(t))

@@ -58,6 +58,8 @@ struct tune {
 /* main.c */
 void tune_err(struct tune *t, errcode_t err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* "prog: device: warning: ..." on stderr; the change goes on. */
+void tune_warn(struct tune *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int tune_write_super(struct tune *t);
 int tune_reopen(struct tune *t);
 int tune_fsck_fresh(e4_fs *fs);
@@ -92,6 +94,10 @@ int tune_mntopts_apply(struct tune *t);
 int tune_mount_combo_check(struct tune *t);
 int tune_journal_add(struct tune *t);
 int tune_journal_remove(struct tune *t);
+/* Before -O ^has_journal (nothing written): a damaged journal superblock
+ * or a log with transactions is refused without -f, warned about with it.
+ * 0 or 1 (message printed). */
+int tune_journal_remove_check(struct tune *t);
 
 /* list.c: -l (and --json) */
 int tune_list(struct tune *t);
