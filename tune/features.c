@@ -213,11 +213,6 @@ static int check(struct tune *t, const struct fedit *e)
 			 "journal");
 		return 1;
 	}
-	if (off(e, R, EXT4_FEATURE_RO_COMPAT_HUGE_FILE) && !tune_fsck_fresh(fs)) {
-		tune_err(t, 0, "clearing huge_file needs a freshly checked filesystem: run "
-			 "e4fsck -f first");
-		return 1;
-	}
 	if (off(e, C, EXT4_FEATURE_COMPAT_DIR_INDEX) && e4_geom(fs)->metadata_csum) {
 		tune_err(t, 0, "clearing dir_index on a metadata_csum filesystem (directory "
 			 "checksums rewritten) is not supported by e4tune yet");
@@ -525,10 +520,10 @@ int tune_features(struct tune *t)
 		if (err) {
 			if (err == E4_ERR_BUFFER_TOO_SMALL)
 				tune_err(t, err, "while rewriting checksums: directory inode %u has a "
-					 "full block; rebuild it with e4fsck -fD (or e2fsck -fD) and "
-					 "retry", bad);
+					 "full block; rebuild it with e2fsck -fD (e4fsck cannot yet) "
+					 "and retry", bad);
 			else
-				tune_err(t, err, "while rewriting checksums (inode %u); run e4fsck -f",
+				tune_err(t, err, "while rewriting checksums (inode %u); run e2fsck -f",
 					 bad);
 			return 1;
 		}
@@ -558,9 +553,11 @@ int tune_features(struct tune *t)
 	if (off(&e, C, EXT4_FEATURE_COMPAT_DIR_INDEX) && drop_index_flags(t))
 		return 1;
 	if (off(&e, R, EXT4_FEATURE_RO_COMPAT_HUGE_FILE)) {
-		/* files may carry HUGE_FILE_FL: as the reference, ask for a check */
+		/* files may carry HUGE_FILE_FL: as the reference, ask for a
+		 * check (without requiring a fresh one first, as the reference) */
 		sb->s_state = e4_cpu_to_le16(e4_le16(sb->s_state) & ~EXT4_VALID_FS);
-		printf("Please run e4fsck -f on the filesystem.\n");
+		printf("Please run e2fsck -f on the filesystem (e4fsck cannot run the full check "
+		       "yet).\n");
 	}
 	if (on(&e, I, EXT4_FEATURE_INCOMPAT_CASEFOLD)) {
 		/* the only encoding there is: UTF-8 12.1, not strict */

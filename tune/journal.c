@@ -177,7 +177,7 @@ int tune_mntopts_check(struct tune *t)
 	    !e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER)) {
 		e4_journal_close(j);
 		tune_err(t, 0, "the journal is not empty: its features can only change on an "
-			 "empty journal (run e4fsck first)");
+			 "empty journal (replay it first: e2fsck -y)");
 		return 1;
 	}
 	e4_journal_close(j);
@@ -406,7 +406,7 @@ int tune_recover_if_needed(struct tune *t)
 		 * ERROR_FS) */
 		err = mark_full_check(fs);
 		tune_err(t, rerr, "while recovering the journal: the valid transactions were "
-			 "replayed and the filesystem is marked for a full check (run e4fsck -f)%s",
+			 "replayed and the filesystem is marked for a full check (run e2fsck -f)%s",
 			 removing_journal(t) && !t->force ? "; the journal is kept (-f removes it)"
 							  : "");
 		/* without -f the journal stays: e4fsck can still look at it */
@@ -419,7 +419,7 @@ int tune_recover_if_needed(struct tune *t)
 	memset(&ores, 0, sizeof(ores));
 	err = e4_orphans_process(fs, time(NULL), NULL, NULL, &ores);
 	if (err) {
-		tune_err(t, err, "while releasing orphan inodes (inode %u); run e4fsck",
+		tune_err(t, err, "while releasing orphan inodes (inode %u); run e2fsck -f",
 			 ores.bad_ino);
 		return 1;
 	}
