@@ -480,16 +480,8 @@ int tune_reopen(struct tune *t)
 	return 0;
 }
 
-int tune_require_unmounted(struct tune *t, const char *what)
-{
-	if (!t->mounted)
-		return 0;
-	tune_err(t, 0, "%s needs the filesystem unmounted (it is %s)", what, t->mounted_what);
-	return 1;
-}
-
 /* ---- -U ----------------------------------------------------------------- */
-static int parse_uuid_arg(const char *s, uint8_t out[16])
+int tune_parse_uuid(const char *s, uint8_t out[16])
 {
 	if (!strcasecmp(s, "random"))
 		uuid_generate(out);
@@ -510,7 +502,7 @@ static int set_uuid(struct tune *t)
 	uint8_t uuid[16];
 	int gd_ok = 1;
 
-	if (parse_uuid_arg(t->uuid, uuid)) {
+	if (tune_parse_uuid(t->uuid, uuid)) {
 		tune_err(t, 0, "invalid UUID format: %s", t->uuid);
 		return 1;
 	}
@@ -523,8 +515,6 @@ static int set_uuid(struct tune *t)
 		memcpy(sb->s_uuid, uuid, 16);
 		return tune_csum_rewrite(t, "for the new UUID");
 	}
-	if (tune_require_unmounted(t, "changing the UUID"))
-		return 1;
 	/* descriptor checksums (crc16 over the UUID) are rewritten, but only
 	 * when they were all correct before, as tune2fs does */
 	if (geo->gdt_csum || geo->metadata_csum)
@@ -587,7 +577,7 @@ int tune_require_fresh(struct tune *t, const char *what)
 }
 
 /* ---- the superblock settings -------------------------------------------- */
-static int check_settings(struct tune *t)
+int tune_check_settings(struct tune *t)
 {
 	struct ext4_super_block *sb = e4_super(t->fs);
 
@@ -606,7 +596,7 @@ static void set_r_blocks(struct ext4_super_block *sb, uint64_t v, int is64)
 		sb->s_r_blocks_count_hi = e4_cpu_to_le32((uint32_t)(v >> 32));
 }
 
-static void apply_settings(struct tune *t)
+void tune_apply_settings(struct tune *t)
 {
 	e4_fs *fs = t->fs;
 	struct ext4_super_block *sb = e4_super(fs);
@@ -679,7 +669,7 @@ static void apply_settings(struct tune *t)
 	t->sb_dirty = 1;
 }
 
-static void apply_extended(struct tune *t)
+void tune_apply_extended(struct tune *t)
 {
 	struct ext4_super_block *sb = e4_super(t->fs);
 	uint32_t flags = e4_le32(sb->s_flags);
@@ -717,12 +707,6 @@ static void apply_extended(struct tune *t)
 	t->sb_dirty = 1;
 }
 
-/* Does anything beyond the superblock fields need an unmounted fs? */
-static int needs_unmount(const struct tune *t)
-{
-	return t->features || t->journal || t->U_flag || t->async_commit || t->jcsum;
-}
-
 /* Does the command set or clear a feature (-O, or a journal added)? */
 static int features_change(struct tune *t)
 {
@@ -738,7 +722,7 @@ static int features_change(struct tune *t)
 	       f[E4_FEAT_RO_COMPAT] != e4_le32(sb->s_feature_ro_compat);
 }
 
-static int open_fs(struct tune *t, int rw)
+int tune_open_fs(struct tune *t, int rw)
 {
 	errcode_t err = e4_open(t->device, rw ? E4_OPEN_RW : 0, 0, 0, &t->fs);
 
@@ -759,11 +743,31 @@ static int open_fs(struct tune *t, int rw)
 	return 0;
 }
 
+int tune_check_all(struct tune *t)
+{
+	uint8_t tmp[16];
+
+	if (tune_check_settings(t))
+		return 1;
+	if (t->mntopts && tune_mntopts_check(t))
+		return 1;
+	if (t->features && (tune_features_check(t) || tune_journal_remove_check(t)))
+		return 1;
+	if ((t->mntopts || t->ext_mount_opts || t->features || t->journal) &&
+	    tune_mount_combo_check(t))
+		return 1;
+	if (t->U_flag && tune_parse_uuid(t->uuid, tmp)) {
+		tune_err(t, 0, "invalid UUID format: %s", t->uuid);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct tune tune, *t = &tune;
 	struct e4_probe probe;
-	int rc = 0, writes, failed_replay = 0;
+	int rc = 0, writes, failed_replay = 0, r;
 	errcode_t err;
 
 	memset(t, 0, sizeof(*t));
@@ -779,7 +783,7 @@ int main(int argc, char **argv)
 		 t->r_flag || t->T_flag || t->u_flag || t->L_flag || t->M_flag || t->U_flag ||
 		 t->mntopts || t->features || t->extended || t->journal;
 	if (!writes) {
-		if (open_fs(t, 0))
+		if (tune_open_fs(t, 0))
 			return 1;
 		rc = tune_list(t);
 		e4_close(t->fs);
@@ -792,54 +796,33 @@ int main(int argc, char **argv)
 			t->device);
 		return 1;
 	}
-	t->mounted = probe.busy;
-	snprintf(t->mounted_what, sizeof(t->mounted_what), "%s", probe.busy_what);
-	if (t->mounted && needs_unmount(t)) {
-		tune_err(t, 0, "this change needs the filesystem unmounted (it is %s)",
-			 t->mounted_what);
-		return 1;
-	}
-	if (open_fs(t, 1))
+	/* mounted: the kernel's copy of the superblock is the one that
+	 * counts, and writing under it is lost (or races) */
+	if (probe.busy)
+		return tune_online(t, &probe);
+	if (tune_open_fs(t, 1))
 		return 1;
 
 	/* everything that can be refused is refused before the first write */
-	if (check_settings(t))
+	if (tune_check_all(t))
 		goto fail;
-	if (t->mntopts && tune_mntopts_check(t))
+	r = tune_recover_if_needed(t);
+	if (r == 1)
 		goto fail;
-	if (t->features && (tune_features_check(t) || tune_journal_remove_check(t)))
-		goto fail;
-	if ((t->mntopts || t->ext_mount_opts || t->features || t->journal) &&
-	    tune_mount_combo_check(t))
-		goto fail;
-	if (t->U_flag && t->uuid) {
-		uint8_t tmp[16];
-
-		if (parse_uuid_arg(t->uuid, tmp)) {
-			tune_err(t, 0, "invalid UUID format: %s", t->uuid);
-			goto fail;
-		}
-	}
-	if (!t->mounted) {
-		int r = tune_recover_if_needed(t);
-
-		if (r == 1)
-			goto fail;
-		if (r == 2)
-			failed_replay = 1;
-	}
+	if (r == 2)
+		failed_replay = 1;
 
 	/* features are only valid on revision 1: upgrade first, as tune2fs */
 	if (features_change(t) && e4_super_update_dynamic_rev(e4_super(t->fs)))
 		t->sb_dirty = 1;
-	apply_settings(t);
+	tune_apply_settings(t);
 	if (t->features) {
 		rc = tune_features(t);
 		if (rc)
 			goto out;
 	}
 	if (t->extended)
-		apply_extended(t);
+		tune_apply_extended(t);
 	if (t->journal && !e4_has_compat(t->fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
 		rc = tune_journal_add(t);
 		if (rc)
