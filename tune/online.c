@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #define C E4_FEAT_COMPAT
@@ -203,6 +204,10 @@ static int apply(struct tune *t, const struct e4_probe *p, int fd,
 	uint8_t old_lastcheck_hi = sb->s_lastcheck_hi, uuid[16];
 	errcode_t err;
 
+	/* which calls: refused before anything is said or done */
+	fill_params(t, cur, newf, &k);
+	if (k.set_flags && (!have_cur || (k.set_flags & ~cur->set_flags)))
+		return kernel_refused(t, p, ENOTTY, "changing the superblock");
 	/* the values, as offline, in the superblock in memory (not written) */
 	tune_apply_settings(t);
 	if (t->extended)
@@ -211,8 +216,6 @@ static int apply(struct tune *t, const struct e4_probe *p, int fd,
 		return 1;
 	fill_params(t, cur, newf, &k);
 	if (k.set_flags) {
-		if (!have_cur || (k.set_flags & ~cur->set_flags))
-			return kernel_refused(t, p, ENOTTY, "superblock settings");
 		if ((k.set_flags & E4_TUNE_FL_LAST_CHECK_TIME) && sb->s_lastcheck_hi != old_lastcheck_hi)
 			return refuse(t, p, "a last check time after 2106 (-T)");
 		err = e4_online_set(fd, &k);
@@ -241,6 +244,7 @@ static int apply(struct tune *t, const struct e4_probe *p, int fd,
 int tune_online(struct tune *t, const struct e4_probe *p)
 {
 	struct e4_tune_sb_params cur;
+	struct statvfs vfs;
 	uint32_t kmask[3] = { 0, 0, 0 }, newf[3];
 	const char *what = offline_only(t);
 	int fd = -1, rc = 1, have_cur;
@@ -254,6 +258,10 @@ int tune_online(struct tune *t, const struct e4_probe *p)
 	if (err) {
 		tune_err(t, err, "while opening the mount point %s", p->mount_dir);
 		return 1;
+	}
+	if (fstatvfs(fd, &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) {
+		close(fd);
+		return kernel_refused(t, p, EROFS, "changing it");
 	}
 	/* the kernel's superblock on the device, so that the checks below
 	 * judge what the kernel holds */

@@ -14,6 +14,7 @@
 #  - -M, -O ^dir_nlink, -j: refused naming the loop device, nothing changed;
 #  - the loop device itself (a mounted block device): -c through the kernel;
 #  - mounted read-only: -c refused, saying so, nothing changed.
+# A refusal prints no "Setting ..." line.
 # Bug it catches: settings written to the image file (or the device) under
 # the kernel, reported as done and gone after the unmount.
 
@@ -45,6 +46,8 @@ refused() {
 		failed+=("$name: accepted while mounted: $(cat "$T/out")")
 	elif ! grepq -E "$pat" "$T/out" || ! grepq -F "$loopdev" "$T/out"; then
 		failed+=("$name: the refusal does not say '$pat' and name $loopdev: $(cat "$T/out")")
+	elif grepq '^Setting' "$T/out"; then
+		failed+=("$name: refused, but says it set something: $(cat "$T/out")")
 	fi
 }
 
