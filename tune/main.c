@@ -763,14 +763,12 @@ int tune_check_all(struct tune *t)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static int run(struct tune *t, int argc, char **argv)
 {
-	struct tune tune, *t = &tune;
 	struct e4_probe probe;
 	int rc = 0, writes, failed_replay = 0, r;
 	errcode_t err;
 
-	memset(t, 0, sizeof(*t));
 	t->prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	t->tty = isatty(0) && isatty(1);
 	e4_init_errors();
@@ -848,4 +846,15 @@ out:
 fail:
 	e4_close(t->fs);
 	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct tune tune;
+	int rc;
+
+	memset(&tune, 0, sizeof(tune));
+	rc = run(&tune, argc, argv);
+	free(tune.ext_mount_opts);
+	return rc;
 }
