@@ -23,7 +23,8 @@ SAN_TESTS="tests/t/corpus_ls.sh tests/t/stats_matrix.sh tests/t/rdump_matrix.sh
 	tests/t/dbg_corpus_sweep.sh tests/t/dbg_json.sh tests/t/fsck_bad_journal.sh
 	tests/t/fsck_replay_crash.sh tests/t/fsck_orphans.sh tests/t/tune_settings.sh
 	tests/t/mkfs_cases.sh tests/t/mkfs_refuse.sh tests/t/mkfs_output.sh
-	tests/t/mkfs_safe_order.sh"
+	tests/t/mkfs_safe_order.sh
+	tests/t/tune_mounted.sh tests/t/tune_mount_opts.sh"
 
 need_kb=$((6 * 1024 * 1024))
 avail_kb=$(df -Pk "$src" | awk 'NR==2 {print $4}')
