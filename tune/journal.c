@@ -1,9 +1,12 @@
 /*
  * journal.c: e4tune's journal work: -o (default mount options, plus the
  * journal_async_commit and journal_checksum extensions that also set the
- * journal superblock's features), -j / -J size= / -O has_journal (add an
- * internal journal), -O ^has_journal (remove it), and replaying a journal
- * that needs recovery before any change (as tune2fs does).
+ * journal superblock's features), the check that the default mount
+ * options, the mount options string and the journal a command leaves are
+ * a combination the kernel mounts, -j / -J size= / -O has_journal (add an
+ * internal journal), -O ^has_journal (remove it; a journal e4tune cannot
+ * judge only with -f), and replaying a journal that needs recovery before
+ * any change (as tune2fs does).
  */
 #include "tune.h"
 

@@ -4,6 +4,7 @@
  * every option is checked before anything is written; superblock-only
  * changes are made in memory and written once, at the end, after the
  * structural changes (features, journal) that write their own blocks.
+ * A device in use is left to online.c (through the kernel or not at all).
  */
 #include "tune.h"
 
