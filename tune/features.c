@@ -169,6 +169,18 @@ static int check_allowed(struct tune *t, const struct fedit *e, const uint32_t s
 	return 0;
 }
 
+/* Clearing metadata_csum_seed (metadata_csum staying) when the stored
+ * seed is not the UUID's: every checksum must be rewritten. */
+static int seed_rewrite(struct tune *t, const struct fedit *e)
+{
+	const struct ext4_super_block *sb = e4_super(t->fs);
+
+	return off(e, I, EXT4_FEATURE_INCOMPAT_CSUM_SEED) &&
+	       (e->old[R] & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) &&
+	       !off(e, R, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) &&
+	       e4_le32(sb->s_checksum_seed) != e4_crc32c(~0U, sb->s_uuid, 16);
+}
+
 /* Refusals, tune2fs's first, then e4tune's own.  Nothing is written. */
 static int check(struct tune *t, const struct fedit *e)
 {
@@ -201,22 +213,20 @@ static int check(struct tune *t, const struct fedit *e)
 			 "journal");
 		return 1;
 	}
-	if (off(e, R, EXT4_FEATURE_RO_COMPAT_HUGE_FILE) && !tune_fsck_fresh(fs)) {
-		tune_err(t, 0, "clearing huge_file needs a freshly checked filesystem: run "
-			 "e4fsck -f first");
-		return 1;
-	}
 	if (off(e, C, EXT4_FEATURE_COMPAT_DIR_INDEX) && e4_geom(fs)->metadata_csum) {
 		tune_err(t, 0, "clearing dir_index on a metadata_csum filesystem (directory "
 			 "checksums rewritten) is not supported by e4tune yet");
 		return 1;
 	}
-	if (off(e, I, EXT4_FEATURE_INCOMPAT_CSUM_SEED)) {
-		const struct ext4_super_block *sb = e4_super(fs);
-
-		if (e4_le32(sb->s_checksum_seed) != e4_crc32c(~0U, sb->s_uuid, 16)) {
-			tune_err(t, 0, "clearing metadata_csum_seed after a UUID change would "
-				 "change every checksum; not supported by e4tune yet");
+	if (seed_rewrite(t, e)) {
+		/* the UUID changed since the seed was set: every checksum
+		 * follows the UUID's seed from now on (as tune2fs) */
+		if (tune_require_fresh(t, "clearing metadata_csum_seed after a UUID change"))
+			return 1;
+		if ((e->old[C] & EXT4_FEATURE_COMPAT_ORPHAN_FILE) ||
+		    (e->old[I] & (EXT4_FEATURE_INCOMPAT_EA_INODE | EXT4_FEATURE_INCOMPAT_INLINE_DATA))) {
+			tune_err(t, 0, "clearing metadata_csum_seed after a UUID change with "
+				 "orphan_file, ea_inode or inline_data is not supported by e4tune yet");
 			return 1;
 		}
 	}
@@ -230,12 +240,9 @@ static int check(struct tune *t, const struct fedit *e)
 		const char *what = on(e, R, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) ?
 				   "enabling" : "disabling";
 
-		if (!tune_fsck_fresh(fs)) {
-			tune_err(t, 0, "%s metadata_csum rewrites every checksum and needs a freshly "
-				 "checked filesystem (clean, and checked since its last mount): run "
-				 "e4fsck -f first", what);
+		if (tune_require_fresh(t, on(e, R, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) ?
+				       "enabling metadata_csum" : "disabling metadata_csum"))
 			return 1;
-		}
 		if ((e->old[C] & EXT4_FEATURE_COMPAT_ORPHAN_FILE) ||
 		    (e->old[I] & (EXT4_FEATURE_INCOMPAT_EA_INODE | EXT4_FEATURE_INCOMPAT_INLINE_DATA))) {
 			tune_err(t, 0, "%s metadata_csum with orphan_file, ea_inode or inline_data is "
@@ -434,6 +441,18 @@ static int drop_index_flags(struct tune *t)
 	return 0;
 }
 
+int tune_features_after(struct tune *t, uint32_t f[3])
+{
+	struct fedit e;
+
+	memset(&e, 0, sizeof(e));
+	if (parse_list(t, &e))
+		return 1;
+	for (int k = 0; k < 3; k++)
+		f[k] = (e.old[k] | e.set[k]) & ~e.clear[k];
+	return 0;
+}
+
 int tune_features_check(struct tune *t)
 {
 	struct fedit e;
@@ -448,11 +467,12 @@ int tune_features(struct tune *t)
 	struct ext4_super_block *sb = e4_super(fs);
 	struct fedit e;
 	uint32_t newf[3];
-	int rc;
+	int rc, reseed;
 
 	memset(&e, 0, sizeof(e));
 	if (parse_list(t, &e) || check(t, &e))
 		return 1;
+	reseed = seed_rewrite(t, &e);
 
 	/* journal removal first: it rewrites the superblock itself */
 	if (off(&e, C, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
@@ -500,10 +520,10 @@ int tune_features(struct tune *t)
 		if (err) {
 			if (err == E4_ERR_BUFFER_TOO_SMALL)
 				tune_err(t, err, "while rewriting checksums: directory inode %u has a "
-					 "full block; rebuild it with e4fsck -fD (or e2fsck -fD) and "
-					 "retry", bad);
+					 "full block; rebuild it with e2fsck -fD (e4fsck cannot yet) "
+					 "and retry", bad);
 			else
-				tune_err(t, err, "while rewriting checksums (inode %u); run e4fsck -f",
+				tune_err(t, err, "while rewriting checksums (inode %u); run e2fsck -f",
 					 bad);
 			return 1;
 		}
@@ -533,9 +553,11 @@ int tune_features(struct tune *t)
 	if (off(&e, C, EXT4_FEATURE_COMPAT_DIR_INDEX) && drop_index_flags(t))
 		return 1;
 	if (off(&e, R, EXT4_FEATURE_RO_COMPAT_HUGE_FILE)) {
-		/* files may carry HUGE_FILE_FL: as the reference, ask for a check */
+		/* files may carry HUGE_FILE_FL: as the reference, ask for a
+		 * check (without requiring a fresh one first, as the reference) */
 		sb->s_state = e4_cpu_to_le16(e4_le16(sb->s_state) & ~EXT4_VALID_FS);
-		printf("Please run e4fsck -f on the filesystem.\n");
+		printf("Please run e2fsck -f on the filesystem (e4fsck cannot run the full check "
+		       "yet).\n");
 	}
 	if (on(&e, I, EXT4_FEATURE_INCOMPAT_CASEFOLD)) {
 		/* the only encoding there is: UTF-8 12.1, not strict */
@@ -548,6 +570,9 @@ int tune_features(struct tune *t)
 		sb->s_checksum_seed = 0;
 	sb_set_features(sb, newf);
 	t->sb_dirty = 1;
+	/* every checksum now follows the UUID's seed */
+	if (reseed)
+		return tune_csum_rewrite(t, "with the UUID's seed");
 	if ((e.set[R] | e.clear[R]) & EXT4_FEATURE_RO_COMPAT_GDT_CSUM) {
 		/* the descriptors follow new rules: write, then start afresh */
 		if (tune_write_super(t) || tune_reopen(t))

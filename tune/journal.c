@@ -1,9 +1,12 @@
 /*
  * journal.c: e4tune's journal work: -o (default mount options, plus the
  * journal_async_commit and journal_checksum extensions that also set the
- * journal superblock's features), -j / -J size= / -O has_journal (add an
- * internal journal), -O ^has_journal (remove it), and replaying a journal
- * that needs recovery before any change (as tune2fs does).
+ * journal superblock's features), the check that the default mount
+ * options, the mount options string and the journal a command leaves are
+ * a combination the kernel mounts, -j / -J size= / -O has_journal (add an
+ * internal journal), -O ^has_journal (remove it; a journal e4tune cannot
+ * judge only with -f), and replaying a journal that needs recovery before
+ * any change (as tune2fs does).
  */
 #include "tune.h"
 
@@ -47,7 +50,7 @@ int tune_mntopts_parse(struct tune *t)
 static uint32_t new_defm(struct tune *t)
 {
 	uint32_t v = e4_le32(e4_super(t->fs)->s_default_mount_opts);
-	char *buf = strdup(t->mntopts), *save = NULL, *tok;
+	char *buf = t->mntopts ? strdup(t->mntopts) : NULL, *save = NULL, *tok;
 
 	if (!buf)
 		return v;
@@ -145,7 +148,6 @@ static int removing_journal(const struct tune *t)
 int tune_mntopts_check(struct tune *t)
 {
 	e4_fs *fs = t->fs;
-	uint32_t defm = new_defm(t);
 	char sopts[64];
 	e4_journal *j;
 	errcode_t err;
@@ -155,18 +157,6 @@ int tune_mntopts_check(struct tune *t)
 	if (new_sopts(t, sopts)) {
 		tune_err(t, 0, "the mount options string would exceed 63 characters");
 		return 1;
-	}
-	if (t->async_commit > 0) {
-		uint32_t mode = defm & EXT4_DEFM_JMODE;
-
-		if (mode != EXT4_DEFM_JMODE_WBACK && mode != EXT4_DEFM_JMODE_DATA &&
-		    !sopt_has(sopts, "data=writeback") && !sopt_has(sopts, "data=journal")) {
-			tune_err(t, 0, "journal_async_commit refused: the default data mode is "
-				 "ordered, and the kernel refuses to mount with journal_async_commit "
-				 "in data=ordered mode; add -o journal_data_writeback or "
-				 "-o journal_data");
-			return 1;
-		}
 	}
 	if ((t->async_commit > 0 || t->jcsum > 0) && removing_journal(t)) {
 		tune_err(t, 0, "journal options asked for while removing the journal");
@@ -190,11 +180,49 @@ int tune_mntopts_check(struct tune *t)
 	    !e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER)) {
 		e4_journal_close(j);
 		tune_err(t, 0, "the journal is not empty: its features can only change on an "
-			 "empty journal (run e4fsck first)");
+			 "empty journal (replay it first: e2fsck -y)");
 		return 1;
 	}
 	e4_journal_close(j);
 	return 0;
+}
+
+int tune_mount_combo_check(struct tune *t)
+{
+	const struct ext4_super_block *sb = e4_super(t->fs);
+	uint32_t defm_old = e4_le32(sb->s_default_mount_opts), defm = new_defm(t), f[3];
+	int jold = e4_has_compat(t->fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL), jnew = jold;
+	char sold[65], sopts[64];
+	const char *why;
+
+	memcpy(sold, sb->s_mount_opts, 64);
+	sold[64] = 0;
+	if (new_sopts(t, sopts)) {
+		tune_err(t, 0, "the mount options string would exceed 63 characters");
+		return 1;
+	}
+	if (t->features) {
+		if (tune_features_after(t, f))
+			return 1;
+		jnew = (f[E4_FEAT_COMPAT] & EXT4_FEATURE_COMPAT_HAS_JOURNAL) != 0;
+	}
+	if (t->journal)
+		jnew = 1;
+	if ((defm == defm_old && !strcmp(sopts, sold) && jnew == jold) ||
+	    !e4_mntopt_conflict(defm, sopts, jnew, &why))
+		return 0;
+	if (strstr(why, "ordered"))
+		tune_err(t, 0, "journal_async_commit refused: the default data mode would be "
+			 "ordered, and the kernel refuses to mount with %s; add "
+			 "-o journal_data_writeback or -o journal_data", why);
+	else if (strstr(why, "without a journal"))
+		tune_err(t, 0, "refused: the kernel refuses to mount with %s (mount options "
+			 "'%s'); remove it in the same command (-o ^journal_async_commit, "
+			 "-o ^journal_checksum or -E mount_opts=)", why, sopts);
+	else
+		tune_err(t, 0, "refused: the kernel refuses to mount with %s (mount options "
+			 "'%s')", why, sopts);
+	return 1;
 }
 
 /* Journal superblock features for the requested options. */
@@ -270,7 +298,60 @@ int tune_mntopts_apply(struct tune *t)
 	return 0;
 }
 
+/* -O ^has_journal on a journal that does not need recovery: a journal
+ * superblock that cannot be read (bad magic, version or checksum, unknown
+ * features) hides whether the log holds transactions, and a log that holds
+ * some (s_start set without needs_recovery) would be discarded unreplayed:
+ * refused without -f, a warning with it.  Nothing is written. */
+int tune_journal_remove_check(struct tune *t)
+{
+	e4_fs *fs = t->fs;
+	e4_journal *j;
+	errcode_t err;
+	int busy;
+
+	if (!removing_journal(t) || !e4_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) ||
+	    !e4_super(fs)->s_journal_inum || e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER))
+		return 0;	/* external (refused elsewhere) or replayed first */
+	err = e4_journal_open(fs, NULL, &j);
+	if (err) {
+		if (!t->force) {
+			tune_err(t, err, "while reading the journal superblock: whether its log "
+				 "holds transactions cannot be seen; -f removes the journal anyway");
+			return 1;
+		}
+		tune_warn(t, "%s while reading the journal superblock; removing the journal "
+			  "without looking at its log (-f)", error_message(err));
+		return 0;
+	}
+	busy = e4_be32(e4_journal_super(j)->s_start) != 0;
+	e4_journal_close(j);
+	if (!busy)
+		return 0;
+	if (!t->force) {
+		tune_err(t, 0, "the journal holds transactions but needs_recovery is clear: "
+			 "replay them first (e2fsck -y), or -f discards them with the journal");
+		return 1;
+	}
+	tune_warn(t, "the journal holds transactions but needs_recovery is clear; they are "
+		  "discarded with the journal (-f)");
+	return 0;
+}
+
 /* ---- recovery ------------------------------------------------------------ */
+/* A full check is due: VALID_FS cleared in the primary superblock. */
+static errcode_t mark_full_check(e4_fs *fs)
+{
+	struct ext4_super_block *sb = e4_super(fs);
+	errcode_t err;
+
+	sb->s_state = e4_cpu_to_le16(e4_le16(sb->s_state) & ~EXT4_VALID_FS);
+	err = e4_super_write(fs);
+	if (!err)
+		err = e4_flush(fs);
+	return err;
+}
+
 int tune_recover_if_needed(struct tune *t)
 {
 	e4_fs *fs = t->fs;
@@ -287,8 +368,26 @@ int tune_recover_if_needed(struct tune *t)
 		return 1;
 	}
 	err = e4_journal_open(fs, NULL, &j);
+	if (err && t->force && removing_journal(t)) {
+		/* nothing can be replayed: -f removes the journal; the log's
+		 * transactions are lost, so a full check is due */
+		rerr = mark_full_check(fs);
+		if (rerr) {
+			tune_err(t, rerr, "while writing the superblock");
+			return 1;
+		}
+		tune_warn(t, "%s while opening the journal for recovery; removing it unreplayed "
+			  "(-f): the filesystem is marked for a full check (run e2fsck -f)",
+			  error_message(err));
+		return 2;
+	}
 	if (err) {
-		tune_err(t, err, "while opening the journal for recovery (run e4fsck first)");
+		/* e4fsck -y keeps such a journal (its log may hold committed
+		 * transactions) and cannot run the full check: name the step
+		 * that works today, and what it costs */
+		tune_err(t, err, "while opening the journal for recovery (e2fsck -y resets the "
+			 "journal, losing its log%s)",
+			 removing_journal(t) ? "; or -f removes the journal unreplayed" : "");
 		return 1;
 	}
 	printf("Recovering journal.\n");
@@ -310,16 +409,11 @@ int tune_recover_if_needed(struct tune *t)
 		break;
 	}
 	if (rerr) {
-		struct ext4_super_block *sb = e4_super(fs);
-
-		/* a full check is due: clear VALID_FS (the replay may already
-		 * have set ERROR_FS) */
-		sb->s_state = e4_cpu_to_le16(e4_le16(sb->s_state) & ~EXT4_VALID_FS);
-		err = e4_super_write(fs);
-		if (!err)
-			err = e4_flush(fs);
+		/* a full check is due (the replay may already have set
+		 * ERROR_FS) */
+		err = mark_full_check(fs);
 		tune_err(t, rerr, "while recovering the journal: the valid transactions were "
-			 "replayed and the filesystem is marked for a full check (run e4fsck -f)%s",
+			 "replayed and the filesystem is marked for a full check (run e2fsck -f)%s",
 			 removing_journal(t) && !t->force ? "; the journal is kept (-f removes it)"
 							  : "");
 		/* without -f the journal stays: e4fsck can still look at it */
@@ -332,7 +426,7 @@ int tune_recover_if_needed(struct tune *t)
 	memset(&ores, 0, sizeof(ores));
 	err = e4_orphans_process(fs, time(NULL), NULL, NULL, &ores);
 	if (err) {
-		tune_err(t, err, "while releasing orphan inodes (inode %u); run e4fsck",
+		tune_err(t, err, "while releasing orphan inodes (inode %u); run e2fsck -f",
 			 ores.bad_ino);
 		return 1;
 	}

@@ -4,6 +4,7 @@
  * every option is checked before anything is written; superblock-only
  * changes are made in memory and written once, at the end, after the
  * structural changes (features, journal) that write their own blocks.
+ * A device in use is left to online.c (through the kernel or not at all).
  */
 #include "tune.h"
 
@@ -52,19 +53,33 @@ static void help(const char *prog)
 	exit(0);
 }
 
-void tune_err(struct tune *t, errcode_t err, const char *fmt, ...)
+/* One line on stderr: "prog: device: [warning: ][error text ]message". */
+static void report(struct tune *t, errcode_t err, int warning, const char *fmt, va_list ap)
 {
 	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fflush(stdout);
+	fprintf(stderr, "%s: %s: %s%s%s%s\n", t->prog, t->device, warning ? "warning: " : "",
+		err ? error_message(err) : "", err ? " " : "", msg);
+}
+
+void tune_err(struct tune *t, errcode_t err, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	report(t, err, 0, fmt, ap);
 	va_end(ap);
-	fflush(stdout);
-	if (err)
-		fprintf(stderr, "%s: %s: %s %s\n", t->prog, t->device, error_message(err), msg);
-	else
-		fprintf(stderr, "%s: %s: %s\n", t->prog, t->device, msg);
+}
+
+void tune_warn(struct tune *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(t, 0, 1, fmt, ap);
+	va_end(ap);
 }
 
 /* ---- argument parsing ------------------------------------------------- */
@@ -466,16 +481,8 @@ int tune_reopen(struct tune *t)
 	return 0;
 }
 
-int tune_require_unmounted(struct tune *t, const char *what)
-{
-	if (!t->mounted)
-		return 0;
-	tune_err(t, 0, "%s needs the filesystem unmounted (it is %s)", what, t->mounted_what);
-	return 1;
-}
-
 /* ---- -U ----------------------------------------------------------------- */
-static int parse_uuid_arg(const char *s, uint8_t out[16])
+int tune_parse_uuid(const char *s, uint8_t out[16])
 {
 	if (!strcasecmp(s, "random"))
 		uuid_generate(out);
@@ -496,34 +503,19 @@ static int set_uuid(struct tune *t)
 	uint8_t uuid[16];
 	int gd_ok = 1;
 
-	if (parse_uuid_arg(t->uuid, uuid)) {
+	if (tune_parse_uuid(t->uuid, uuid)) {
 		tune_err(t, 0, "invalid UUID format: %s", t->uuid);
 		return 1;
 	}
 	if (geo->metadata_csum && !e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_CSUM_SEED)) {
-		e4_ino_t bad = 0;
-		errcode_t err;
-
 		/* every checksum depends on the UUID: rewrite them all, as
 		 * tune2fs does, on a freshly checked filesystem only */
-		if (!tune_fsck_fresh(fs)) {
-			tune_err(t, 0, "changing the UUID of a metadata_csum filesystem rewrites every "
-				 "checksum and needs a freshly checked filesystem: run e4fsck -f first "
-				 "(or enable metadata_csum_seed, Linux 4.4 and later)");
+		if (tune_require_fresh(t, "changing the UUID of a metadata_csum filesystem "
+				       "(without metadata_csum_seed, Linux 4.4 and later)"))
 			return 1;
-		}
 		memcpy(sb->s_uuid, uuid, 16);
-		err = e4_csum_rewrite_all(fs, &bad);
-		if (err) {
-			tune_err(t, err, "while rewriting checksums for the new UUID (inode %u); run "
-				 "e4fsck -f", bad);
-			return 1;
-		}
-		t->sb_dirty = 0;
-		return tune_reopen(t);
+		return tune_csum_rewrite(t, "for the new UUID");
 	}
-	if (tune_require_unmounted(t, "changing the UUID"))
-		return 1;
 	/* descriptor checksums (crc16 over the UUID) are rewritten, but only
 	 * when they were all correct before, as tune2fs does */
 	if (geo->gdt_csum || geo->metadata_csum)
@@ -558,8 +550,35 @@ int tune_fsck_fresh(e4_fs *fs)
 	       e4_sb_time(e4_le32(sb->s_mtime), sb->s_mtime_hi);
 }
 
+int tune_csum_rewrite(struct tune *t, const char *why)
+{
+	e4_ino_t bad = 0;
+	errcode_t err = e4_csum_rewrite_all(t->fs, &bad);
+
+	if (err) {
+		/* some structures carry new checksums, some old ones */
+		tune_err(t, err, "while rewriting checksums %s (inode %u); run e2fsck -f", why,
+			 bad);
+		return 1;
+	}
+	t->sb_dirty = 0;
+	return tune_reopen(t);
+}
+
+int tune_require_fresh(struct tune *t, const char *what)
+{
+	if (tune_fsck_fresh(t->fs))
+		return 0;
+	/* e4fsck has no full check yet: it cannot make the filesystem
+	 * "freshly checked"; the reference e2fsck -f can */
+	tune_err(t, 0, "%s rewrites every checksum and needs a freshly checked filesystem "
+		 "(clean, and checked since its last mount): run e2fsck -f first (e4fsck "
+		 "cannot run the full check yet)", what);
+	return 1;
+}
+
 /* ---- the superblock settings -------------------------------------------- */
-static int check_settings(struct tune *t)
+int tune_check_settings(struct tune *t)
 {
 	struct ext4_super_block *sb = e4_super(t->fs);
 
@@ -578,7 +597,7 @@ static void set_r_blocks(struct ext4_super_block *sb, uint64_t v, int is64)
 		sb->s_r_blocks_count_hi = e4_cpu_to_le32((uint32_t)(v >> 32));
 }
 
-static void apply_settings(struct tune *t)
+void tune_apply_settings(struct tune *t)
 {
 	e4_fs *fs = t->fs;
 	struct ext4_super_block *sb = e4_super(fs);
@@ -651,7 +670,7 @@ static void apply_settings(struct tune *t)
 	t->sb_dirty = 1;
 }
 
-static void apply_extended(struct tune *t)
+void tune_apply_extended(struct tune *t)
 {
 	struct ext4_super_block *sb = e4_super(t->fs);
 	uint32_t flags = e4_le32(sb->s_flags);
@@ -689,13 +708,22 @@ static void apply_extended(struct tune *t)
 	t->sb_dirty = 1;
 }
 
-/* Does anything beyond the superblock fields need an unmounted fs? */
-static int needs_unmount(const struct tune *t)
+/* Does the command set or clear a feature (-O, or a journal added)? */
+static int features_change(struct tune *t)
 {
-	return t->features || t->journal || t->U_flag || t->async_commit || t->jcsum;
+	const struct ext4_super_block *sb = e4_super(t->fs);
+	uint32_t f[3];
+
+	if (t->journal && !e4_has_compat(t->fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
+		return 1;
+	if (!t->features || tune_features_after(t, f))
+		return 0;
+	return f[E4_FEAT_COMPAT] != e4_le32(sb->s_feature_compat) ||
+	       f[E4_FEAT_INCOMPAT] != e4_le32(sb->s_feature_incompat) ||
+	       f[E4_FEAT_RO_COMPAT] != e4_le32(sb->s_feature_ro_compat);
 }
 
-static int open_fs(struct tune *t, int rw)
+int tune_open_fs(struct tune *t, int rw)
 {
 	errcode_t err = e4_open(t->device, rw ? E4_OPEN_RW : 0, 0, 0, &t->fs);
 
@@ -716,14 +744,32 @@ static int open_fs(struct tune *t, int rw)
 	return 0;
 }
 
-int main(int argc, char **argv)
+int tune_check_all(struct tune *t)
 {
-	struct tune tune, *t = &tune;
+	uint8_t tmp[16];
+
+	if (tune_check_settings(t))
+		return 1;
+	if (t->mntopts && tune_mntopts_check(t))
+		return 1;
+	if (t->features && (tune_features_check(t) || tune_journal_remove_check(t)))
+		return 1;
+	if ((t->mntopts || t->ext_mount_opts || t->features || t->journal) &&
+	    tune_mount_combo_check(t))
+		return 1;
+	if (t->U_flag && tune_parse_uuid(t->uuid, tmp)) {
+		tune_err(t, 0, "invalid UUID format: %s", t->uuid);
+		return 1;
+	}
+	return 0;
+}
+
+static int run(struct tune *t, int argc, char **argv)
+{
 	struct e4_probe probe;
-	int rc = 0, writes, failed_replay = 0;
+	int rc = 0, writes, failed_replay = 0, r;
 	errcode_t err;
 
-	memset(t, 0, sizeof(*t));
 	t->prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	t->tty = isatty(0) && isatty(1);
 	e4_init_errors();
@@ -736,7 +782,7 @@ int main(int argc, char **argv)
 		 t->r_flag || t->T_flag || t->u_flag || t->L_flag || t->M_flag || t->U_flag ||
 		 t->mntopts || t->features || t->extended || t->journal;
 	if (!writes) {
-		if (open_fs(t, 0))
+		if (tune_open_fs(t, 0))
 			return 1;
 		rc = tune_list(t);
 		e4_close(t->fs);
@@ -749,48 +795,33 @@ int main(int argc, char **argv)
 			t->device);
 		return 1;
 	}
-	t->mounted = probe.busy;
-	snprintf(t->mounted_what, sizeof(t->mounted_what), "%s", probe.busy_what);
-	if (t->mounted && needs_unmount(t)) {
-		tune_err(t, 0, "this change needs the filesystem unmounted (it is %s)",
-			 t->mounted_what);
-		return 1;
-	}
-	if (open_fs(t, 1))
+	/* mounted: the kernel's copy of the superblock is the one that
+	 * counts, and writing under it is lost (or races) */
+	if (probe.busy)
+		return tune_online(t, &probe);
+	if (tune_open_fs(t, 1))
 		return 1;
 
 	/* everything that can be refused is refused before the first write */
-	if (check_settings(t))
+	if (tune_check_all(t))
 		goto fail;
-	if (t->mntopts && tune_mntopts_check(t))
+	r = tune_recover_if_needed(t);
+	if (r == 1)
 		goto fail;
-	if (t->features && tune_features_check(t))
-		goto fail;
-	if (t->U_flag && t->uuid) {
-		uint8_t tmp[16];
+	if (r == 2)
+		failed_replay = 1;
 
-		if (parse_uuid_arg(t->uuid, tmp)) {
-			tune_err(t, 0, "invalid UUID format: %s", t->uuid);
-			goto fail;
-		}
-	}
-	if (!t->mounted) {
-		int r = tune_recover_if_needed(t);
-
-		if (r == 1)
-			goto fail;
-		if (r == 2)
-			failed_replay = 1;
-	}
-
-	apply_settings(t);
+	/* features are only valid on revision 1: upgrade first, as tune2fs */
+	if (features_change(t) && e4_super_update_dynamic_rev(e4_super(t->fs)))
+		t->sb_dirty = 1;
+	tune_apply_settings(t);
 	if (t->features) {
 		rc = tune_features(t);
 		if (rc)
 			goto out;
 	}
 	if (t->extended)
-		apply_extended(t);
+		tune_apply_extended(t);
 	if (t->journal && !e4_has_compat(t->fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
 		rc = tune_journal_add(t);
 		if (rc)
@@ -816,4 +847,15 @@ out:
 fail:
 	e4_close(t->fs);
 	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct tune tune;
+	int rc;
+
+	memset(&tune, 0, sizeof(tune));
+	rc = run(&tune, argc, argv);
+	free(tune.ext_mount_opts);
+	return rc;
 }

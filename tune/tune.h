@@ -16,8 +16,6 @@ struct tune {
 	e4_fs *fs;
 	int tty;			/* stdin and stdout are terminals */
 	int force;			/* -f (count) */
-	int mounted;			/* the device is in use */
-	char mounted_what[256];
 
 	/* parsed options; *_flag = given */
 	int c_flag, C_flag, e_flag, g_flag, i_flag, m_flag, r_flag;
@@ -58,15 +56,40 @@ struct tune {
 /* main.c */
 void tune_err(struct tune *t, errcode_t err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* "prog: device: warning: ..." on stderr; the change goes on. */
+void tune_warn(struct tune *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int tune_write_super(struct tune *t);
 int tune_reopen(struct tune *t);
 int tune_fsck_fresh(e4_fs *fs);
-int tune_require_unmounted(struct tune *t, const char *what);
+/* 0 when tune_fsck_fresh(), else 1 with a message: what (e.g. "enabling
+ * metadata_csum") needs a freshly checked filesystem, and how to get one. */
+int tune_require_fresh(struct tune *t, const char *what);
+/* Rewrite every checksum under the in-memory superblock (superblock
+ * written last), then reopen; why ("for the new UUID") goes into the
+ * error message.  0 or 1 (message printed). */
+int tune_csum_rewrite(struct tune *t, const char *why);
+/* Open the device (rw: read-write, crash points installed); 0 or 1
+ * (message printed). */
+int tune_open_fs(struct tune *t, int rw);
+/* Every refusal, before anything is written: settings, -o, -O, the mount
+ * option combination, -U's argument.  0 or 1 (message printed). */
+int tune_check_all(struct tune *t);
+/* -r against the blocks count; 0 or 1 (message printed). */
+int tune_check_settings(struct tune *t);
+/* The superblock settings (-c -C -e -g -i -m -r -T -u -L -M) and -E's,
+ * made in t->fs's superblock in memory, with tune2fs's messages. */
+void tune_apply_settings(struct tune *t);
+void tune_apply_extended(struct tune *t);
+/* -U's argument: random, time, clear/null or a UUID; 0 or -1. */
+int tune_parse_uuid(const char *s, uint8_t out[16]);
 int tune_recover_if_needed(struct tune *t);
 
 /* features.c: -O.  check: the refusals only (nothing written); both
  * return 0 or the exit status. */
 int tune_features_check(struct tune *t);
+/* The feature words (compat, incompat, ro_compat) -O leaves; 0 or 1
+ * (message printed). */
+int tune_features_after(struct tune *t, uint32_t f[3]);
 int tune_features(struct tune *t);
 
 /* journal.c */
@@ -76,8 +99,21 @@ int tune_features(struct tune *t);
 int tune_mntopts_parse(struct tune *t);
 int tune_mntopts_check(struct tune *t);
 int tune_mntopts_apply(struct tune *t);
+/* The default mount options, mount options string and journal this
+ * command leaves: refused (1, message printed) when it changes one of
+ * them and Linux would refuse to mount the result (e4_mntopt_conflict). */
+int tune_mount_combo_check(struct tune *t);
 int tune_journal_add(struct tune *t);
 int tune_journal_remove(struct tune *t);
+/* Before -O ^has_journal (nothing written): a damaged journal superblock
+ * or a log with transactions is refused without -f, warned about with it.
+ * 0 or 1 (message printed). */
+int tune_journal_remove_check(struct tune *t);
+
+/* online.c: the device is in use (mounted directly or through a loop
+ * device): the changes the kernel can make go through it, the others are
+ * refused.  Returns the exit status. */
+int tune_online(struct tune *t, const struct e4_probe *p);
 
 /* list.c: -l (and --json) */
 int tune_list(struct tune *t);

@@ -1379,6 +1379,13 @@ struct e4_probe {
 	 * device another opener holds exclusively.  busy_what says how. */
 	int busy;
 	char busy_what[256];
+	/* When busy because mounted: where (mountinfo's mount point, its
+	 * escapes decoded), the mounted block device (major:minor) and, for a
+	 * regular file, the loop device it is mounted through ("/dev/loop0").
+	 * Empty / 0 when not mounted (or held exclusively by another user). */
+	char mount_dir[1024];
+	uint64_t mount_dev;
+	char loop_dev[64];
 };
 /* ---- default mount options (mntopt.c; format doc 3.1) ----------------- */
 /* The s_default_mount_opts mask of a name as tune2fs -o and mke2fs.conf's
@@ -1411,6 +1418,108 @@ errcode_t e4_dev_discard(int fd, int is_blockdev, uint64_t off, uint64_t len);
 /* Make bytes [off, off+len) of fd read as zeros: zero-range fallocate on
  * files, BLKZEROOUT on devices, falling back to writing zeros. */
 errcode_t e4_dev_zero(int fd, int is_blockdev, uint64_t off, uint64_t len);
+
+/* ---- mount option combinations (mntopt.c) ------------------------------ */
+/* Would Linux refuse to mount a filesystem whose s_default_mount_opts is
+ * defm (host order), whose s_mount_opts string is sopts (NUL-terminated)
+ * and which has a journal or not?  The refusals that depend on these alone
+ * (Linux 6.18, measured): journal_async_commit in data=ordered mode;
+ * data=journal with delalloc or dax; without a journal,
+ * journal_async_commit, journal_checksum, commit= (other than 0 or 5) and
+ * data_err=abort.  The string's words apply in order (a later data=
+ * replaces an earlier one) over the default data mode (ordered unless defm
+ * says journal or writeback).  The kernel ignores a string holding a word
+ * it cannot parse; this check does not, so it may refuse more.  Returns 0,
+ * or E4_ERR_MNTOPT_CONFLICT with *why naming the clash. */
+errcode_t e4_mntopt_conflict(uint32_t defm, const char *sopts, int has_journal,
+			     const char **why);
+
+/* ---- revision (super.c) ------------------------------------------------ */
+/* Make a revision 0 superblock revision 1 (dynamic), in memory: s_rev_level
+ * 1, s_first_ino 11 and s_inode_size 128, the values revision 0 implies,
+ * so the geometry does not change.  Features may only be set on revision 1
+ * (the kernel warns, and upgrades at its next write).  Returns 1 when sb
+ * was revision 0, else 0 (nothing changed).  Byte order: sb little-endian. */
+int e4_super_update_dynamic_rev(struct ext4_super_block *sb);
+
+/* ---- a mounted filesystem, through the kernel (online.c) ---------------- */
+/* The kernel's struct ext4_tune_sb_params (Linux 6.18 user ABI, 232
+ * bytes; host byte order).  set_flags says which fields to write
+ * (E4_TUNE_FL_*); the kernel always copies mount_opts, so a caller starts
+ * from e4_online_get()'s answer.  GET fills every field, set_flags with the
+ * operations the kernel supports and the set_/clear_feature_*_mask with the
+ * features it can set or clear online. */
+struct e4_tune_sb_params {
+	uint32_t set_flags;
+	uint32_t checkinterval;
+	uint16_t errors_behavior;
+	uint16_t mnt_count;
+	uint16_t max_mnt_count;
+	uint16_t raid_stride;
+	uint64_t last_check_time;
+	uint64_t reserved_blocks;
+	uint64_t blocks_count;
+	uint32_t default_mnt_opts;
+	uint32_t reserved_uid;
+	uint32_t reserved_gid;
+	uint32_t raid_stripe_width;
+	uint16_t encoding;
+	uint16_t encoding_flags;
+	uint8_t def_hash_alg;
+	uint8_t pad_1;
+	uint16_t pad_2;
+	uint32_t feature_compat;
+	uint32_t feature_incompat;
+	uint32_t feature_ro_compat;
+	uint32_t set_feature_compat_mask;
+	uint32_t set_feature_incompat_mask;
+	uint32_t set_feature_ro_compat_mask;
+	uint32_t clear_feature_compat_mask;
+	uint32_t clear_feature_incompat_mask;
+	uint32_t clear_feature_ro_compat_mask;
+	uint8_t mount_opts[64];
+	uint8_t pad[68];
+};
+#define E4_TUNE_FL_ERRORS_BEHAVIOR	0x00000001
+#define E4_TUNE_FL_MNT_COUNT		0x00000002
+#define E4_TUNE_FL_MAX_MNT_COUNT	0x00000004
+#define E4_TUNE_FL_CHECKINTRVAL		0x00000008
+#define E4_TUNE_FL_LAST_CHECK_TIME	0x00000010	/* s_lastcheck, low 32 bits */
+#define E4_TUNE_FL_RESERVED_BLOCKS	0x00000020	/* at most half the blocks */
+#define E4_TUNE_FL_RESERVED_UID		0x00000040
+#define E4_TUNE_FL_RESERVED_GID		0x00000080
+#define E4_TUNE_FL_DEFAULT_MNT_OPTS	0x00000100
+#define E4_TUNE_FL_DEF_HASH_ALG		0x00000200	/* not siphash */
+#define E4_TUNE_FL_RAID_STRIDE		0x00000400
+#define E4_TUNE_FL_RAID_STRIPE_WIDTH	0x00000800
+#define E4_TUNE_FL_MOUNT_OPTS		0x00001000
+#define E4_TUNE_FL_FEATURES		0x00002000
+#define E4_TUNE_FL_EDIT_FEATURES	0x00004000	/* set_/clear_feature_*_mask */
+#define E4_TUNE_FL_FORCE_FSCK		0x00008000
+#define E4_TUNE_FL_ENCODING		0x00010000
+#define E4_TUNE_FL_ENCODING_FLAGS	0x00020000
+
+/* Open mount_dir (a mount point of the filesystem) for the calls below,
+ * after checking that it is on block device dev (st_dev, major:minor):
+ * E4_ERR_MOUNT_MISMATCH when something else is mounted over it or it is
+ * another filesystem.  *fd is closed by the caller.  Errors: errno values. */
+errcode_t e4_online_open(const char *mount_dir, uint64_t dev, int *fd);
+/* EXT4_IOC_GET_TUNE_SB_PARAM / EXT4_IOC_SET_TUNE_SB_PARAM.  ENOTTY: the
+ * kernel (before 6.18) or the driver (ext2) has no such call; EOPNOTSUPP:
+ * an operation or feature it does not change online; EINVAL: a value it
+ * refuses; EROFS: mounted read-only.  set: E4_ERR_INVALID_ARGUMENT when
+ * mount_opts is not NUL-terminated. */
+errcode_t e4_online_get(int fd, struct e4_tune_sb_params *p);
+errcode_t e4_online_set(int fd, const struct e4_tune_sb_params *p);
+/* FS_IOC_SETFSLABEL: at most 16 bytes (E4_ERR_INVALID_ARGUMENT). */
+errcode_t e4_online_set_label(int fd, const char *label);
+/* EXT4_IOC_SETFSUUID: EOPNOTSUPP when the filesystem has group
+ * descriptor or metadata checksums without metadata_csum_seed, or
+ * stable_inodes. */
+errcode_t e4_online_set_uuid(int fd, const uint8_t uuid[16]);
+/* syncfs, then EXT4_IOC_CHECKPOINT: the superblock the kernel holds is on
+ * the device (through a loop device: in the image file). */
+errcode_t e4_online_sync(int fd);
 
 #ifdef __cplusplus
 }

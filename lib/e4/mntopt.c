@@ -4,6 +4,7 @@
  */
 #include "e4_private.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -56,4 +57,86 @@ errcode_t e4_mntopt_edit(uint32_t *opts, const char *edit)
 		*opts |= m;
 	}
 	return 0;
+}
+
+/* What the kernel makes of an s_mount_opts string, for the checks below. */
+struct sopt_state {
+	char mode[16];		/* data=: "" when not given */
+	int async, jcsum, delalloc, dax, data_err_abort, commit_set;
+};
+
+static void sopt_scan(const char *s, struct sopt_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	for (const char *p = s; *p;) {
+		size_t len = strcspn(p, ",");
+		char w[64];
+
+		snprintf(w, sizeof(w), "%.*s", (int)(len < 63 ? len : 63), p);
+		if (!strncmp(w, "data=", 5))
+			snprintf(st->mode, sizeof(st->mode), "%.15s", w + 5);
+		else if (!strcmp(w, "journal_async_commit"))
+			st->async = 1;
+		else if (!strcmp(w, "journal_checksum"))
+			st->jcsum = 1;
+		else if (!strcmp(w, "delalloc"))
+			st->delalloc = 1;	/* a later nodelalloc does not undo it */
+		else if (!strcmp(w, "dax") || !strcmp(w, "dax=always"))
+			st->dax = 1;
+		else if (!strncmp(w, "dax=", 4))
+			st->dax = 0;
+		else if (!strcmp(w, "data_err=abort"))
+			st->data_err_abort = 1;
+		else if (!strncmp(w, "data_err=", 9))
+			st->data_err_abort = 0;
+		else if (!strncmp(w, "commit=", 7))
+			st->commit_set = strcmp(w + 7, "0") && strcmp(w + 7, "5");
+		p += len;
+		if (*p)
+			p++;
+	}
+}
+
+errcode_t e4_mntopt_conflict(uint32_t defm, const char *sopts, int has_journal,
+			     const char **why)
+{
+	struct sopt_state st;
+	const char *mode;
+
+	*why = NULL;
+	sopt_scan(sopts, &st);
+	if (!has_journal) {
+		/* "can't mount with X, fs mounted w/o journal" (commit=0 and 5
+		 * are the default interval; data= is accepted) */
+		if (st.async)
+			*why = "journal_async_commit without a journal";
+		else if (st.jcsum)
+			*why = "journal_checksum without a journal";
+		else if (st.commit_set)
+			*why = "commit= without a journal";
+		else if (st.data_err_abort)
+			*why = "data_err=abort without a journal";
+		return *why ? E4_ERR_MNTOPT_CONFLICT : 0;
+	}
+	/* the default data mode, unless the string names one */
+	switch (defm & EXT4_DEFM_JMODE) {
+	case EXT4_DEFM_JMODE_DATA:
+		mode = "journal";
+		break;
+	case EXT4_DEFM_JMODE_WBACK:
+		mode = "writeback";
+		break;
+	default:
+		mode = "ordered";
+		break;
+	}
+	if (st.mode[0])
+		mode = st.mode;
+	if (!strcmp(mode, "ordered") && st.async)
+		*why = "journal_async_commit in data=ordered mode";
+	else if (!strcmp(mode, "journal") && st.delalloc)
+		*why = "both data=journal and delalloc";
+	else if (!strcmp(mode, "journal") && st.dax)
+		*why = "both data=journal and dax";
+	return *why ? E4_ERR_MNTOPT_CONFLICT : 0;
 }

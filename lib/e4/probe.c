@@ -38,9 +38,27 @@ static void copy_str(char *dst, size_t len, const char *src)
 			*c = '?';
 }
 
+/* mountinfo writes a space, tab, newline and backslash in a path as a
+ * backslash and three octal digits: undo that, in place. */
+static void unescape_mountinfo(char *s)
+{
+	char *w = s;
+
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = 0;
+}
+
 /* Is block device dev (major:minor) mounted?  Looks at mountinfo's
- * major:minor column.  Fills what. */
-static int dev_mounted(dev_t dev, char *what, size_t len)
+ * major:minor column.  Fills what, and p's mount_dir and mount_dev. */
+static int dev_mounted(dev_t dev, char *what, size_t len, struct e4_probe *p)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "r");
 	char line[4096];
@@ -55,6 +73,11 @@ static int dev_mounted(dev_t dev, char *what, size_t len)
 		if (sscanf(line, "%*u %*u %u:%u %*s %2047s", &maj, &min, mnt) == 3 &&
 		    maj == major(dev) && min == minor(dev)) {
 			snprintf(what, len, "mounted on %.200s", mnt);
+			unescape_mountinfo(mnt);
+			/* a longer path is left out: no mount_dir rather than a wrong one */
+			if (strlen(mnt) < sizeof(p->mount_dir))
+				memcpy(p->mount_dir, mnt, strlen(mnt) + 1);
+			p->mount_dev = (uint64_t)dev;
 			found = 1;
 		}
 	}
@@ -64,7 +87,7 @@ static int dev_mounted(dev_t dev, char *what, size_t len)
 
 /* For a regular file: a loop device backed by it that is mounted (or
  * held by anyone: the check is only whether it is attached and mounted). */
-static int file_loop_busy(const struct stat *st, char *what, size_t len)
+static int file_loop_busy(const struct stat *st, char *what, size_t len, struct e4_probe *p)
 {
 	DIR *d = opendir("/sys/block");
 	struct dirent *de;
@@ -95,8 +118,9 @@ static int file_loop_busy(const struct stat *st, char *what, size_t len)
 		if (stat(devpath, &dst) == 0 && S_ISBLK(dst.st_mode)) {
 			char m[300];
 
-			if (dev_mounted(dst.st_rdev, m, sizeof(m))) {
+			if (dev_mounted(dst.st_rdev, m, sizeof(m), p)) {
 				snprintf(what, len, "in use through %.40s, %.150s", devpath, m);
+				snprintf(p->loop_dev, sizeof(p->loop_dev), "%.60s", devpath);
 				found = 1;
 			}
 		}
@@ -183,7 +207,7 @@ errcode_t e4_probe_device_at(const char *path, uint64_t offset, struct e4_probe 
 			return err;
 		}
 		p->size = bytes;
-		if (dev_mounted(st.st_rdev, p->busy_what, sizeof(p->busy_what))) {
+		if (dev_mounted(st.st_rdev, p->busy_what, sizeof(p->busy_what), p)) {
 			p->busy = 1;
 		} else {
 			/* an exclusive opener (mounted elsewhere, RAID, LVM) */
@@ -200,7 +224,7 @@ errcode_t e4_probe_device_at(const char *path, uint64_t offset, struct e4_probe 
 	} else {
 		p->size = (uint64_t)st.st_size;
 		p->discard_zeroes = 1;
-		p->busy = file_loop_busy(&st, p->busy_what, sizeof(p->busy_what));
+		p->busy = file_loop_busy(&st, p->busy_what, sizeof(p->busy_what), p);
 		/* a fresh sparse image: no data anywhere (where SEEK_DATA is not
 		 * supported it reports data at 0, and the probe runs) */
 		p->all_holes = !p->size || offset >= p->size ||

@@ -608,3 +608,14 @@ errcode_t e4_super_write(e4_fs *fs)
 	free(buf);
 	return err;
 }
+
+int e4_super_update_dynamic_rev(struct ext4_super_block *sb)
+{
+	if (e4_le32(sb->s_rev_level) != EXT4_GOOD_OLD_REV)
+		return 0;
+	/* the values revision 0 implies, now written down */
+	sb->s_rev_level = e4_cpu_to_le32(EXT4_DYNAMIC_REV);
+	sb->s_first_ino = e4_cpu_to_le32(EXT4_GOOD_OLD_FIRST_INO);
+	sb->s_inode_size = e4_cpu_to_le16(EXT4_GOOD_OLD_INODE_SIZE);
+	return 1;
+}

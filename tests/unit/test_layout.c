@@ -1448,11 +1448,50 @@ static void test_mntopt_edit(void **state)
 	assert_int_equal(o, EXT4_DEFM_XATTR_USER | EXT4_DEFM_JMODE_WBACK | (1U << 12));
 }
 
+/* e4_mntopt_conflict (mntopt.c): the combinations Linux 6.18 refuses at
+ * mount (each measured with a loop mount): later data= words win over the
+ * default mode; an explicit delalloc counts even when undone. */
+static void test_mntopt_conflict(void **state)
+{
+	const uint32_t wb = EXT4_DEFM_JMODE_WBACK, dj = EXT4_DEFM_JMODE_DATA;
+	const char *why;
+
+	(void)state;
+	assert_int_equal(e4_mntopt_conflict(0, "journal_async_commit", 1, &why), E4_ERR_MNTOPT_CONFLICT);
+	assert_non_null(strstr(why, "ordered"));
+	assert_int_equal(e4_mntopt_conflict(EXT4_DEFM_JMODE_ORDERED, "acl,journal_async_commit", 1, &why),
+			 E4_ERR_MNTOPT_CONFLICT);
+	assert_int_equal(e4_mntopt_conflict(wb, "journal_async_commit", 1, &why), 0);
+	assert_int_equal(e4_mntopt_conflict(dj, "journal_async_commit", 1, &why), 0);
+	assert_int_equal(e4_mntopt_conflict(wb, "journal_async_commit,data=ordered", 1, &why),
+			 E4_ERR_MNTOPT_CONFLICT);
+	assert_int_equal(e4_mntopt_conflict(0, "data=ordered,journal_async_commit,data=writeback", 1,
+					    &why), 0);
+	assert_int_equal(e4_mntopt_conflict(dj, "delalloc", 1, &why), E4_ERR_MNTOPT_CONFLICT);
+	assert_int_equal(e4_mntopt_conflict(0, "data=journal,delalloc,nodelalloc", 1, &why),
+			 E4_ERR_MNTOPT_CONFLICT);
+	assert_int_equal(e4_mntopt_conflict(0, "data=journal,nodelalloc", 1, &why), 0);
+	assert_int_equal(e4_mntopt_conflict(0, "data=journal,dax=always", 1, &why), E4_ERR_MNTOPT_CONFLICT);
+	assert_int_equal(e4_mntopt_conflict(0, "data=journal,dax=never", 1, &why), 0);
+	assert_int_equal(e4_mntopt_conflict(0, "delalloc", 1, &why), 0);
+	/* without a journal */
+	assert_int_equal(e4_mntopt_conflict(wb, "journal_async_commit", 0, &why), E4_ERR_MNTOPT_CONFLICT);
+	assert_int_equal(e4_mntopt_conflict(0, "journal_checksum", 0, &why), E4_ERR_MNTOPT_CONFLICT);
+	assert_int_equal(e4_mntopt_conflict(0, "nojournal_checksum", 0, &why), 0);
+	assert_int_equal(e4_mntopt_conflict(0, "commit=6", 0, &why), E4_ERR_MNTOPT_CONFLICT);
+	assert_int_equal(e4_mntopt_conflict(0, "commit=5", 0, &why), 0);
+	assert_int_equal(e4_mntopt_conflict(0, "data_err=abort", 0, &why), E4_ERR_MNTOPT_CONFLICT);
+	assert_int_equal(e4_mntopt_conflict(0, "data=writeback", 0, &why), 0);
+	assert_int_equal(e4_mntopt_conflict(0, "", 1, &why), 0);
+	assert_null(why);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bits_set),
 		cmocka_unit_test(test_mntopt_edit),
+		cmocka_unit_test(test_mntopt_conflict),
 		cmocka_unit_test(test_reference_vectors),
 		cmocka_unit_test(test_reference_geometry),
 		cmocka_unit_test(test_errors),
