@@ -921,9 +921,10 @@ struct e4_layout {
 	int journal_dropped;		/* has_journal asked for, but the filesystem is
 					   too small for one: made without it (and
 					   without orphan_file), as mke2fs does */
-	uint32_t lpf_blocks;
 	e4_blk_t root_block;		/* root directory's block (also with inline_data) */
-	e4_blk_t lpf_block;		/* lost+found's first block (lpf_blocks in a row) */
+	struct e4_layout_file lpf;	/* lost+found (inode first_ino): its blocks in
+					   file order, not always in a row (flex_bg
+					   leaves gaps it fills first); no meta blocks */
 	e4_blk_t resize_dind_block;	/* resize inode's double-indirect block, or 0 */
 	struct e4_layout_file journal;	/* inode 8: blocks include fast commit */
 	struct e4_layout_file orphan;	/* orphan file (inode 12) */

@@ -1552,6 +1552,33 @@ static errcode_t take_block(struct ctx *c, uint64_t goal, uint64_t *blk)
 	return c->oom ? E4_ERR_NO_MEMORY : 0;
 }
 
+/* File of n blocks taken one at a time, each after the one before (the
+ * first from goal): the rest of a cluster first, then the first free
+ * cluster, as the reference grows lost+found and the orphan file. */
+static errcode_t alloc_chained_file(struct ctx *c, struct e4_layout_file *f, uint64_t goal,
+				    uint64_t n)
+{
+	uint64_t prev = goal, b;
+	errcode_t err;
+
+	for (uint64_t i = 0; i < n; i++) {
+		if (i && ((prev + 1) & ~c->cmask) == (prev & ~c->cmask)) {
+			b = prev + 1;
+			mark(c, b, 1);
+		} else {
+			err = take_block(c, i ? prev & ~c->cmask : prev, &b);
+			if (err)
+				return err;
+		}
+		err = file_add_extent(f, b, 1);
+		if (err)
+			return err;
+		f->blocks++;
+		prev = b;
+	}
+	return c->oom ? E4_ERR_NO_MEMORY : 0;
+}
+
 /* Extent-mapped file of n blocks allocated as the reference's preallocation does:
  * maximal free runs from goal, each at most 32768 blocks; the extent leaf
  * (needed with a fifth extent) goes at the first free block from one
@@ -1699,16 +1726,13 @@ static errcode_t special_files(struct ctx *c, const struct e4_layout_opts *o,
 	if (err)
 		return err;
 	l->root_block = b;
-	err = take_block(c, goal0, &b);
-	if (err)
-		return err;
-	l->lpf_block = b;
-	l->lpf_blocks = 1;
 	{
 		/* 16 KiB, at least 2 blocks, at most 12 (the direct blocks).
 		 * With inline_data mke2fs 1.47.0 makes lost+found inline, then
 		 * grows it to one block less (root still gets a block: it is
-		 * not made inline). */
+		 * not made inline).  Each block is the next free one after
+		 * the last: with flex_bg the gaps between the bitmaps come
+		 * first, so the file need not be one run. */
 		uint32_t want = 16384 / l->block_size;
 
 		if (want < 2)
@@ -1717,17 +1741,13 @@ static errcode_t special_files(struct ctx *c, const struct e4_layout_opts *o,
 			want = EXT4_NDIR_BLOCKS;
 		if (l->feature_incompat & EXT4_FEATURE_INCOMPAT_INLINE_DATA)
 			want--;
-		while (l->lpf_blocks < want) {
-			if (((b + 1) & ~c->cmask) == (b & ~c->cmask)) {
-				b++;
-				mark(c, b, 1);
-			} else {
-				err = take_block(c, b & ~c->cmask, &b);
-				if (err)
-					return err;
-			}
-			l->lpf_blocks++;
-		}
+		l->lpf.ino = l->first_ino;
+		err = alloc_chained_file(c, &l->lpf, goal0, want);
+		if (err)
+			return err;
+		/* more than the inode's 4 extents would need a leaf */
+		if (extents && l->lpf.nr_extents > 4)
+			return E4_ERR_UNSUPPORTED;
 	}
 	if (l->feature_compat & EXT4_FEATURE_COMPAT_RESIZE_INODE) {
 		err = take_block(c, c->fdb + l->desc_blocks + l->reserved_gdt_blocks + 2 +
@@ -1798,23 +1818,9 @@ static errcode_t special_files(struct ctx *c, const struct e4_layout_opts *o,
 		l->orphan.ino = l->first_ino + 1;
 		if (extents) {
 			/* one block at a time from the start of the filesystem */
-			uint64_t prev = 0;
-
-			for (uint64_t i = 0; i < n; i++) {
-				if (i && ((prev + 1) & ~c->cmask) == (prev & ~c->cmask)) {
-					b = prev + 1;
-					mark(c, b, 1);
-				} else {
-					err = take_block(c, prev, &b);
-					if (err)
-						return err;
-				}
-				err = file_add_extent(&l->orphan, b, 1);
-				if (err)
-					return err;
-				l->orphan.blocks++;
-				prev = b;
-			}
+			err = alloc_chained_file(c, &l->orphan, 0, n);
+			if (err)
+				return err;
 			if (l->orphan.nr_extents > 4)
 				return E4_ERR_UNSUPPORTED;
 		} else {
@@ -1842,6 +1848,7 @@ void e4_layout_free(struct e4_layout *l)
 	free(l->groups);
 	free_file(&l->journal);
 	free_file(&l->orphan);
+	free_file(&l->lpf);
 	free(l);
 }
 

@@ -928,6 +928,34 @@ static const struct vec vecs[] = {
 		{ 79, 0, 2097167ULL, 2097183ULL, 2127904ULL, 32768, 32768, 0, 0x1, 32768 },
 		{ 34, 0, 1048578ULL, 1048594ULL, 1052704ULL, 16384, 32768, 0, 0x1, 32768 },
 	  } },
+	{ "ext4_G2_8000k_b1024", 8192000ULL, "-t ext4 -b 1024 -G 2", 0,
+	  { 8000ULL, 400ULL, 6395ULL, 2000, 1989, 1, 1024, 1024, 8192, 8192, 2000, 256, 64,
+	    62, 0, 1, 0, 0, 1, 0x3c, 0x2c2, 0x46b, 1591, 0,
+	    0, 1024ULL, 581ULL, 0, 0ULL },
+	  1, {
+		{ 0, 1, 65ULL, 67ULL, 69ULL, 6395, 1989, 2, 0x0, 1989 },
+	  } },
+	{ "ext4_G8_8000k_b1024", 8192000ULL, "-t ext4 -b 1024 -G 8", 0,
+	  { 8000ULL, 400ULL, 6395ULL, 2000, 1989, 1, 1024, 1024, 8192, 8192, 2000, 256, 64,
+	    62, 0, 3, 0, 0, 1, 0x3c, 0x2c2, 0x46b, 1591, 0,
+	    0, 1024ULL, 80ULL, 0, 0ULL },
+	  1, {
+		{ 0, 1, 65ULL, 73ULL, 81ULL, 6395, 1989, 2, 0x0, 1989 },
+	  } },
+	{ "ext4_G4_9m_b4096", 9437184ULL, "-t ext4 -b 4096 -G 4", 0,
+	  { 2304ULL, 115ULL, 1125ULL, 2304, 2293, 0, 4096, 4096, 32768, 32768, 2304, 256, 64,
+	    1, 0, 2, 0, 0, 1, 0x3c, 0x2c2, 0x46b, 1173, 0,
+	    0, 1024ULL, 10ULL, 0, 0ULL },
+	  1, {
+		{ 0, 1, 3ULL, 7ULL, 11ULL, 1125, 2293, 2, 0x0, 2293 },
+	  } },
+	{ "ext4_G2_50m_b4096", 52428800ULL, "-t ext4 -b 4096 -G 2", 0,
+	  { 12800ULL, 640ULL, 10960ULL, 12800, 12789, 0, 4096, 4096, 32768, 32768, 12800, 256, 64,
+	    6, 0, 1, 0, 0, 1, 0x3c, 0x2c2, 0x46b, 1834, 0,
+	    0, 1024ULL, 816ULL, 0, 0ULL },
+	  1, {
+		{ 0, 1, 8ULL, 10ULL, 12ULL, 10960, 12789, 2, 0x0, 12789 },
+	  } },
 /* END GENERATED */
 };
 
@@ -1370,9 +1398,95 @@ static void test_profile(void **state)
 	e4_profile_free(p);
 }
 
+/* Mark [start, start + n) in the block map; 1 when a block is outside
+ * the filesystem or was named before. */
+static int use_run(uint8_t *map, const struct e4_layout *l, uint64_t start, uint64_t n)
+{
+	if (start + n > l->blocks_count)
+		return 1;
+	for (uint64_t b = start; b < start + n; b++) {
+		if (e4_bit_test(map, b))
+			return 1;
+		e4_bits_set(map, b, 1);
+	}
+	return 0;
+}
+
+static int use_file(uint8_t *map, const struct e4_layout *l, const struct e4_layout_file *f)
+{
+	uint64_t n = 0;
+	int bad = 0;
+
+	if (!f->ino)
+		return 0;
+	for (uint32_t i = 0; i < f->nr_extents; i++) {
+		bad |= use_run(map, l, f->extents[i].start, f->extents[i].len);
+		n += f->extents[i].len;
+	}
+	for (uint32_t i = 0; i < f->nr_meta; i++)
+		bad |= use_run(map, l, f->meta[i], 1);
+	return bad || n != f->blocks;
+}
+
+/* Every block the layout names (superblock and descriptor copies, bitmaps,
+ * inode tables, root, lost+found, the resize inode's block, journal and
+ * orphan file with their map blocks) is named once, and each group's free
+ * count is its clusters less those holding such a block: the bitmaps
+ * e4mkfs builds from these agree with the descriptors.  Returns the
+ * number of problems (printed). */
+static int check_block_use(const char *name, const struct e4_layout *l)
+{
+	uint64_t cmask = (1ULL << l->cluster_bits) - 1;
+	uint8_t *map = calloc(l->blocks_count / 8 + 1, 1);
+	int bad = 0;
+
+	assert_non_null(map);
+	for (uint32_t g = 0; g < l->group_count; g++) {
+		const struct e4_layout_group *gr = &l->groups[g];
+
+		if (use_run(map, l, gr->first_block, gr->sb_blocks) ||
+		    use_run(map, l, gr->block_bitmap, 1) || use_run(map, l, gr->inode_bitmap, 1) ||
+		    use_run(map, l, gr->inode_table, l->inode_blocks_per_group)) {
+			print_error("%s: group %u's metadata overlaps\n", name, g);
+			bad++;
+		}
+	}
+	if (use_run(map, l, l->root_block, 1) || use_file(map, l, &l->lpf) || l->lpf.nr_meta ||
+	    (l->resize_dind_block && use_run(map, l, l->resize_dind_block, 1)) ||
+	    use_file(map, l, &l->journal) || use_file(map, l, &l->orphan)) {
+		print_error("%s: a special file's block is outside or named twice\n", name);
+		bad++;
+	}
+	for (uint32_t g = 0; g < l->group_count; g++) {
+		const struct e4_layout_group *gr = &l->groups[g];
+		uint64_t c0 = gr->first_block >> l->cluster_bits;
+		uint64_t c1 = (gr->first_block + gr->blocks - 1) >> l->cluster_bits;
+		uint64_t used = 0;
+
+		for (uint64_t c = c0; c <= c1; c++) {
+			uint64_t b0 = c << l->cluster_bits, b1 = b0 | cmask;
+
+			for (uint64_t b = b0; b <= b1 && b < l->blocks_count; b++)
+				if (e4_bit_test(map, b)) {
+					used++;
+					break;
+				}
+		}
+		if (gr->free_blocks != c1 - c0 + 1 - used) {
+			print_error("%s: group %u: %u free clusters in the layout, %llu by the "
+				    "blocks it names\n", name, g, gr->free_blocks,
+				    (unsigned long long)(c1 - c0 + 1 - used));
+			bad++;
+		}
+	}
+	free(map);
+	return bad;
+}
+
 /* Whole-layout invariants on every reference case: metadata inside the
  * filesystem, no two groups' metadata overlapping, free counts summing to
- * the superblock's, the journal extents inside the filesystem. */
+ * the superblock's, the journal extents inside the filesystem; up to 2^24
+ * blocks, check_block_use(). */
 static void test_invariants(void **state)
 {
 	(void)state;
@@ -1403,6 +1517,8 @@ static void test_invariants(void **state)
 		for (uint32_t e = 0; e < l->journal.nr_extents; e++)
 			assert_true(l->journal.extents[e].start + l->journal.extents[e].len <=
 				    l->blocks_count);
+		if (l->blocks_count <= (1ULL << 24))
+			assert_int_equal(check_block_use(v->name, l), 0);
 		e4_layout_free(l);
 	}
 }
