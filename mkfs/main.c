@@ -198,47 +198,61 @@ static int compute_layout(struct mkfs *m, int64_t journal_mb)
 	return 0;
 }
 
+/* "Superblock backups stored on blocks: " and the list, as mke2fs lays
+ * it out: ", " before every entry but group 1's, a new tab-indented line
+ * when the number and two more columns do not fit in what is left of 72;
+ * the heading also when no group holds a backup (sparse_super2). */
 static void print_backups(const struct mkfs *m)
 {
 	const struct e4_layout *l = m->l;
-	int col = 0, any = 0;
+	int left = 0;
 
+	printf("Superblock backups stored on blocks: ");
 	for (uint32_t g = 1; g < l->group_count; g++) {
 		char num[32];
 		int n;
 
 		if (!l->groups[g].has_super)
 			continue;
-		if (!any)
-			printf("Superblock backups stored on blocks: ");
+		if (g != 1)
+			printf(", ");
 		n = snprintf(num, sizeof(num), "%llu",
 			     (unsigned long long)l->groups[g].first_block);
-		if (!any || col + n + 2 > 72) {
-			printf("%s\n\t", any ? "," : "");
-			col = 8;
-		} else {
-			printf(", ");
-			col += 2;
+		if (n + 2 > left) {
+			printf("\n\t");
+			left = 72;
 		}
+		left -= n + 2;
 		printf("%s", num);
-		col += n;
-		any = 1;
 	}
-	if (any)
-		printf("\n\n");
+	printf("\n\n");
+}
+
+/* The end of both summaries, as mke2fs prints it: an empty line for a
+ * single group, else the UUID (unless null) and the backup list. */
+static void print_uuid_backups(const struct mkfs *m)
+{
+	static const uint8_t null_uuid[16];
+	char uuid[40];
+
+	if (m->l->group_count == 1) {
+		printf("\n");
+		return;
+	}
+	uuid_unparse(m->uuid, uuid);
+	if (memcmp(m->uuid, null_uuid, 16))
+		printf("Filesystem UUID: %s\n", uuid);
+	print_backups(m);
 }
 
 static void print_stats(const struct mkfs *m, int full)
 {
 	const struct e4_layout *l = m->l;
-	char uuid[40];
 
-	uuid_unparse(m->uuid, uuid);
 	if (!full) {
 		printf("Creating filesystem with %llu %uk blocks and %u inodes\n",
 		       (unsigned long long)l->blocks_count, l->block_size / 1024, l->inodes_count);
-		printf("Filesystem UUID: %s\n", uuid);
-		print_backups(m);
+		print_uuid_backups(m);
 		return;
 	}
 	printf("Filesystem label=%s\n", m->label);
@@ -263,8 +277,7 @@ static void print_stats(const struct mkfs *m, int full)
 		printf("%u blocks per group, %u fragments per group\n", l->blocks_per_group,
 		       l->clusters_per_group);
 	printf("%u inodes per group\n", l->inodes_per_group);
-	printf("Filesystem UUID: %s\n", uuid);
-	print_backups(m);
+	print_uuid_backups(m);
 	if (l->journal.ino)
 		printf("Journal: %llu blocks\n", (unsigned long long)l->journal.blocks);
 	{
@@ -824,8 +837,9 @@ int main(int argc, char **argv)
 	}
 
 	if (m.noaction) {
-		/* -q -n: the short summary, as mke2fs */
-		print_stats(&m, !m.quiet);
+		/* as mke2fs -n (also with -q): the short summary, the full
+		 * listing with -v */
+		print_stats(&m, m.verbose);
 		rc = 0;
 		goto out;
 	}
