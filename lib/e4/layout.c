@@ -1225,6 +1225,18 @@ retry:
 		l->inodes_per_group = v;
 		break;
 	}
+	/* e2fsprogs 1.47.1 and later: when rounding down to a multiple of 8
+	 * leaves fewer than first_ino + 1 inodes (100 KiB, 1 KiB blocks,
+	 * 256-byte inodes: 12 inodes fill 3 blocks, rounded down to 8),
+	 * round up instead, to a multiple of 8 per group holding at least
+	 * that many; 1.47.0 made the 8 and then failed */
+	if ((uint64_t)l->inodes_per_group * groups < l->first_ino + 1) {
+		uint32_t v = (uint32_t)div_ceil(l->first_ino + 1, groups);
+
+		v = (v + 7) & ~7U;
+		ipb = (uint32_t)div_ceil((uint64_t)v * isz, bs);
+		l->inodes_per_group = v;
+	}
 	l->inode_blocks_per_group = ipb;
 	l->inodes_count = l->inodes_per_group * groups;
 	if (l->inodes_count < l->first_ino)	/* no room for lost+found */

@@ -1212,11 +1212,13 @@ static void test_errors(void **state)
 	struct e4_layout *l = NULL;
 
 	(void)state;
-	/* 64 KiB: only 8 inodes after rounding -> too small (mke2fs fails
-	 * writing the reserved inodes) */
+	/* 60 KiB with 512-byte inodes: the 16 inodes (test_tiny) leave no
+	 * room for the 50 blocks a group needs beyond its metadata (mke2fs
+	 * 1.47.4: "Not enough space to build proposed filesystem") */
 	e4_layout_opts_init(&o);
 	o.fs_type = "ext4";
-	o.dev_bytes = 64 * 1024;
+	o.dev_bytes = 60 * 1024;
+	o.inode_size = 512;
 	assert_int_equal(e4_layout_compute(&o, &l), E4_ERR_FS_TOO_SMALL);
 	assert_null(l);
 	o.dev_bytes = 512;
@@ -1523,6 +1525,41 @@ static void test_invariants(void **state)
 	}
 }
 
+/* Tiny filesystems: where rounding the inodes down to a multiple of 8
+ * leaves fewer than first_ino + 1, e2fsprogs 1.47.1 and later round up
+ * (1.47.0 fails).  Values from mke2fs 1.47.4 (-n, and dumpe2fs of the
+ * 100 KiB image: 4 inode table blocks, 77 free blocks). */
+static void test_tiny(void **state)
+{
+	static const struct {
+		const char *args;
+		uint64_t size;
+		uint32_t inodes, itable_blocks;
+	} t[] = {
+		{ "-t ext4 -b 1024 -I 256", 100 * 1024, 16, 4 },
+		{ "-t ext4", 64 * 1024, 16, 4 },
+		{ "-t ext2 -b 1024 -I 256", 100 * 1024, 16, 4 },
+		{ "-t ext4 -b 1024 -I 1024", 80 * 1024, 16, 16 },
+		{ "-t ext4 -b 1024 -I 256 -N 1", 5000 * 1024, 16, 4 },
+		{ "-t ext4 -b 1024 -I 256 -N 13", 5000 * 1024, 16, 4 },	/* as before */
+		{ "-t ext4 -b 1024 -I 256 -N 17", 5000 * 1024, 16, 4 },	/* 20 -> 16 */
+		{ "-t ext4 -b 1024 -I 256 -g 256 -N 12", 5000 * 1024, 160, 2 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct e4_layout *l;
+
+		assert_int_equal(layout_for(t[i].args, t[i].size, 0, 0, 0, &l), 0);
+		if (l->inodes_count != t[i].inodes)
+			print_error("%s: %u inodes\n", t[i].args, l->inodes_count);
+		assert_int_equal(l->inodes_count, t[i].inodes);
+		assert_int_equal(l->inode_blocks_per_group, t[i].itable_blocks);
+		assert_int_equal(check_block_use(t[i].args, l), 0);
+		e4_layout_free(l);
+	}
+}
+
 /* e4_bits_set (e4.h) against setting the bits one at a time, for every
  * start and length in a 64-bit window. */
 static void test_bits_set(void **state)
@@ -1575,6 +1612,7 @@ int main(void)
 		cmocka_unit_test(test_helpers),
 		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_invariants),
+		cmocka_unit_test(test_tiny),
 	};
 
 	e4_init_errors();
