@@ -736,6 +736,11 @@ int main(int argc, char **argv)
 
 	if (compute_layout(&m, journal_mb))
 		goto out;
+	if (m.l->orphan.ino && m.lo.orphan_file_blocks > 0 &&
+	    m.l->orphan.blocks < (uint64_t)m.lo.orphan_file_blocks)
+		fprintf(stderr, "%s: warning: the orphan file gets %llu blocks, not %lld: the "
+			"kernel mounts none larger than 8 MiB or 512 blocks\n", m.prog,
+			(unsigned long long)m.l->orphan.blocks, (long long)m.lo.orphan_file_blocks);
 	/* like mke2fs, even with -q */
 	if (m.l->raid_stride && m.l->raid_stripe_width &&
 	    m.l->raid_stripe_width % m.l->raid_stride)

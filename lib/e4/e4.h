@@ -834,7 +834,8 @@ struct e4_layout_opts {
 	int64_t journal_blocks;	/* AUTO: default size if has_journal; 0: no journal
 				   (clears has_journal); JOURNAL_FORCE: -j; > 0: -J
 				   size= converted to blocks (sets has_journal) */
-	int64_t orphan_file_blocks; /* with orphan_file; AUTO or 0: default size */
+	int64_t orphan_file_blocks; /* with orphan_file; AUTO or 0: default size;
+				   at most e4_layout_max_orphan_blocks() */
 	unsigned desc_size;	/* -E desc_size= bytes (64bit only); 0: 64 */
 	int packed_meta_blocks;	/* -E packed_meta_blocks=1 */
 	uint32_t stride;	/* -E stride= (blocks) */
@@ -959,6 +960,12 @@ uint32_t e4_layout_default_journal_blocks(uint64_t blocks_count);
 /* Default orphan file size in blocks (section 6.8), rounded up to whole
  * clusters of 2^cluster_bits blocks. */
 uint32_t e4_layout_default_orphan_blocks(uint64_t blocks_count, unsigned cluster_bits);
+/* The largest orphan file the kernel mounts, in blocks of block_size
+ * bytes: at most 8 MiB (Linux 0a6ce20c1564, "orphan file too big") and
+ * at most 512 blocks (the rule that replaced it, 7c11c56eb32e); 128 with
+ * 64 KiB blocks, 512 up to 16 KiB.  e4_layout_compute() caps the default
+ * and an explicit orphan_file_blocks to it. */
+uint32_t e4_layout_max_orphan_blocks(unsigned block_size);
 
 /* ---- write (write.c) -------------------------------------------------- */
 /*

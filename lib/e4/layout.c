@@ -418,6 +418,13 @@ uint32_t e4_layout_default_orphan_blocks(uint64_t n, unsigned cluster_bits)
 	return (b + mask) & ~mask;
 }
 
+uint32_t e4_layout_max_orphan_blocks(unsigned block_size)
+{
+	uint32_t n = block_size ? (uint32_t)((8U << 20) / block_size) : 512;
+
+	return n < 512 ? n : 512;
+}
+
 static unsigned ilog2(uint64_t v)
 {
 	unsigned r = 0;
@@ -1826,6 +1833,11 @@ static errcode_t special_files(struct ctx *c, const struct e4_layout_opts *o,
 	if (l->feature_compat & EXT4_FEATURE_COMPAT_ORPHAN_FILE) {
 		uint64_t n = o->orphan_file_blocks > 0 ? (uint64_t)o->orphan_file_blocks
 			: e4_layout_default_orphan_blocks(l->blocks_count, c->cbits);
+
+		/* what the kernel mounts (mke2fs 1.47.0 does not cap: 159
+		 * blocks of 64 KiB at 40 GiB) */
+		if (n > e4_layout_max_orphan_blocks(l->block_size))
+			n = e4_layout_max_orphan_blocks(l->block_size);
 
 		l->orphan.ino = l->first_ino + 1;
 		if (extents) {

@@ -1304,6 +1304,31 @@ static void test_helpers(void **state)
 	assert_int_equal(e4_layout_default_orphan_blocks(262144, 0), 64);
 	assert_int_equal(e4_layout_default_orphan_blocks(1ULL << 30, 0), 512);
 	assert_int_equal(e4_layout_default_orphan_blocks(262144 + 4096 * 3, 2), 68);
+	/* the kernel's limit: 8 MiB and 512 blocks */
+	assert_int_equal(e4_layout_max_orphan_blocks(65536), 128);
+	assert_int_equal(e4_layout_max_orphan_blocks(32768), 256);
+	assert_int_equal(e4_layout_max_orphan_blocks(16384), 512);
+	assert_int_equal(e4_layout_max_orphan_blocks(4096), 512);
+	assert_int_equal(e4_layout_max_orphan_blocks(1024), 512);
+	{
+		struct e4_layout *l;
+		struct e4_layout_opts o;
+		uint64_t jmib;
+		char buf[128];
+
+		/* 40 GiB of 64 KiB blocks: 159 by the default rule, 128 made */
+		assert_int_equal(layout_for("-t ext4 -b 65536 -O orphan_file", 40ULL << 30, 0, 0,
+					    0, &l), 0);
+		assert_int_equal(l->orphan.blocks, 128);
+		e4_layout_free(l);
+		/* an explicit size is capped too */
+		parse_args("-t ext4 -b 4096 -O orphan_file", &o, &jmib, buf, sizeof(buf));
+		o.dev_bytes = 1ULL << 30;
+		o.orphan_file_blocks = 2000;
+		assert_int_equal(e4_layout_compute(&o, &l), 0);
+		assert_int_equal(l->orphan.blocks, 512);
+		e4_layout_free(l);
+	}
 	assert_true(e4_layout_known_type(NULL, "ext4"));
 	assert_true(e4_layout_known_type(NULL, "ext2"));
 	assert_true(e4_layout_known_type(NULL, "largefile4"));
