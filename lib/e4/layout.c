@@ -1571,6 +1571,17 @@ static errcode_t take_block(struct ctx *c, uint64_t goal, uint64_t *blk)
 	return c->oom ? E4_ERR_NO_MEMORY : 0;
 }
 
+/* Where the reference starts looking for a new file's first block: the
+ * first block of the inode's group, or with flex_bg of its flex group's
+ * first group (with -N small, lost+found's inode 11 is not in group 0). */
+static uint64_t ino_goal(const struct ctx *c, uint32_t ino)
+{
+	uint64_t g = (ino - 1) / c->l->inodes_per_group;
+
+	g &= ~((1ULL << c->l->log_groups_per_flex) - 1);
+	return g_first(c, g);
+}
+
 /* File of n blocks taken one at a time, each after the one before (the
  * first from goal): the rest of a cluster first, then the first free
  * cluster, as the reference grows lost+found and the orphan file. */
@@ -1761,7 +1772,7 @@ static errcode_t special_files(struct ctx *c, const struct e4_layout_opts *o,
 		if (l->feature_incompat & EXT4_FEATURE_INCOMPAT_INLINE_DATA)
 			want--;
 		l->lpf.ino = l->first_ino;
-		err = alloc_chained_file(c, &l->lpf, goal0, want);
+		err = alloc_chained_file(c, &l->lpf, ino_goal(c, l->lpf.ino), want);
 		if (err)
 			return err;
 		/* more than the inode's 4 extents would need a leaf */
@@ -1945,6 +1956,14 @@ static errcode_t lay_out(struct e4_layout *l, const struct e4_layout_opts *o,
 	err = special_files(&c, o, p);
 	if (err)
 		goto out;
+
+	/* mke2fs takes lost+found's inode with a search that, entering a
+	 * group still marked INODE_UNINIT, clears its BLOCK_UNINIT too; it
+	 * runs before the reserved inodes are marked, so with few inodes
+	 * per group (-N) lost+found's group loses BLOCK_UNINIT even when its
+	 * blocks are elsewhere.  Group 0 was entered by the root already. */
+	if ((l->first_ino - 1) / l->inodes_per_group > 0)
+		c.uninit_cleared[(l->first_ino - 1) / l->inodes_per_group] = 1;
 
 	/* inodes: 1..11 (bad blocks, root, reserved, lost+found), orphan file */
 	for (uint32_t ino = 1; ino <= l->first_ino; ino++)

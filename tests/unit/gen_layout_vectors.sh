@@ -124,6 +124,8 @@ CASES=(
 "ext4_G8_8000k_b1024|$((8000*K))|-t ext4 -b 1024 -G 8|"
 "ext4_G4_9m_b4096|$((9*M))|-t ext4 -b 4096 -G 4|"
 "ext4_G2_50m_b4096|$((50*M))|-t ext4 -b 4096 -G 2|"
+"ext2_N100_100m|$((100*M))|-t ext2 -N 100|"
+"ext4_N100_100m|$((100*M))|-t ext4 -N 100|"
 )
 
 # Geometry only (mke2fs -n with an explicit block count, no image):
