@@ -45,7 +45,7 @@ static void usage(const char *prog)
 		"                     -j  -J size=MiB  -E extended-option,...\n"
 		"  geometry:          -b block-size  -C cluster-size  -g blocks-per-group\n"
 		"                     -G groups-per-flex  -i bytes-per-inode  -I inode-size\n"
-		"                     -N inode-count  -m reserved-percent  -r 1\n"
+		"                     -N inode-count  -m reserved-percent  -r 0|1\n"
 		"  identity:          -L label  -M last-mounted-dir  -U uuid|random|time|clear\n"
 		"                     -o creator-os  -e continue|remount-ro|panic\n"
 		"  run:               -n (write nothing)  -q  -v  -F  -S  -V\n"
@@ -145,6 +145,10 @@ static const char *layout_error(const struct mkfs *m, errcode_t err, char *buf, 
 		       "from 64 to 1024)";
 	case E4_ERR_UNSUPPORTED:
 		return "this feature set or size is not supported yet";
+	case E4_ERR_CONFLICT_REV0:
+		if (m->lo.journal_blocks > 0 || m->lo.journal_blocks == E4_LAYOUT_JOURNAL_FORCE)
+			return "journals are not supported with revision 0 filesystems";
+		return "filesystem features are not supported with revision 0 filesystems";
 	case E4_ERR_TOO_MANY_GROUPS:
 		snprintf(buf, len, "more than %u block groups (256 TiB with 4 KiB blocks) are "
 			 "not supported yet; larger blocks or -g raise the limit",
@@ -355,7 +359,6 @@ int main(int argc, char **argv)
 	e4_layout_opts_init(&m.lo);
 	m.lazy_itable_init = 1;
 	m.discard = 1;
-	m.rev = 1;
 	m.default_mntopts = EXT4_DEFM_XATTR_USER | EXT4_DEFM_ACL;
 	m.tty = isatty(0) && isatty(1);
 	m.lo.page_size = page > 0 ? (unsigned)page : 4096;
@@ -548,15 +551,9 @@ int main(int argc, char **argv)
 			m.quiet = 1;
 			break;
 		case 'r':
-			if (parse_uint(optarg, 1, &v)) {
-				fprintf(stderr, "%s: bad revision level - %s\n", m.prog, optarg);
+			/* mke2fs 1.47.0's spelling; -E revision= since 1.47.2 */
+			if (mkfs_parse_revision(&m, optarg))
 				goto out;
-			}
-			if (v == 0) {
-				fprintf(stderr, "%s: revision 0 filesystems are not supported yet\n",
-					m.prog);
-				goto out;
-			}
 			break;
 		case 's':
 			break;		/* sparse_super: obsolete, use -O */
@@ -746,7 +743,7 @@ int main(int argc, char **argv)
 	    m.l->raid_stripe_width % m.l->raid_stride)
 		fprintf(stderr, "%s: warning: RAID stripe width %u is not a multiple of the "
 			"stride %u\n", m.prog, m.l->raid_stripe_width, m.l->raid_stride);
-	if (m.l->inode_size == EXT4_GOOD_OLD_INODE_SIZE)
+	if (m.l->inode_size == EXT4_GOOD_OLD_INODE_SIZE && m.l->rev_level != EXT4_GOOD_OLD_REV)
 		fprintf(stderr, "%s: warning: 128-byte inodes cannot hold dates after 2038; "
 			"they are deprecated\n", m.prog);
 	if (mkfs_apply_profile(&m))

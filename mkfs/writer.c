@@ -738,7 +738,9 @@ void mkfs_build_super(struct mkfs *m, struct ext4_super_block *sb)
 	sb->s_state = e4_cpu_to_le16(EXT4_VALID_FS);
 	sb->s_errors = e4_cpu_to_le16((uint16_t)(m->errors ? m->errors : 1));
 	sb->s_creator_os = e4_cpu_to_le32((uint32_t)m->creator_os);
-	sb->s_rev_level = e4_cpu_to_le32(EXT4_DYNAMIC_REV);
+	/* revision 0 too has s_first_ino and s_inode_size set (as mke2fs
+	 * -r 0 writes them: 11 and 128) */
+	sb->s_rev_level = e4_cpu_to_le32(l->rev_level);
 	sb->s_first_ino = e4_cpu_to_le32(l->first_ino);
 	sb->s_inode_size = e4_cpu_to_le16((uint16_t)l->inode_size);
 	sb->s_feature_compat = e4_cpu_to_le32(l->feature_compat);

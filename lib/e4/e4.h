@@ -845,6 +845,11 @@ struct e4_layout_opts {
 	unsigned page_size;	/* bytes; 0: 4096 */
 	int geometry_only;	/* 1: stop after the counts (no per-group layout,
 				   no special files); any size up to the limits */
+	int good_old_rev;	/* 1: revision 0 (mke2fs -r 0, -E revision=0): no
+				   features (the profile's are not applied; one
+				   set by feat_set or a journal asked for is
+				   E4_ERR_CONFLICT_REV0), 128-byte inodes whatever
+				   inode_size says, resize_blocks ignored */
 };
 
 /* Set *o to "everything as mke2fs would" (AUTO / 0 fields, -m 5). */
@@ -930,6 +935,8 @@ struct e4_layout {
 	struct e4_layout_file journal;	/* inode 8: blocks include fast commit */
 	struct e4_layout_file orphan;	/* orphan file (inode 12) */
 	struct e4_layout_group *groups;	/* group_count entries; NULL with geometry_only */
+	uint32_t rev_level;		/* EXT4_DYNAMIC_REV, or EXT4_GOOD_OLD_REV with
+					   good_old_rev */
 };
 
 /* Compute the layout mke2fs 1.47.0 would make.  Errors (the reason for an
@@ -944,7 +951,8 @@ struct e4_layout {
  * one E4_ERR_CONFLICT_* per broken feature rule (NEED_EXTENT: 64bit,
  * bigalloc or verity without extent; META_BG_RESIZE; RESIZE_SPARSE;
  * CSUM_SEED; CLUSTER: -C without bigalloc; FLEX_BG: -G without flex_bg;
- * INLINE_ISIZE: inline_data with 128-byte inodes), E4_ERR_RESIZE_TOO_SMALL
+ * INLINE_ISIZE: inline_data with 128-byte inodes; REV0: a feature or a
+ * journal with good_old_rev), E4_ERR_RESIZE_TOO_SMALL
  * (-E resize= not above the block count), E4_ERR_INVALID_ARGUMENT
  * (unknown fs_type, bad -m/-G/-N values), E4_ERR_UNSUPPORTED (quota or
  * project, a special file needing more than one extent leaf),

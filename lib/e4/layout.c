@@ -869,17 +869,20 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 	}
 
 	/* features: base, each type's, then the user's edits (or the
-	 * profile's default_features without any) */
+	 * profile's default_features without any); revision 0: only the
+	 * edits, which may not leave one set (mke2fs 1.47.0 -r 0) */
+	l->rev_level = o->good_old_rev ? EXT4_GOOD_OLD_REV : EXT4_DYNAMIC_REV;
 	v = prof_str(pr, l, "base_features");
-	err = edit_features(v ? v : PROF_BASE_FEATURES, set, clr);
+	err = o->good_old_rev ? 0 : edit_features(v ? v : PROF_BASE_FEATURES, set, clr);
 	if (err)
 		return prof_bad(o, "base_features", err);
-	for (unsigned i = 0; !err && i < l->ntypes; i++) {
+	for (unsigned i = 0; !err && !o->good_old_rev && i < l->ntypes; i++) {
 		v = e4_profile_get(pr, "fs_types", l->types[i], "features");
 		if (v && *v && (err = edit_features(v, set, clr)))
 			return prof_bad(o, "features", err);
 	}
-	if (!err && !o->feat_set[0] && !o->feat_set[1] && !o->feat_set[2] &&
+	if (!err && !o->good_old_rev &&
+	    !o->feat_set[0] && !o->feat_set[1] && !o->feat_set[2] &&
 	    !o->feat_clear[0] && !o->feat_clear[1] && !o->feat_clear[2]) {
 		v = prof_str(pr, l, "default_features");
 		if (v && *v && (err = edit_features(v, set, clr)))
@@ -892,6 +895,10 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 		if (o->feat_set[k] & ~ok_features[k])
 			return E4_ERR_INVALID_ARGUMENT;
 	}
+	if (o->good_old_rev && (p->feat[0] || p->feat[1] || p->feat[2] ||
+				o->journal_blocks > 0 ||
+				o->journal_blocks == E4_LAYOUT_JOURNAL_FORCE))
+		return E4_ERR_CONFLICT_REV0;
 	if (o->journal_blocks == 0)
 		p->feat[0] &= ~EXT4_FEATURE_COMPAT_HAS_JOURNAL;
 	if (p->feat[1] & EXT4_FEATURE_INCOMPAT_JOURNAL_DEV)
@@ -1003,8 +1010,9 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 	if (o->num_backup_sb > 2)
 		return E4_ERR_INVALID_ARGUMENT;
 
-	/* -E resize= (computed where mke2fs parses it) */
-	if (o->resize_blocks) {
+	/* -E resize= (computed where mke2fs parses it; nothing without
+	 * features) */
+	if (o->resize_blocks && !o->good_old_rev) {
 		uint64_t bpg = p->bpg_param ? p->bpg_param : (uint64_t)bs * 8;
 		unsigned dsz = p->desc_size ? p->desc_size : EXT4_MIN_DESC_SIZE;
 		uint64_t gdpb = bs / dsz, ngroups, desc_blocks, rsv_groups;
@@ -1077,6 +1085,8 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 			return o->inode_size ? E4_ERR_BAD_INODE_SIZE :
 			       prof_bad(o, "inode_size", E4_ERR_BAD_INODE_SIZE);
 	}
+	if (o->good_old_rev)
+		inode_size = EXT4_GOOD_OLD_INODE_SIZE;	/* fixed in revision 0 */
 	p->inode_size = inode_size;
 	if ((p->feat[1] & EXT4_FEATURE_INCOMPAT_INLINE_DATA) &&
 	    (inode_size ? inode_size : EXT4_GOOD_OLD_INODE_SIZE) == EXT4_GOOD_OLD_INODE_SIZE)

@@ -126,6 +126,8 @@ CASES=(
 "ext4_G2_50m_b4096|$((50*M))|-t ext4 -b 4096 -G 2|"
 "ext2_N100_100m|$((100*M))|-t ext2 -N 100|"
 "ext4_N100_100m|$((100*M))|-t ext4 -N 100|"
+"ext4_r0_100m|$((100*M))|-t ext4 -r 0 -N 100|"
+"ext2_r0_8m|$((8*M))|-t ext2 -r 0|"
 )
 
 # Geometry only (mke2fs -n with an explicit block count, no image):

@@ -976,6 +976,23 @@ static const struct vec vecs[] = {
 		{ 6, 0, 265ULL, 278ULL, 297ULL, 4096, 8, 0, 0x1, 8 },
 		{ 12, 0, 271ULL, 284ULL, 309ULL, 4095, 8, 0, 0x1, 8 },
 	  } },
+	{ "ext4_r0_100m", 104857600ULL, "-t ext4 -r 0 -N 100", 0,
+	  { 102400ULL, 5120ULL, 102321ULL, 104, 93, 1, 1024, 1024, 8192, 8192, 8, 128, 32,
+	    0, 0, 0, 0, 0, 13, 0x0, 0x0, 0x0, 66, 0,
+	    0, 0ULL, 0ULL, 0, 0ULL },
+	  4, {
+		{ 0, 1, 3ULL, 4ULL, 5ULL, 8186, 0, 1, 0x0, 0 },
+		{ 1, 1, 8195ULL, 8196ULL, 8197ULL, 8175, 5, 1, 0x0, 0 },
+		{ 6, 1, 49155ULL, 49156ULL, 49157ULL, 8187, 8, 0, 0x0, 0 },
+		{ 12, 1, 98307ULL, 98308ULL, 98309ULL, 4090, 8, 0, 0x0, 0 },
+	  } },
+	{ "ext2_r0_8m", 8388608ULL, "-t ext2 -r 0", 0,
+	  { 8192ULL, 409ULL, 7918ULL, 2048, 2037, 1, 1024, 1024, 8192, 8192, 2048, 128, 32,
+	    0, 0, 0, 0, 0, 1, 0x0, 0x0, 0x0, 261, 0,
+	    0, 0ULL, 0ULL, 0, 0ULL },
+	  1, {
+		{ 0, 1, 3ULL, 4ULL, 5ULL, 7918, 2037, 2, 0x0, 0 },
+	  } },
 /* END GENERATED */
 };
 
@@ -1052,6 +1069,7 @@ static void parse_args(const char *args, struct e4_layout_opts *o, uint64_t *jsi
 		else if (!strcmp(a, "-m")) o->reserved_percent = strtod(v, NULL);
 		else if (!strcmp(a, "-g")) o->blocks_per_group = (uint32_t)atoi(v);
 		else if (!strcmp(a, "-G")) o->flex_bg_size = (uint32_t)atoi(v);
+		else if (!strcmp(a, "-r")) o->good_old_rev = atoi(v) == 0;
 		else if (!strcmp(a, "-O"))
 			assert_int_equal(e4_layout_opts_features(o, v), 0);
 		else if (!strcmp(a, "-E")) {
@@ -1605,6 +1623,48 @@ static void test_tiny(void **state)
 	}
 }
 
+/* Revision 0: rev_level 0, no features (not even the type's), 128-byte
+ * inodes whatever -I says, no resize inode for -E resize=; a feature or
+ * a journal asked for is E4_ERR_CONFLICT_REV0 (mke2fs 1.47.0 -r 0). */
+static void test_rev0(void **state)
+{
+	struct e4_layout_opts o;
+	struct e4_layout *l;
+	uint64_t jmib;
+	char buf[128];
+
+	(void)state;
+	parse_args("-t ext4 -r 0 -I 256", &o, &jmib, buf, sizeof(buf));
+	o.dev_bytes = 8 << 20;
+	o.resize_blocks = 100000;
+	assert_int_equal(e4_layout_compute(&o, &l), 0);
+	assert_int_equal(l->rev_level, EXT4_GOOD_OLD_REV);
+	assert_int_equal(l->feature_compat | l->feature_incompat | l->feature_ro_compat, 0);
+	assert_int_equal(l->inode_size, 128);
+	assert_int_equal(l->reserved_gdt_blocks, 0);
+	assert_int_equal(l->resize_dind_block, 0);
+	assert_false(l->journal.ino);
+	e4_layout_free(l);
+	/* -O ^has_journal leaves nothing set: fine */
+	parse_args("-t ext4 -r 0 -O ^has_journal", &o, &jmib, buf, sizeof(buf));
+	o.dev_bytes = 8 << 20;
+	assert_int_equal(e4_layout_compute(&o, &l), 0);
+	e4_layout_free(l);
+	parse_args("-t ext2 -r 0 -O has_journal", &o, &jmib, buf, sizeof(buf));
+	o.dev_bytes = 8 << 20;
+	assert_int_equal(e4_layout_compute(&o, &l), E4_ERR_CONFLICT_REV0);
+	parse_args("-t ext2 -r 0", &o, &jmib, buf, sizeof(buf));
+	o.dev_bytes = 8 << 20;
+	o.journal_blocks = E4_LAYOUT_JOURNAL_FORCE;
+	assert_int_equal(e4_layout_compute(&o, &l), E4_ERR_CONFLICT_REV0);
+	/* revision 1 by default */
+	parse_args("-t ext2", &o, &jmib, buf, sizeof(buf));
+	o.dev_bytes = 8 << 20;
+	assert_int_equal(e4_layout_compute(&o, &l), 0);
+	assert_int_equal(l->rev_level, EXT4_DYNAMIC_REV);
+	e4_layout_free(l);
+}
+
 /* e4_bits_set (e4.h) against setting the bits one at a time, for every
  * start and length in a 64-bit window. */
 static void test_bits_set(void **state)
@@ -1658,6 +1718,7 @@ int main(void)
 		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_tiny),
+		cmocka_unit_test(test_rev0),
 	};
 
 	e4_init_errors();
