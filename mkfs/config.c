@@ -95,9 +95,25 @@ static int parse_u64(const char *v, uint64_t *out)
 	return (errno || *end) ? -1 : 0;
 }
 
+int mkfs_parse_revision(struct mkfs *m, const char *v)
+{
+	uint64_t n;
+
+	if (parse_u64(v, &n)) {
+		fprintf(stderr, "%s: bad revision level - %s\n", m->prog, v ? v : "");
+		return -1;
+	}
+	if (n > 1) {
+		fprintf(stderr, "%s: revision %s is too high (0 or 1)\n", m->prog, v);
+		return -1;
+	}
+	m->lo.good_old_rev = n == 0;
+	return 0;
+}
+
 static const char *const unsupported_ext[] = {
 	"quotatype", "encoding", "encoding_flags", "mmp_update_interval",
-	"no_copy_xattrs", "android_sparse", "fname_encoding", "revision",
+	"no_copy_xattrs", "android_sparse", "fname_encoding",
 	NULL
 };
 
@@ -210,6 +226,11 @@ int mkfs_parse_extended(struct mkfs *m, const char *list)
 				bad = 1;
 			else
 				m->offset = n;
+		} else if (!strcmp(tok, "revision")) {
+			if (mkfs_parse_revision(m, val)) {
+				optlist_done(&o);
+				return -1;
+			}
 		} else if (!strcmp(tok, "desc_size")) {
 			if (parse_u64(val, &n) || n > 65536)
 				bad = 1;
@@ -344,7 +365,10 @@ int mkfs_apply_profile(struct mkfs *m)
 		}
 	}
 	v = lookup(m, "default_mntopts");
-	{
+	if (m->l->rev_level == EXT4_GOOD_OLD_REV) {
+		/* mke2fs reads them only for revision 1 */
+		m->default_mntopts = 0;
+	} else {
 		char *copy = strdup(v ? v : "acl,user_xattr"), *save = NULL, *tok;
 		uint32_t o = 0;
 

@@ -45,7 +45,7 @@ static void usage(const char *prog)
 		"                     -j  -J size=MiB  -E extended-option,...\n"
 		"  geometry:          -b block-size  -C cluster-size  -g blocks-per-group\n"
 		"                     -G groups-per-flex  -i bytes-per-inode  -I inode-size\n"
-		"                     -N inode-count  -m reserved-percent  -r 1\n"
+		"                     -N inode-count  -m reserved-percent  -r 0|1\n"
 		"  identity:          -L label  -M last-mounted-dir  -U uuid|random|time|clear\n"
 		"                     -o creator-os  -e continue|remount-ro|panic\n"
 		"  run:               -n (write nothing)  -q  -v  -F  -S  -V\n"
@@ -145,6 +145,10 @@ static const char *layout_error(const struct mkfs *m, errcode_t err, char *buf, 
 		       "from 64 to 1024)";
 	case E4_ERR_UNSUPPORTED:
 		return "this feature set or size is not supported yet";
+	case E4_ERR_CONFLICT_REV0:
+		if (m->lo.journal_blocks > 0 || m->lo.journal_blocks == E4_LAYOUT_JOURNAL_FORCE)
+			return "journals are not supported with revision 0 filesystems";
+		return "filesystem features are not supported with revision 0 filesystems";
 	case E4_ERR_TOO_MANY_GROUPS:
 		snprintf(buf, len, "more than %u block groups (256 TiB with 4 KiB blocks) are "
 			 "not supported yet; larger blocks or -g raise the limit",
@@ -198,47 +202,61 @@ static int compute_layout(struct mkfs *m, int64_t journal_mb)
 	return 0;
 }
 
+/* "Superblock backups stored on blocks: " and the list, as mke2fs lays
+ * it out: ", " before every entry but group 1's, a new tab-indented line
+ * when the number and two more columns do not fit in what is left of 72;
+ * the heading also when no group holds a backup (sparse_super2). */
 static void print_backups(const struct mkfs *m)
 {
 	const struct e4_layout *l = m->l;
-	int col = 0, any = 0;
+	int left = 0;
 
+	printf("Superblock backups stored on blocks: ");
 	for (uint32_t g = 1; g < l->group_count; g++) {
 		char num[32];
 		int n;
 
 		if (!l->groups[g].has_super)
 			continue;
-		if (!any)
-			printf("Superblock backups stored on blocks: ");
+		if (g != 1)
+			printf(", ");
 		n = snprintf(num, sizeof(num), "%llu",
 			     (unsigned long long)l->groups[g].first_block);
-		if (!any || col + n + 2 > 72) {
-			printf("%s\n\t", any ? "," : "");
-			col = 8;
-		} else {
-			printf(", ");
-			col += 2;
+		if (n + 2 > left) {
+			printf("\n\t");
+			left = 72;
 		}
+		left -= n + 2;
 		printf("%s", num);
-		col += n;
-		any = 1;
 	}
-	if (any)
-		printf("\n\n");
+	printf("\n\n");
+}
+
+/* The end of both summaries, as mke2fs prints it: an empty line for a
+ * single group, else the UUID (unless null) and the backup list. */
+static void print_uuid_backups(const struct mkfs *m)
+{
+	static const uint8_t null_uuid[16];
+	char uuid[40];
+
+	if (m->l->group_count == 1) {
+		printf("\n");
+		return;
+	}
+	uuid_unparse(m->uuid, uuid);
+	if (memcmp(m->uuid, null_uuid, 16))
+		printf("Filesystem UUID: %s\n", uuid);
+	print_backups(m);
 }
 
 static void print_stats(const struct mkfs *m, int full)
 {
 	const struct e4_layout *l = m->l;
-	char uuid[40];
 
-	uuid_unparse(m->uuid, uuid);
 	if (!full) {
 		printf("Creating filesystem with %llu %uk blocks and %u inodes\n",
 		       (unsigned long long)l->blocks_count, l->block_size / 1024, l->inodes_count);
-		printf("Filesystem UUID: %s\n", uuid);
-		print_backups(m);
+		print_uuid_backups(m);
 		return;
 	}
 	printf("Filesystem label=%s\n", m->label);
@@ -263,8 +281,7 @@ static void print_stats(const struct mkfs *m, int full)
 		printf("%u blocks per group, %u fragments per group\n", l->blocks_per_group,
 		       l->clusters_per_group);
 	printf("%u inodes per group\n", l->inodes_per_group);
-	printf("Filesystem UUID: %s\n", uuid);
-	print_backups(m);
+	print_uuid_backups(m);
 	if (l->journal.ino)
 		printf("Journal: %llu blocks\n", (unsigned long long)l->journal.blocks);
 	{
@@ -342,7 +359,6 @@ int main(int argc, char **argv)
 	e4_layout_opts_init(&m.lo);
 	m.lazy_itable_init = 1;
 	m.discard = 1;
-	m.rev = 1;
 	m.default_mntopts = EXT4_DEFM_XATTR_USER | EXT4_DEFM_ACL;
 	m.tty = isatty(0) && isatty(1);
 	m.lo.page_size = page > 0 ? (unsigned)page : 4096;
@@ -535,15 +551,9 @@ int main(int argc, char **argv)
 			m.quiet = 1;
 			break;
 		case 'r':
-			if (parse_uint(optarg, 1, &v)) {
-				fprintf(stderr, "%s: bad revision level - %s\n", m.prog, optarg);
+			/* mke2fs 1.47.0's spelling; -E revision= since 1.47.2 */
+			if (mkfs_parse_revision(&m, optarg))
 				goto out;
-			}
-			if (v == 0) {
-				fprintf(stderr, "%s: revision 0 filesystems are not supported yet\n",
-					m.prog);
-				goto out;
-			}
 			break;
 		case 's':
 			break;		/* sparse_super: obsolete, use -O */
@@ -723,12 +733,17 @@ int main(int argc, char **argv)
 
 	if (compute_layout(&m, journal_mb))
 		goto out;
+	if (m.l->orphan.ino && m.lo.orphan_file_blocks > 0 &&
+	    m.l->orphan.blocks < (uint64_t)m.lo.orphan_file_blocks)
+		fprintf(stderr, "%s: warning: the orphan file gets %llu blocks, not %lld: the "
+			"kernel mounts none larger than 8 MiB or 512 blocks\n", m.prog,
+			(unsigned long long)m.l->orphan.blocks, (long long)m.lo.orphan_file_blocks);
 	/* like mke2fs, even with -q */
 	if (m.l->raid_stride && m.l->raid_stripe_width &&
 	    m.l->raid_stripe_width % m.l->raid_stride)
 		fprintf(stderr, "%s: warning: RAID stripe width %u is not a multiple of the "
 			"stride %u\n", m.prog, m.l->raid_stripe_width, m.l->raid_stride);
-	if (m.l->inode_size == EXT4_GOOD_OLD_INODE_SIZE)
+	if (m.l->inode_size == EXT4_GOOD_OLD_INODE_SIZE && m.l->rev_level != EXT4_GOOD_OLD_REV)
 		fprintf(stderr, "%s: warning: 128-byte inodes cannot hold dates after 2038; "
 			"they are deprecated\n", m.prog);
 	if (mkfs_apply_profile(&m))
@@ -824,8 +839,9 @@ int main(int argc, char **argv)
 	}
 
 	if (m.noaction) {
-		/* -q -n: the short summary, as mke2fs */
-		print_stats(&m, !m.quiet);
+		/* as mke2fs -n (also with -q): the short summary, the full
+		 * listing with -v */
+		print_stats(&m, m.verbose);
 		rc = 0;
 		goto out;
 	}

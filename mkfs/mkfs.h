@@ -34,7 +34,6 @@ struct mkfs {
 	char last_mounted[65];
 	int errors;			/* s_errors; 0: default (continue) */
 	int creator_os;			/* EXT4_OS_* */
-	int rev;			/* -r; 1 */
 	uint32_t root_uid, root_gid;
 	int test_fs;
 	int64_t now;			/* seconds */
@@ -78,6 +77,9 @@ void mkfs_build_super(struct mkfs *m, struct ext4_super_block *sb);
 int mkfs_parse_size(const char *s, uint64_t *count, int *has_suffix);
 /* Parse a UUID string (any case, with dashes).  0 or -1. */
 int mkfs_parse_uuid(const char *s, uint8_t out[16]);
+/* -r / -E revision=: "0" or "1" into m->lo.good_old_rev; prints its
+ * own error; 0 or -1. */
+int mkfs_parse_revision(struct mkfs *m, const char *v);
 /* Apply one -E list to m; prints its own errors; 0 or -1. */
 int mkfs_parse_extended(struct mkfs *m, const char *list);
 /* Read E4MKFS_CONFIG / MKE2FS_CONFIG if set (else the built-in profile)

@@ -130,7 +130,7 @@ static int collect_runs(struct mkfs *m, struct runs *rs)
 	for (uint32_t g = 0; g < l->group_count; g++)
 		runs_add(rs, l->groups[g].inode_table, l->inode_blocks_per_group);
 	runs_add(rs, l->root_block, 1);
-	runs_add(rs, l->lpf_block, l->lpf_blocks);
+	file_runs(rs, &l->lpf);
 	if (l->resize_dind_block)
 		runs_add(rs, l->resize_dind_block, 1);
 	file_runs(rs, &l->journal);
@@ -364,8 +364,8 @@ static int write_dirs(struct mkfs *m, e4_fs *fs, uint8_t *blk)
 	const struct e4_layout *l = m->l;
 	int extents = (l->feature_incompat & EXT4_FEATURE_INCOMPAT_EXTENTS) != 0;
 	e4_ino_t lpf_ino = l->first_ino;
-	e4_blk_t root = l->root_block, lpf = l->lpf_block;
-	uint32_t lpf_n = l->lpf_blocks;
+	e4_blk_t root = l->root_block;
+	const struct e4_layout_file *lpf = &l->lpf;
 	union e4_inode_buf b;
 	struct e4_layout_file f;
 	struct e4_layout_extent ex;
@@ -400,20 +400,17 @@ static int write_dirs(struct mkfs *m, e4_fs *fs, uint8_t *blk)
 	err = e4_dir_block_build(fs, lpf_ino, ents, 2, blk);
 	if (err)
 		return io_fail(m, "building lost+found", err);
-	if (pwrite_blk(m, fs, lpf, blk, 1))
+	if (pwrite_blk(m, fs, lpf->extents[0].start, blk, 1))
 		return -1;
 	err = e4_dir_block_build(fs, lpf_ino, NULL, 0, blk);
 	if (err)
 		return io_fail(m, "building lost+found", err);
-	for (uint32_t i = 1; i < lpf_n; i++)
-		if (pwrite_blk(m, fs, lpf + i, blk, 1))
-			return -1;
-	new_inode(m, &b, EXT4_S_IFDIR | 0700, 2, (uint64_t)lpf_n * l->block_size, 0, 0);
-	ex.start = lpf;
-	ex.len = lpf_n;
-	f.ino = lpf_ino;
-	f.blocks = lpf_n;
-	if (map_file(m, fs, lpf_ino, &b.inode, &f, extents) || write_inode(m, fs, lpf_ino, &b))
+	for (uint32_t i = 0; i < lpf->nr_extents; i++)
+		for (uint32_t k = i ? 0 : 1; k < lpf->extents[i].len; k++)
+			if (pwrite_blk(m, fs, lpf->extents[i].start + k, blk, 1))
+				return -1;
+	new_inode(m, &b, EXT4_S_IFDIR | 0700, 2, lpf->blocks * l->block_size, 0, 0);
+	if (map_file(m, fs, lpf_ino, &b.inode, lpf, extents) || write_inode(m, fs, lpf_ino, &b))
 		return -1;
 	return 0;
 }
@@ -741,7 +738,9 @@ void mkfs_build_super(struct mkfs *m, struct ext4_super_block *sb)
 	sb->s_state = e4_cpu_to_le16(EXT4_VALID_FS);
 	sb->s_errors = e4_cpu_to_le16((uint16_t)(m->errors ? m->errors : 1));
 	sb->s_creator_os = e4_cpu_to_le32((uint32_t)m->creator_os);
-	sb->s_rev_level = e4_cpu_to_le32(EXT4_DYNAMIC_REV);
+	/* revision 0 too has s_first_ino and s_inode_size set (as mke2fs
+	 * -r 0 writes them: 11 and 128) */
+	sb->s_rev_level = e4_cpu_to_le32(l->rev_level);
 	sb->s_first_ino = e4_cpu_to_le32(l->first_ino);
 	sb->s_inode_size = e4_cpu_to_le16((uint16_t)l->inode_size);
 	sb->s_feature_compat = e4_cpu_to_le32(l->feature_compat);

@@ -942,7 +942,8 @@ struct e4_layout_opts {
 	int64_t journal_blocks;	/* AUTO: default size if has_journal; 0: no journal
 				   (clears has_journal); JOURNAL_FORCE: -j; > 0: -J
 				   size= converted to blocks (sets has_journal) */
-	int64_t orphan_file_blocks; /* with orphan_file; AUTO or 0: default size */
+	int64_t orphan_file_blocks; /* with orphan_file; AUTO or 0: default size;
+				   at most e4_layout_max_orphan_blocks() */
 	unsigned desc_size;	/* -E desc_size= bytes (64bit only); 0: 64 */
 	int packed_meta_blocks;	/* -E packed_meta_blocks=1 */
 	uint32_t stride;	/* -E stride= (blocks) */
@@ -952,6 +953,11 @@ struct e4_layout_opts {
 	unsigned page_size;	/* bytes; 0: 4096 */
 	int geometry_only;	/* 1: stop after the counts (no per-group layout,
 				   no special files); any size up to the limits */
+	int good_old_rev;	/* 1: revision 0 (mke2fs -r 0, -E revision=0): no
+				   features (the profile's are not applied; one
+				   set by feat_set or a journal asked for is
+				   E4_ERR_CONFLICT_REV0), 128-byte inodes whatever
+				   inode_size says, resize_blocks ignored */
 };
 
 /* Set *o to "everything as mke2fs would" (AUTO / 0 fields, -m 5). */
@@ -1029,13 +1035,16 @@ struct e4_layout {
 	int journal_dropped;		/* has_journal asked for, but the filesystem is
 					   too small for one: made without it (and
 					   without orphan_file), as mke2fs does */
-	uint32_t lpf_blocks;
 	e4_blk_t root_block;		/* root directory's block (also with inline_data) */
-	e4_blk_t lpf_block;		/* lost+found's first block (lpf_blocks in a row) */
+	struct e4_layout_file lpf;	/* lost+found (inode first_ino): its blocks in
+					   file order, not always in a row (flex_bg
+					   leaves gaps it fills first); no meta blocks */
 	e4_blk_t resize_dind_block;	/* resize inode's double-indirect block, or 0 */
 	struct e4_layout_file journal;	/* inode 8: blocks include fast commit */
 	struct e4_layout_file orphan;	/* orphan file (inode 12) */
 	struct e4_layout_group *groups;	/* group_count entries; NULL with geometry_only */
+	uint32_t rev_level;		/* EXT4_DYNAMIC_REV, or EXT4_GOOD_OLD_REV with
+					   good_old_rev */
 };
 
 /* Compute the layout mke2fs 1.47.0 would make.  Errors (the reason for an
@@ -1050,7 +1059,8 @@ struct e4_layout {
  * one E4_ERR_CONFLICT_* per broken feature rule (NEED_EXTENT: 64bit,
  * bigalloc or verity without extent; META_BG_RESIZE; RESIZE_SPARSE;
  * CSUM_SEED; CLUSTER: -C without bigalloc; FLEX_BG: -G without flex_bg;
- * INLINE_ISIZE: inline_data with 128-byte inodes), E4_ERR_RESIZE_TOO_SMALL
+ * INLINE_ISIZE: inline_data with 128-byte inodes; REV0: a feature or a
+ * journal with good_old_rev), E4_ERR_RESIZE_TOO_SMALL
  * (-E resize= not above the block count), E4_ERR_INVALID_ARGUMENT
  * (unknown fs_type, bad -m/-G/-N values), E4_ERR_UNSUPPORTED (quota or
  * project, a special file needing more than one extent leaf),
@@ -1066,6 +1076,12 @@ uint32_t e4_layout_default_journal_blocks(uint64_t blocks_count);
 /* Default orphan file size in blocks (section 6.8), rounded up to whole
  * clusters of 2^cluster_bits blocks. */
 uint32_t e4_layout_default_orphan_blocks(uint64_t blocks_count, unsigned cluster_bits);
+/* The largest orphan file the kernel mounts, in blocks of block_size
+ * bytes: at most 8 MiB (Linux 0a6ce20c1564, "orphan file too big") and
+ * at most 512 blocks (the rule that replaced it, 7c11c56eb32e); 128 with
+ * 64 KiB blocks, 512 up to 16 KiB.  e4_layout_compute() caps the default
+ * and an explicit orphan_file_blocks to it. */
+uint32_t e4_layout_max_orphan_blocks(unsigned block_size);
 
 /* ---- write (write.c) -------------------------------------------------- */
 /*

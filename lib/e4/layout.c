@@ -418,6 +418,13 @@ uint32_t e4_layout_default_orphan_blocks(uint64_t n, unsigned cluster_bits)
 	return (b + mask) & ~mask;
 }
 
+uint32_t e4_layout_max_orphan_blocks(unsigned block_size)
+{
+	uint32_t n = block_size ? (uint32_t)((8U << 20) / block_size) : 512;
+
+	return n < 512 ? n : 512;
+}
+
 static unsigned ilog2(uint64_t v)
 {
 	unsigned r = 0;
@@ -862,17 +869,20 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 	}
 
 	/* features: base, each type's, then the user's edits (or the
-	 * profile's default_features without any) */
+	 * profile's default_features without any); revision 0: only the
+	 * edits, which may not leave one set (mke2fs 1.47.0 -r 0) */
+	l->rev_level = o->good_old_rev ? EXT4_GOOD_OLD_REV : EXT4_DYNAMIC_REV;
 	v = prof_str(pr, l, "base_features");
-	err = edit_features(v ? v : PROF_BASE_FEATURES, set, clr);
+	err = o->good_old_rev ? 0 : edit_features(v ? v : PROF_BASE_FEATURES, set, clr);
 	if (err)
 		return prof_bad(o, "base_features", err);
-	for (unsigned i = 0; !err && i < l->ntypes; i++) {
+	for (unsigned i = 0; !err && !o->good_old_rev && i < l->ntypes; i++) {
 		v = e4_profile_get(pr, "fs_types", l->types[i], "features");
 		if (v && *v && (err = edit_features(v, set, clr)))
 			return prof_bad(o, "features", err);
 	}
-	if (!err && !o->feat_set[0] && !o->feat_set[1] && !o->feat_set[2] &&
+	if (!err && !o->good_old_rev &&
+	    !o->feat_set[0] && !o->feat_set[1] && !o->feat_set[2] &&
 	    !o->feat_clear[0] && !o->feat_clear[1] && !o->feat_clear[2]) {
 		v = prof_str(pr, l, "default_features");
 		if (v && *v && (err = edit_features(v, set, clr)))
@@ -885,6 +895,10 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 		if (o->feat_set[k] & ~ok_features[k])
 			return E4_ERR_INVALID_ARGUMENT;
 	}
+	if (o->good_old_rev && (p->feat[0] || p->feat[1] || p->feat[2] ||
+				o->journal_blocks > 0 ||
+				o->journal_blocks == E4_LAYOUT_JOURNAL_FORCE))
+		return E4_ERR_CONFLICT_REV0;
 	if (o->journal_blocks == 0)
 		p->feat[0] &= ~EXT4_FEATURE_COMPAT_HAS_JOURNAL;
 	if (p->feat[1] & EXT4_FEATURE_INCOMPAT_JOURNAL_DEV)
@@ -996,8 +1010,9 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 	if (o->num_backup_sb > 2)
 		return E4_ERR_INVALID_ARGUMENT;
 
-	/* -E resize= (computed where mke2fs parses it) */
-	if (o->resize_blocks) {
+	/* -E resize= (computed where mke2fs parses it; nothing without
+	 * features) */
+	if (o->resize_blocks && !o->good_old_rev) {
 		uint64_t bpg = p->bpg_param ? p->bpg_param : (uint64_t)bs * 8;
 		unsigned dsz = p->desc_size ? p->desc_size : EXT4_MIN_DESC_SIZE;
 		uint64_t gdpb = bs / dsz, ngroups, desc_blocks, rsv_groups;
@@ -1070,6 +1085,8 @@ static errcode_t settle_params(const struct e4_layout_opts *o, struct e4_layout 
 			return o->inode_size ? E4_ERR_BAD_INODE_SIZE :
 			       prof_bad(o, "inode_size", E4_ERR_BAD_INODE_SIZE);
 	}
+	if (o->good_old_rev)
+		inode_size = EXT4_GOOD_OLD_INODE_SIZE;	/* fixed in revision 0 */
 	p->inode_size = inode_size;
 	if ((p->feat[1] & EXT4_FEATURE_INCOMPAT_INLINE_DATA) &&
 	    (inode_size ? inode_size : EXT4_GOOD_OLD_INODE_SIZE) == EXT4_GOOD_OLD_INODE_SIZE)
@@ -1224,6 +1241,18 @@ retry:
 		}
 		l->inodes_per_group = v;
 		break;
+	}
+	/* e2fsprogs 1.47.1 and later: when rounding down to a multiple of 8
+	 * leaves fewer than first_ino + 1 inodes (100 KiB, 1 KiB blocks,
+	 * 256-byte inodes: 12 inodes fill 3 blocks, rounded down to 8),
+	 * round up instead, to a multiple of 8 per group holding at least
+	 * that many; 1.47.0 made the 8 and then failed */
+	if ((uint64_t)l->inodes_per_group * groups < l->first_ino + 1) {
+		uint32_t v = (uint32_t)div_ceil(l->first_ino + 1, groups);
+
+		v = (v + 7) & ~7U;
+		ipb = (uint32_t)div_ceil((uint64_t)v * isz, bs);
+		l->inodes_per_group = v;
 	}
 	l->inode_blocks_per_group = ipb;
 	l->inodes_count = l->inodes_per_group * groups;
@@ -1552,6 +1581,44 @@ static errcode_t take_block(struct ctx *c, uint64_t goal, uint64_t *blk)
 	return c->oom ? E4_ERR_NO_MEMORY : 0;
 }
 
+/* Where the reference starts looking for a new file's first block: the
+ * first block of the inode's group, or with flex_bg of its flex group's
+ * first group (with -N small, lost+found's inode 11 is not in group 0). */
+static uint64_t ino_goal(const struct ctx *c, uint32_t ino)
+{
+	uint64_t g = (ino - 1) / c->l->inodes_per_group;
+
+	g &= ~((1ULL << c->l->log_groups_per_flex) - 1);
+	return g_first(c, g);
+}
+
+/* File of n blocks taken one at a time, each after the one before (the
+ * first from goal): the rest of a cluster first, then the first free
+ * cluster, as the reference grows lost+found and the orphan file. */
+static errcode_t alloc_chained_file(struct ctx *c, struct e4_layout_file *f, uint64_t goal,
+				    uint64_t n)
+{
+	uint64_t prev = goal, b;
+	errcode_t err;
+
+	for (uint64_t i = 0; i < n; i++) {
+		if (i && ((prev + 1) & ~c->cmask) == (prev & ~c->cmask)) {
+			b = prev + 1;
+			mark(c, b, 1);
+		} else {
+			err = take_block(c, i ? prev & ~c->cmask : prev, &b);
+			if (err)
+				return err;
+		}
+		err = file_add_extent(f, b, 1);
+		if (err)
+			return err;
+		f->blocks++;
+		prev = b;
+	}
+	return c->oom ? E4_ERR_NO_MEMORY : 0;
+}
+
 /* Extent-mapped file of n blocks allocated as the reference's preallocation does:
  * maximal free runs from goal, each at most 32768 blocks; the extent leaf
  * (needed with a fifth extent) goes at the first free block from one
@@ -1699,16 +1766,13 @@ static errcode_t special_files(struct ctx *c, const struct e4_layout_opts *o,
 	if (err)
 		return err;
 	l->root_block = b;
-	err = take_block(c, goal0, &b);
-	if (err)
-		return err;
-	l->lpf_block = b;
-	l->lpf_blocks = 1;
 	{
 		/* 16 KiB, at least 2 blocks, at most 12 (the direct blocks).
 		 * With inline_data mke2fs 1.47.0 makes lost+found inline, then
 		 * grows it to one block less (root still gets a block: it is
-		 * not made inline). */
+		 * not made inline).  Each block is the next free one after
+		 * the last: with flex_bg the gaps between the bitmaps come
+		 * first, so the file need not be one run. */
 		uint32_t want = 16384 / l->block_size;
 
 		if (want < 2)
@@ -1717,17 +1781,13 @@ static errcode_t special_files(struct ctx *c, const struct e4_layout_opts *o,
 			want = EXT4_NDIR_BLOCKS;
 		if (l->feature_incompat & EXT4_FEATURE_INCOMPAT_INLINE_DATA)
 			want--;
-		while (l->lpf_blocks < want) {
-			if (((b + 1) & ~c->cmask) == (b & ~c->cmask)) {
-				b++;
-				mark(c, b, 1);
-			} else {
-				err = take_block(c, b & ~c->cmask, &b);
-				if (err)
-					return err;
-			}
-			l->lpf_blocks++;
-		}
+		l->lpf.ino = l->first_ino;
+		err = alloc_chained_file(c, &l->lpf, ino_goal(c, l->lpf.ino), want);
+		if (err)
+			return err;
+		/* more than the inode's 4 extents would need a leaf */
+		if (extents && l->lpf.nr_extents > 4)
+			return E4_ERR_UNSUPPORTED;
 	}
 	if (l->feature_compat & EXT4_FEATURE_COMPAT_RESIZE_INODE) {
 		err = take_block(c, c->fdb + l->desc_blocks + l->reserved_gdt_blocks + 2 +
@@ -1795,26 +1855,17 @@ static errcode_t special_files(struct ctx *c, const struct e4_layout_opts *o,
 		uint64_t n = o->orphan_file_blocks > 0 ? (uint64_t)o->orphan_file_blocks
 			: e4_layout_default_orphan_blocks(l->blocks_count, c->cbits);
 
+		/* what the kernel mounts (mke2fs 1.47.0 does not cap: 159
+		 * blocks of 64 KiB at 40 GiB) */
+		if (n > e4_layout_max_orphan_blocks(l->block_size))
+			n = e4_layout_max_orphan_blocks(l->block_size);
+
 		l->orphan.ino = l->first_ino + 1;
 		if (extents) {
 			/* one block at a time from the start of the filesystem */
-			uint64_t prev = 0;
-
-			for (uint64_t i = 0; i < n; i++) {
-				if (i && ((prev + 1) & ~c->cmask) == (prev & ~c->cmask)) {
-					b = prev + 1;
-					mark(c, b, 1);
-				} else {
-					err = take_block(c, prev, &b);
-					if (err)
-						return err;
-				}
-				err = file_add_extent(&l->orphan, b, 1);
-				if (err)
-					return err;
-				l->orphan.blocks++;
-				prev = b;
-			}
+			err = alloc_chained_file(c, &l->orphan, 0, n);
+			if (err)
+				return err;
 			if (l->orphan.nr_extents > 4)
 				return E4_ERR_UNSUPPORTED;
 		} else {
@@ -1842,6 +1893,7 @@ void e4_layout_free(struct e4_layout *l)
 	free(l->groups);
 	free_file(&l->journal);
 	free_file(&l->orphan);
+	free_file(&l->lpf);
 	free(l);
 }
 
@@ -1914,6 +1966,14 @@ static errcode_t lay_out(struct e4_layout *l, const struct e4_layout_opts *o,
 	err = special_files(&c, o, p);
 	if (err)
 		goto out;
+
+	/* mke2fs takes lost+found's inode with a search that, entering a
+	 * group still marked INODE_UNINIT, clears its BLOCK_UNINIT too; it
+	 * runs before the reserved inodes are marked, so with few inodes
+	 * per group (-N) lost+found's group loses BLOCK_UNINIT even when its
+	 * blocks are elsewhere.  Group 0 was entered by the root already. */
+	if ((l->first_ino - 1) / l->inodes_per_group > 0)
+		c.uninit_cleared[(l->first_ino - 1) / l->inodes_per_group] = 1;
 
 	/* inodes: 1..11 (bad blocks, root, reserved, lost+found), orphan file */
 	for (uint32_t ino = 1; ino <= l->first_ino; ino++)

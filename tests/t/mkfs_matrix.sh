@@ -55,6 +55,14 @@ ext4_I1024|100M|-t ext4 -I 1024|1
 ext4_G1|1G|-t ext4 -G 1|1
 ext4_G16|1G|-t ext4 -G 16|0
 ext4_G256|1G|-t ext4 -G 256|1
+ext4_G2_8000k|8000K|-t ext4 -b 1024 -G 2|1
+ext4_G8_8000k|8000K|-t ext4 -b 1024 -G 8|0
+ext4_G4_9m|9M|-t ext4 -b 4096 -G 4|1
+ext4_G2_50m|50M|-t ext4 -b 4096 -G 2|0
+ext4_N100|100M|-t ext4 -N 100|1
+ext2_N100|100M|-t ext2 -N 100|0
+ext2_r0_8m|8M|-r 0|1
+ext4_r0_N100|100M|-t ext4 -r 0 -N 100|0
 ext4_stride|1G|-t ext4 -E stride=16,stripe_width=64|1
 ext3_stride|1G|-t ext3 -E stride=32|0
 ext4_meta_bg|1G|-t ext4 -O meta_bg,^resize_inode|1

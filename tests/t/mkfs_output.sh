@@ -1,7 +1,7 @@
 #!/bin/bash
 # mkfs_output: what e4mkfs prints.  -q: nothing at all on success; the
 # default: the geometry line, UUID and superblock backups, progress, no
-# error words; -n: the full geometry (as mke2fs -n) and nothing written;
+# error words; -n -v: the full geometry and nothing written;
 # -V: the version, exit 0; no device: usage, exit 1; the size argument in
 # mke2fs's notations gives mke2fs's block count; a malformed
 # SOURCE_DATE_EPOCH is refused.
@@ -32,10 +32,10 @@ grep -q "Writing superblocks and filesystem accounting information: done" "$T/ou
 grep -qiE 'error|warning' "$T/out" "$T/err" && failed+=("default: error words in the output")
 
 before=$(sha256sum <"$img")
-"$E4MKFS" -n -t ext4 -b 4096 "$img" >"$T/out" 2>&1 </dev/null || failed+=("-n: exit $?")
+"$E4MKFS" -n -v -t ext4 -b 4096 "$img" >"$T/out" 2>&1 </dev/null || failed+=("-n -v: exit $?")
 for w in "Block size=4096 (log=2)" "65536 inodes, 65536 blocks" "2 block groups" \
 	"32768 blocks per group, 32768 fragments per group" "32768 inodes per group"; do
-	grep -qF "$w" "$T/out" || failed+=("-n: '$w' missing")
+	grep -qF "$w" "$T/out" || failed+=("-n -v: '$w' missing")
 done
 [ "$(sha256sum <"$img")" = "$before" ] || failed+=("-n changed the image")
 

@@ -120,6 +120,14 @@ CASES=(
 "ext4_noflex_stride_1g|$((1*G))|-t ext4 -O ^flex_bg -E stride=8|"
 "ext4_ss2_2groups|$((200*M))|-t ext4 -b 4096 -O sparse_super2|"
 "ext4_largefile_news_10g|$((10*G))|-t ext4 -T largefile,news|"
+"ext4_G2_8000k_b1024|$((8000*K))|-t ext4 -b 1024 -G 2|"
+"ext4_G8_8000k_b1024|$((8000*K))|-t ext4 -b 1024 -G 8|"
+"ext4_G4_9m_b4096|$((9*M))|-t ext4 -b 4096 -G 4|"
+"ext4_G2_50m_b4096|$((50*M))|-t ext4 -b 4096 -G 2|"
+"ext2_N100_100m|$((100*M))|-t ext2 -N 100|"
+"ext4_N100_100m|$((100*M))|-t ext4 -N 100|"
+"ext4_r0_100m|$((100*M))|-t ext4 -r 0 -N 100|"
+"ext2_r0_8m|$((8*M))|-t ext2 -r 0|"
 )
 
 # Geometry only (mke2fs -n with an explicit block count, no image):

@@ -928,6 +928,71 @@ static const struct vec vecs[] = {
 		{ 79, 0, 2097167ULL, 2097183ULL, 2127904ULL, 32768, 32768, 0, 0x1, 32768 },
 		{ 34, 0, 1048578ULL, 1048594ULL, 1052704ULL, 16384, 32768, 0, 0x1, 32768 },
 	  } },
+	{ "ext4_G2_8000k_b1024", 8192000ULL, "-t ext4 -b 1024 -G 2", 0,
+	  { 8000ULL, 400ULL, 6395ULL, 2000, 1989, 1, 1024, 1024, 8192, 8192, 2000, 256, 64,
+	    62, 0, 1, 0, 0, 1, 0x3c, 0x2c2, 0x46b, 1591, 0,
+	    0, 1024ULL, 581ULL, 0, 0ULL },
+	  1, {
+		{ 0, 1, 65ULL, 67ULL, 69ULL, 6395, 1989, 2, 0x0, 1989 },
+	  } },
+	{ "ext4_G8_8000k_b1024", 8192000ULL, "-t ext4 -b 1024 -G 8", 0,
+	  { 8000ULL, 400ULL, 6395ULL, 2000, 1989, 1, 1024, 1024, 8192, 8192, 2000, 256, 64,
+	    62, 0, 3, 0, 0, 1, 0x3c, 0x2c2, 0x46b, 1591, 0,
+	    0, 1024ULL, 80ULL, 0, 0ULL },
+	  1, {
+		{ 0, 1, 65ULL, 73ULL, 81ULL, 6395, 1989, 2, 0x0, 1989 },
+	  } },
+	{ "ext4_G4_9m_b4096", 9437184ULL, "-t ext4 -b 4096 -G 4", 0,
+	  { 2304ULL, 115ULL, 1125ULL, 2304, 2293, 0, 4096, 4096, 32768, 32768, 2304, 256, 64,
+	    1, 0, 2, 0, 0, 1, 0x3c, 0x2c2, 0x46b, 1173, 0,
+	    0, 1024ULL, 10ULL, 0, 0ULL },
+	  1, {
+		{ 0, 1, 3ULL, 7ULL, 11ULL, 1125, 2293, 2, 0x0, 2293 },
+	  } },
+	{ "ext4_G2_50m_b4096", 52428800ULL, "-t ext4 -b 4096 -G 2", 0,
+	  { 12800ULL, 640ULL, 10960ULL, 12800, 12789, 0, 4096, 4096, 32768, 32768, 12800, 256, 64,
+	    6, 0, 1, 0, 0, 1, 0x3c, 0x2c2, 0x46b, 1834, 0,
+	    0, 1024ULL, 816ULL, 0, 0ULL },
+	  1, {
+		{ 0, 1, 8ULL, 10ULL, 12ULL, 10960, 12789, 2, 0x0, 12789 },
+	  } },
+	{ "ext2_N100_100m", 104857600ULL, "-t ext2 -N 100", 0,
+	  { 102400ULL, 5120ULL, 100785ULL, 104, 93, 1, 1024, 1024, 8192, 8192, 8, 256, 32,
+	    256, 0, 0, 0, 0, 13, 0x38, 0x2, 0x3, 1601, 0,
+	    0, 0ULL, 0ULL, 0, 0ULL },
+	  4, {
+		{ 0, 1, 259ULL, 260ULL, 261ULL, 7928, 0, 1, 0x0, 0 },
+		{ 1, 1, 8451ULL, 8452ULL, 8453ULL, 7918, 5, 1, 0x0, 0 },
+		{ 6, 0, 49153ULL, 49154ULL, 49155ULL, 8188, 8, 0, 0x0, 0 },
+		{ 12, 0, 98305ULL, 98306ULL, 98307ULL, 4091, 8, 0, 0x0, 0 },
+	  } },
+	{ "ext4_N100_100m", 104857600ULL, "-t ext4 -N 100", 0,
+	  { 102400ULL, 5120ULL, 96689ULL, 104, 93, 1, 1024, 1024, 8192, 8192, 8, 256, 64,
+	    256, 0, 4, 0, 0, 13, 0x3c, 0x2c2, 0x46b, 5697, 0,
+	    0, 4096ULL, 49153ULL, 0, 0ULL },
+	  4, {
+		{ 0, 1, 259ULL, 272ULL, 285ULL, 7868, 0, 1, 0x0, 0 },
+		{ 1, 1, 260ULL, 273ULL, 287ULL, 7934, 5, 1, 0x0, 5 },
+		{ 6, 0, 265ULL, 278ULL, 297ULL, 4096, 8, 0, 0x1, 8 },
+		{ 12, 0, 271ULL, 284ULL, 309ULL, 4095, 8, 0, 0x1, 8 },
+	  } },
+	{ "ext4_r0_100m", 104857600ULL, "-t ext4 -r 0 -N 100", 0,
+	  { 102400ULL, 5120ULL, 102321ULL, 104, 93, 1, 1024, 1024, 8192, 8192, 8, 128, 32,
+	    0, 0, 0, 0, 0, 13, 0x0, 0x0, 0x0, 66, 0,
+	    0, 0ULL, 0ULL, 0, 0ULL },
+	  4, {
+		{ 0, 1, 3ULL, 4ULL, 5ULL, 8186, 0, 1, 0x0, 0 },
+		{ 1, 1, 8195ULL, 8196ULL, 8197ULL, 8175, 5, 1, 0x0, 0 },
+		{ 6, 1, 49155ULL, 49156ULL, 49157ULL, 8187, 8, 0, 0x0, 0 },
+		{ 12, 1, 98307ULL, 98308ULL, 98309ULL, 4090, 8, 0, 0x0, 0 },
+	  } },
+	{ "ext2_r0_8m", 8388608ULL, "-t ext2 -r 0", 0,
+	  { 8192ULL, 409ULL, 7918ULL, 2048, 2037, 1, 1024, 1024, 8192, 8192, 2048, 128, 32,
+	    0, 0, 0, 0, 0, 1, 0x0, 0x0, 0x0, 261, 0,
+	    0, 0ULL, 0ULL, 0, 0ULL },
+	  1, {
+		{ 0, 1, 3ULL, 4ULL, 5ULL, 7918, 2037, 2, 0x0, 0 },
+	  } },
 /* END GENERATED */
 };
 
@@ -1004,6 +1069,7 @@ static void parse_args(const char *args, struct e4_layout_opts *o, uint64_t *jsi
 		else if (!strcmp(a, "-m")) o->reserved_percent = strtod(v, NULL);
 		else if (!strcmp(a, "-g")) o->blocks_per_group = (uint32_t)atoi(v);
 		else if (!strcmp(a, "-G")) o->flex_bg_size = (uint32_t)atoi(v);
+		else if (!strcmp(a, "-r")) o->good_old_rev = atoi(v) == 0;
 		else if (!strcmp(a, "-O"))
 			assert_int_equal(e4_layout_opts_features(o, v), 0);
 		else if (!strcmp(a, "-E")) {
@@ -1184,11 +1250,13 @@ static void test_errors(void **state)
 	struct e4_layout *l = NULL;
 
 	(void)state;
-	/* 64 KiB: only 8 inodes after rounding -> too small (mke2fs fails
-	 * writing the reserved inodes) */
+	/* 60 KiB with 512-byte inodes: the 16 inodes (test_tiny) leave no
+	 * room for the 50 blocks a group needs beyond its metadata (mke2fs
+	 * 1.47.4: "Not enough space to build proposed filesystem") */
 	e4_layout_opts_init(&o);
 	o.fs_type = "ext4";
-	o.dev_bytes = 64 * 1024;
+	o.dev_bytes = 60 * 1024;
+	o.inode_size = 512;
 	assert_int_equal(e4_layout_compute(&o, &l), E4_ERR_FS_TOO_SMALL);
 	assert_null(l);
 	o.dev_bytes = 512;
@@ -1274,6 +1342,31 @@ static void test_helpers(void **state)
 	assert_int_equal(e4_layout_default_orphan_blocks(262144, 0), 64);
 	assert_int_equal(e4_layout_default_orphan_blocks(1ULL << 30, 0), 512);
 	assert_int_equal(e4_layout_default_orphan_blocks(262144 + 4096 * 3, 2), 68);
+	/* the kernel's limit: 8 MiB and 512 blocks */
+	assert_int_equal(e4_layout_max_orphan_blocks(65536), 128);
+	assert_int_equal(e4_layout_max_orphan_blocks(32768), 256);
+	assert_int_equal(e4_layout_max_orphan_blocks(16384), 512);
+	assert_int_equal(e4_layout_max_orphan_blocks(4096), 512);
+	assert_int_equal(e4_layout_max_orphan_blocks(1024), 512);
+	{
+		struct e4_layout *l;
+		struct e4_layout_opts o;
+		uint64_t jmib;
+		char buf[128];
+
+		/* 40 GiB of 64 KiB blocks: 159 by the default rule, 128 made */
+		assert_int_equal(layout_for("-t ext4 -b 65536 -O orphan_file", 40ULL << 30, 0, 0,
+					    0, &l), 0);
+		assert_int_equal(l->orphan.blocks, 128);
+		e4_layout_free(l);
+		/* an explicit size is capped too */
+		parse_args("-t ext4 -b 4096 -O orphan_file", &o, &jmib, buf, sizeof(buf));
+		o.dev_bytes = 1ULL << 30;
+		o.orphan_file_blocks = 2000;
+		assert_int_equal(e4_layout_compute(&o, &l), 0);
+		assert_int_equal(l->orphan.blocks, 512);
+		e4_layout_free(l);
+	}
 	assert_true(e4_layout_known_type(NULL, "ext4"));
 	assert_true(e4_layout_known_type(NULL, "ext2"));
 	assert_true(e4_layout_known_type(NULL, "largefile4"));
@@ -1370,9 +1463,95 @@ static void test_profile(void **state)
 	e4_profile_free(p);
 }
 
+/* Mark [start, start + n) in the block map; 1 when a block is outside
+ * the filesystem or was named before. */
+static int use_run(uint8_t *map, const struct e4_layout *l, uint64_t start, uint64_t n)
+{
+	if (start + n > l->blocks_count)
+		return 1;
+	for (uint64_t b = start; b < start + n; b++) {
+		if (e4_bit_test(map, b))
+			return 1;
+		e4_bits_set(map, b, 1);
+	}
+	return 0;
+}
+
+static int use_file(uint8_t *map, const struct e4_layout *l, const struct e4_layout_file *f)
+{
+	uint64_t n = 0;
+	int bad = 0;
+
+	if (!f->ino)
+		return 0;
+	for (uint32_t i = 0; i < f->nr_extents; i++) {
+		bad |= use_run(map, l, f->extents[i].start, f->extents[i].len);
+		n += f->extents[i].len;
+	}
+	for (uint32_t i = 0; i < f->nr_meta; i++)
+		bad |= use_run(map, l, f->meta[i], 1);
+	return bad || n != f->blocks;
+}
+
+/* Every block the layout names (superblock and descriptor copies, bitmaps,
+ * inode tables, root, lost+found, the resize inode's block, journal and
+ * orphan file with their map blocks) is named once, and each group's free
+ * count is its clusters less those holding such a block: the bitmaps
+ * e4mkfs builds from these agree with the descriptors.  Returns the
+ * number of problems (printed). */
+static int check_block_use(const char *name, const struct e4_layout *l)
+{
+	uint64_t cmask = (1ULL << l->cluster_bits) - 1;
+	uint8_t *map = calloc(l->blocks_count / 8 + 1, 1);
+	int bad = 0;
+
+	assert_non_null(map);
+	for (uint32_t g = 0; g < l->group_count; g++) {
+		const struct e4_layout_group *gr = &l->groups[g];
+
+		if (use_run(map, l, gr->first_block, gr->sb_blocks) ||
+		    use_run(map, l, gr->block_bitmap, 1) || use_run(map, l, gr->inode_bitmap, 1) ||
+		    use_run(map, l, gr->inode_table, l->inode_blocks_per_group)) {
+			print_error("%s: group %u's metadata overlaps\n", name, g);
+			bad++;
+		}
+	}
+	if (use_run(map, l, l->root_block, 1) || use_file(map, l, &l->lpf) || l->lpf.nr_meta ||
+	    (l->resize_dind_block && use_run(map, l, l->resize_dind_block, 1)) ||
+	    use_file(map, l, &l->journal) || use_file(map, l, &l->orphan)) {
+		print_error("%s: a special file's block is outside or named twice\n", name);
+		bad++;
+	}
+	for (uint32_t g = 0; g < l->group_count; g++) {
+		const struct e4_layout_group *gr = &l->groups[g];
+		uint64_t c0 = gr->first_block >> l->cluster_bits;
+		uint64_t c1 = (gr->first_block + gr->blocks - 1) >> l->cluster_bits;
+		uint64_t used = 0;
+
+		for (uint64_t c = c0; c <= c1; c++) {
+			uint64_t b0 = c << l->cluster_bits, b1 = b0 | cmask;
+
+			for (uint64_t b = b0; b <= b1 && b < l->blocks_count; b++)
+				if (e4_bit_test(map, b)) {
+					used++;
+					break;
+				}
+		}
+		if (gr->free_blocks != c1 - c0 + 1 - used) {
+			print_error("%s: group %u: %u free clusters in the layout, %llu by the "
+				    "blocks it names\n", name, g, gr->free_blocks,
+				    (unsigned long long)(c1 - c0 + 1 - used));
+			bad++;
+		}
+	}
+	free(map);
+	return bad;
+}
+
 /* Whole-layout invariants on every reference case: metadata inside the
  * filesystem, no two groups' metadata overlapping, free counts summing to
- * the superblock's, the journal extents inside the filesystem. */
+ * the superblock's, the journal extents inside the filesystem; up to 2^24
+ * blocks, check_block_use(). */
 static void test_invariants(void **state)
 {
 	(void)state;
@@ -1403,8 +1582,87 @@ static void test_invariants(void **state)
 		for (uint32_t e = 0; e < l->journal.nr_extents; e++)
 			assert_true(l->journal.extents[e].start + l->journal.extents[e].len <=
 				    l->blocks_count);
+		if (l->blocks_count <= (1ULL << 24))
+			assert_int_equal(check_block_use(v->name, l), 0);
 		e4_layout_free(l);
 	}
+}
+
+/* Tiny filesystems: where rounding the inodes down to a multiple of 8
+ * leaves fewer than first_ino + 1, e2fsprogs 1.47.1 and later round up
+ * (1.47.0 fails).  Values from mke2fs 1.47.4 (-n, and dumpe2fs of the
+ * 100 KiB image: 4 inode table blocks, 77 free blocks). */
+static void test_tiny(void **state)
+{
+	static const struct {
+		const char *args;
+		uint64_t size;
+		uint32_t inodes, itable_blocks;
+	} t[] = {
+		{ "-t ext4 -b 1024 -I 256", 100 * 1024, 16, 4 },
+		{ "-t ext4", 64 * 1024, 16, 4 },
+		{ "-t ext2 -b 1024 -I 256", 100 * 1024, 16, 4 },
+		{ "-t ext4 -b 1024 -I 1024", 80 * 1024, 16, 16 },
+		{ "-t ext4 -b 1024 -I 256 -N 1", 5000 * 1024, 16, 4 },
+		{ "-t ext4 -b 1024 -I 256 -N 13", 5000 * 1024, 16, 4 },	/* as before */
+		{ "-t ext4 -b 1024 -I 256 -N 17", 5000 * 1024, 16, 4 },	/* 20 -> 16 */
+		{ "-t ext4 -b 1024 -I 256 -g 256 -N 12", 5000 * 1024, 160, 2 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct e4_layout *l;
+
+		assert_int_equal(layout_for(t[i].args, t[i].size, 0, 0, 0, &l), 0);
+		if (l->inodes_count != t[i].inodes)
+			print_error("%s: %u inodes\n", t[i].args, l->inodes_count);
+		assert_int_equal(l->inodes_count, t[i].inodes);
+		assert_int_equal(l->inode_blocks_per_group, t[i].itable_blocks);
+		assert_int_equal(check_block_use(t[i].args, l), 0);
+		e4_layout_free(l);
+	}
+}
+
+/* Revision 0: rev_level 0, no features (not even the type's), 128-byte
+ * inodes whatever -I says, no resize inode for -E resize=; a feature or
+ * a journal asked for is E4_ERR_CONFLICT_REV0 (mke2fs 1.47.0 -r 0). */
+static void test_rev0(void **state)
+{
+	struct e4_layout_opts o;
+	struct e4_layout *l;
+	uint64_t jmib;
+	char buf[128];
+
+	(void)state;
+	parse_args("-t ext4 -r 0 -I 256", &o, &jmib, buf, sizeof(buf));
+	o.dev_bytes = 8 << 20;
+	o.resize_blocks = 100000;
+	assert_int_equal(e4_layout_compute(&o, &l), 0);
+	assert_int_equal(l->rev_level, EXT4_GOOD_OLD_REV);
+	assert_int_equal(l->feature_compat | l->feature_incompat | l->feature_ro_compat, 0);
+	assert_int_equal(l->inode_size, 128);
+	assert_int_equal(l->reserved_gdt_blocks, 0);
+	assert_int_equal(l->resize_dind_block, 0);
+	assert_false(l->journal.ino);
+	e4_layout_free(l);
+	/* -O ^has_journal leaves nothing set: fine */
+	parse_args("-t ext4 -r 0 -O ^has_journal", &o, &jmib, buf, sizeof(buf));
+	o.dev_bytes = 8 << 20;
+	assert_int_equal(e4_layout_compute(&o, &l), 0);
+	e4_layout_free(l);
+	parse_args("-t ext2 -r 0 -O has_journal", &o, &jmib, buf, sizeof(buf));
+	o.dev_bytes = 8 << 20;
+	assert_int_equal(e4_layout_compute(&o, &l), E4_ERR_CONFLICT_REV0);
+	parse_args("-t ext2 -r 0", &o, &jmib, buf, sizeof(buf));
+	o.dev_bytes = 8 << 20;
+	o.journal_blocks = E4_LAYOUT_JOURNAL_FORCE;
+	assert_int_equal(e4_layout_compute(&o, &l), E4_ERR_CONFLICT_REV0);
+	/* revision 1 by default */
+	parse_args("-t ext2", &o, &jmib, buf, sizeof(buf));
+	o.dev_bytes = 8 << 20;
+	assert_int_equal(e4_layout_compute(&o, &l), 0);
+	assert_int_equal(l->rev_level, EXT4_DYNAMIC_REV);
+	e4_layout_free(l);
 }
 
 /* e4_bits_set (e4.h) against setting the bits one at a time, for every
@@ -1498,6 +1756,8 @@ int main(void)
 		cmocka_unit_test(test_helpers),
 		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_invariants),
+		cmocka_unit_test(test_tiny),
+		cmocka_unit_test(test_rev0),
 	};
 
 	e4_init_errors();
