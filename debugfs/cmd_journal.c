@@ -7,10 +7,12 @@
  * The walk itself follows the log the way the reference logdump does
  * (start at s_start with s_sequence, stop at the first block without the
  * magic number, of another sequence or of an unknown type), so it also
- * shows what recovery would not replay.  The checksum verdicts come from
- * the library's recovery scan (e4_journal_scan), looked up by journal
- * block; blocks that scan did not reach are verified here when possible
- * or shown as "unchecked".
+ * shows what recovery would not replay.  -O goes on past sequence breaks
+ * into the old, checkpointed log, and -O -n past blocks without the magic
+ * number too, until -n commit blocks or one round of the log area.  The
+ * checksum verdicts come from the library's recovery scan
+ * (e4_journal_scan), looked up by journal block; blocks that scan did not
+ * reach are shown as "unchecked".
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -20,7 +22,7 @@
 
 #include "debugfs.h"
 
-#define LOGDUMP_USAGE	"[-acjOS] [-b block] [-i filespec] [-f journal_file]"
+#define LOGDUMP_USAGE	"[-acjOS] [-b block] [-n num_trans] [-i filespec] [-f journal_file]"
 
 struct logdump {
 	e4_journal *j;
@@ -29,6 +31,7 @@ struct logdump {
 	uint32_t first, last;		/* log area [first, last) */
 	uint32_t incompat;
 	int dump_all, dump_contents, dump_old, json;
+	long long max_trans;		/* -n: commit blocks to walk, -1 no limit */
 	int have_block;			/* -b or -i */
 	uint64_t want_block;
 	uint8_t *verdict;		/* per journal block: enum e4_jcsum_verdict */
@@ -411,11 +414,53 @@ static void print_jsb(struct logdump *ld)
 		printf("Journal superblock magic number invalid!\n");
 }
 
+/*
+ * The walk goes on past a block without the magic number, or of an
+ * unknown type, only with -O and -n (as the reference's -n does).
+ */
+static int skip_junk(const struct logdump *ld)
+{
+	return ld->dump_old && ld->max_trans >= 0;
+}
+
+/*
+ * -O ends the walk once it has gone round the whole log area, and -n after
+ * that many commit blocks; say so (nothing for a plain walk).
+ */
+static int walk_done(struct logdump *ld, uint64_t advanced, uint64_t commits)
+{
+	if (!ld->dump_old)
+		return 0;
+	if (ld->max_trans >= 0 && commits >= (uint64_t)ld->max_trans) {
+		if (!ld->json)
+			printf("Stopped after %llu transactions (-n %lld).\n",
+			       (unsigned long long)commits, (long long)ld->max_trans);
+		return 1;
+	}
+	if (advanced >= ld->last - ld->first) {
+		if (!ld->json)
+			printf("Walked the whole log (%u blocks): %llu transactions.\n",
+			       ld->last - ld->first, (unsigned long long)commits);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Without -O the walk stops at the first block of another sequence, as
+ * recovery does.  With -O it goes on into the old, checkpointed log and
+ * follows it: the expected sequence becomes the one found, so each break
+ * in the sequence is reported once, where it happens.  (The reference
+ * keeps counting from the current log instead, and then reports every
+ * header of the old log as a break against a number no block carries.)
+ */
 static int walk(struct logdump *ld)
 {
 	uint32_t tid = e4_be32(ld->jsb->s_sequence);
 	uint32_t blk = e4_be32(ld->jsb->s_start);
 	uint64_t steps = 0, max_steps = 2ULL * (ld->last - ld->first) + 2;
+	uint64_t advanced = 0, commits = 0;	/* blocks walked, commit blocks */
+	int gap = 0;				/* a block without magic, -O -n */
 
 	if (!ld->json)
 		printf("Journal starts at block %u, transaction %u\n", blk, tid);
@@ -434,7 +479,7 @@ static int walk(struct logdump *ld)
 			ld->first, ld->last);
 		return 1;
 	}
-	while (steps++ < max_steps) {
+	while (!walk_done(ld, advanced, commits) && (ld->dump_old || steps++ < max_steps)) {
 		journal_header_t h;
 		uint32_t type, seq, next;
 		errcode_t err;
@@ -446,39 +491,56 @@ static int walk(struct logdump *ld)
 		}
 		memcpy(&h, ld->buf, sizeof(h));
 		if (e4_be32(h.h_magic) != JBD2_MAGIC_NUMBER) {
-			if (!ld->json)
-				printf("No magic number at block %u: end of journal.\n", blk);
-			break;
+			if (!ld->json && !gap)
+				printf("No magic number at block %u: %s\n", blk,
+				       skip_junk(ld) ? "end of the log, -n looks further."
+						     : "end of journal.");
+			if (!skip_junk(ld))
+				break;
+			gap = 1;
+			blk = wrap(ld, blk + 1);
+			advanced++;
+			continue;
 		}
 		seq = e4_be32(h.h_sequence);
 		type = e4_be32(h.h_blocktype);
 		if (seq != tid) {
 			if (!ld->json)
-				printf("Found sequence %u (not %u) at block %u: end of journal.\n",
-				       seq, tid, blk);
-			break;
+				printf("Found sequence %u (not %u) at block %u: %s\n", seq, tid,
+				       blk, ld->dump_old ? "a break in the log, -O walks on."
+							 : "end of journal.");
+			if (!ld->dump_old)
+				break;
+			tid = seq;
 		}
 		if (!ld->json && (ld->dump_all || !ld->have_block))
 			printf("Found expected sequence %u, type %u (%s) at block %u\n",
 			       seq, type, type_name(type), blk);
 		switch (type) {
 		case JBD2_DESCRIPTOR_BLOCK:
-			dump_descriptor(ld, blk, tid, &next);
+			advanced += 1 + dump_descriptor(ld, blk, tid, &next);
 			blk = next;
 			break;
 		case JBD2_COMMIT_BLOCK:
 			dump_commit(ld, blk, tid);
 			tid++;
+			commits++;
+			advanced++;
 			blk = wrap(ld, blk + 1);
 			break;
 		case JBD2_REVOKE_BLOCK:
 			dump_revoke(ld, blk, tid);
+			advanced++;
 			blk = wrap(ld, blk + 1);
 			break;
 		default:
 			if (!ld->json)
 				printf("Unexpected block type %u at block %u.\n", type, blk);
-			return 0;
+			if (!skip_junk(ld))
+				return 0;
+			advanced++;
+			blk = wrap(ld, blk + 1);
+			break;
 		}
 	}
 	if (ld->json)
@@ -497,8 +559,9 @@ int do_logdump(int argc, char **argv)
 	uint32_t maxlen;
 
 	memset(&ld, 0, sizeof(ld));
+	ld.max_trans = -1;
 	reset_getopt();
-	while ((c = getopt(argc, argv, "ab:cf:i:jOsS")) != -1) {
+	while ((c = getopt(argc, argv, "ab:cf:i:jn:OsS")) != -1) {
 		switch (c) {
 		case 'a':
 			ld.dump_all = 1;
@@ -521,6 +584,11 @@ int do_logdump(int argc, char **argv)
 		case 'j':
 			ld.json = 1;
 			break;
+		case 'n':
+			if (parse_number(argv[0], optarg, "transaction count", INT64_MAX, &v))
+				return 1;
+			ld.max_trans = (long long)v;
+			break;
 		case 'O':
 			ld.dump_old = 1;
 			break;
@@ -535,6 +603,8 @@ int do_logdump(int argc, char **argv)
 	}
 	if (optind != argc)
 		return usage(argv[0], LOGDUMP_USAGE);
+	if (ld.max_trans >= 0 && !ld.dump_old)	/* as the reference: -n needs -O */
+		fprintf(stderr, "%s: -n has an effect only with -O\n", argv[0]);
 	if (check_fs_open(argv[0]))
 		return 1;
 	if (inode_spec) {

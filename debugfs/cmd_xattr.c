@@ -69,12 +69,22 @@ static void print_xattr(const struct e4_xattr *x, const void *value, unsigned fl
 int xattr_list_cb(e4_fs *fs, const struct e4_xattr *x, void *priv)
 {
 	unsigned *count = priv;
+	void *v = NULL;
+	errcode_t err = 0;
 
-	(void)fs;
 	if (!(*count)++)
 		printf("Extended attributes:\n");
+	/* a short value is shown, also from an EA inode */
+	if (x->value_len && x->value_len < 40)
+		err = e4_xattr_value(fs, x, &v);
 	printf("  ");
-	print_xattr(x, x->value, XPRINT_LIST);
+	print_xattr(x, v, XPRINT_LIST);
+	if (err) {
+		fflush(stdout);
+		warn_err("ea_list", err, "while reading the value of %s%s from inode %u",
+			 x->prefix, x->name, x->value_inum);
+	}
+	free(v);
 	return 0;
 }
 
@@ -105,6 +115,7 @@ struct ea_get_ctx {
 	struct e4_xattr x;
 	void *value;
 	int found;
+	errcode_t err;		/* reading the value */
 };
 
 static int ea_get_cb(e4_fs *fs, const struct e4_xattr *x, void *priv)
@@ -112,18 +123,11 @@ static int ea_get_cb(e4_fs *fs, const struct e4_xattr *x, void *priv)
 	struct ea_get_ctx *c = priv;
 	char full[300];
 
-	(void)fs;
 	snprintf(full, sizeof(full), "%s%s", x->prefix, x->name);
 	if (strcmp(full, c->want))
 		return 0;
 	c->x = *x;
-	c->value = malloc(x->value_len ? x->value_len : 1);
-	if (!c->value)
-		return E4_ERR_NO_MEMORY;
-	if (x->value)
-		memcpy(c->value, x->value, x->value_len);
-	else
-		memset(c->value, 0, x->value_len);
+	c->err = e4_xattr_value(fs, x, &c->value);
 	c->found = 1;
 	return 1;
 }
@@ -171,8 +175,8 @@ int do_ea_get(int argc, char **argv)
 	err = e4_xattr_iterate(current_fs, ino, &ib.inode, ea_get_cb, &c);
 	if (err == 1)
 		err = 0;
-	if (!c.found) {
-		com_err(argv[0], err ? err : E4_ERR_XATTR_NOT_FOUND,
+	if (!c.found || c.err) {
+		com_err(argv[0], c.err ? c.err : err ? err : E4_ERR_XATTR_NOT_FOUND,
 			"while getting extended attribute %s", c.want);
 		return 1;
 	}

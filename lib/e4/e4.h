@@ -621,6 +621,9 @@ struct e4_xattr {
 	uint32_t value_len;		/* bytes */
 	uint32_t value_inum;		/* ea_inode: inode holding the value */
 	int in_inode;			/* 1 in-inode, 0 xattr block */
+	uint32_t e_hash;		/* the entry's hash, CPU order */
+	e4_ino_t owner;			/* the inode the attribute belongs to */
+	uint32_t owner_generation;	/* its i_generation */
 };
 typedef int (*e4_xattr_cb)(e4_fs *fs, const struct e4_xattr *x, void *priv);
 /* Walk in-inode then block xattrs.  E4_ERR_XATTR_MAGIC,
@@ -633,6 +636,19 @@ errcode_t e4_xattr_get(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 		       const char *fullname, void **value, size_t *len);
 /* Prefix string for a name index ("" if unknown). */
 const char *e4_xattr_prefix(uint8_t name_index);
+/* The value of an attribute e4_xattr_iterate reported (call it from the
+ * callback: x->value is valid there only) in a malloc'd buffer of
+ * x->value_len bytes (caller frees).  The one reader of values kept in an
+ * EA inode (ea_inode feature, x->value_inum), with the kernel's checks
+ * (section 9): an inode other than the owner and at or past s_first_ino,
+ * with EXT4_EA_INODE_FL, i_size equal to the value length, and the
+ * value's crc32c (checksum seed) equal to the hash kept in its i_atime,
+ * and for an entry of an xattr block, an entry hash over the name and that
+ * hash (an old Lustre EA inode, pointing back to its owner through i_mtime
+ * and i_generation, has no value hash).  E4_ERR_EA_INODE_BAD,
+ * E4_ERR_EA_INODE_SIZE, E4_ERR_EA_INODE_HASH, E4_ERR_NO_MEMORY, errors of
+ * e4_inode_read and e4_file_pread. */
+errcode_t e4_xattr_value(e4_fs *fs, const struct e4_xattr *x, void **value);
 
 /* ---- journal (journal.c; sections 11, 14) ---------------------------- */
 /* tid comparison modulo 2^32 (section 12.2). */

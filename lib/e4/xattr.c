@@ -6,6 +6,7 @@
  * before any of its entries is reported: the entry table must end with
  * its 4-byte terminator inside the area and every value must lie inside
  * the area, after the table.  An area that fails yields no entries.
+ * Values are read by e4_xattr_value, from the area or from an EA inode.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,8 @@ struct xarea {
 	size_t vsize;
 	size_t first;
 	int in_inode;
+	e4_ino_t owner;			/* for the entries: whose they are */
+	uint32_t owner_generation;
 };
 
 /* Validate the area; on success *table_end is the offset just past the
@@ -104,6 +107,9 @@ static int area_walk(e4_fs *fs, const struct xarea *a, area_cb cb, void *priv)
 		x.name[x.name_len] = '\0';
 		x.value_inum = e4_get_le32(e + 4);
 		x.value_len = e4_get_le32(e + 8);
+		x.e_hash = e4_get_le32(e + 12);
+		x.owner = a->owner;
+		x.owner_generation = a->owner_generation;
 		if (!x.value_inum)
 			x.value = x.value_len ? a->vbase + e4_get_le16(e + 2) : (const void *)"";
 		x.in_inode = a->in_inode;
@@ -187,6 +193,8 @@ errcode_t e4_xattr_iterate(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *ino
 	err = ibody_area(fs, inode, &a);
 	if (err)
 		return err;
+	a.owner = ino;
+	a.owner_generation = e4_le32(inode->i_generation);
 	if (a.vsize) {
 		ret = area_walk(fs, &a, cb, priv);
 		if (ret)
@@ -199,6 +207,8 @@ errcode_t e4_xattr_iterate(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *ino
 	if (!buf)
 		return E4_ERR_NO_MEMORY;
 	err = block_area(fs, blk, buf, &a);
+	a.owner = ino;
+	a.owner_generation = e4_le32(inode->i_generation);
 	if (!err)
 		err = area_walk(fs, &a, cb, priv);
 	free(buf);
@@ -233,12 +243,101 @@ errcode_t e4_xattr_ibody_find(e4_fs *fs, const struct ext4_inode *inode, uint8_t
 	return E4_ERR_XATTR_NOT_FOUND;
 }
 
+/*
+ * The kernel's entry hash (section 9): each byte of the name, then each
+ * 32-bit little-endian word of the value; for a value in an EA inode the
+ * one word is the value's hash.  signed_chars: the name's bytes taken as
+ * signed, as kernels before 6.2 did on architectures with signed char
+ * (the kernel still accepts both).
+ */
+static uint32_t entry_hash(const char *name, size_t len, uint32_t word, int signed_chars)
+{
+	uint32_t h = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		uint32_t c = signed_chars ? (uint32_t)(int32_t)(signed char)name[i]
+					  : (uint32_t)(unsigned char)name[i];
+
+		h = (h << 5) ^ (h >> 27) ^ c;
+	}
+	return (h << 16) ^ (h >> 16) ^ word;
+}
+
+/* Whether inode x->value_inum may hold x's value (before reading it). */
+static errcode_t ea_inode_check(e4_fs *fs, const struct e4_xattr *x,
+				const struct ext4_inode *ea)
+{
+	if (x->value_inum == x->owner || x->value_inum < fs->geom.first_ino ||
+	    !(e4_le32(ea->i_flags) & EXT4_EA_INODE_FL))
+		return E4_ERR_EA_INODE_BAD;
+	if (e4_inode_size(ea) != x->value_len)
+		return E4_ERR_EA_INODE_SIZE;
+	return 0;
+}
+
+/* The hashes of a value read from an EA inode (the kernel's rules). */
+static errcode_t ea_inode_hashes(e4_fs *fs, const struct e4_xattr *x,
+				 const struct ext4_inode *ea, const void *value)
+{
+	uint32_t stored = e4_le32(ea->i_atime), hash;
+
+	if (x->e_hash != stored && e4_le32(ea->i_mtime) == x->owner &&
+	    e4_le32(ea->i_generation) == x->owner_generation)
+		return 0;	/* old Lustre EA inode: a back pointer, no hash */
+	hash = e4_crc32c(fs->csum_seed, value, x->value_len);
+	if (hash != stored)
+		return E4_ERR_EA_INODE_HASH;
+	if (!x->in_inode &&	/* the kernel checks entries of a block only */
+	    x->e_hash != entry_hash(x->name, x->name_len, hash, 0) &&
+	    x->e_hash != entry_hash(x->name, x->name_len, hash, 1))
+		return E4_ERR_EA_INODE_HASH;
+	return 0;
+}
+
+errcode_t e4_xattr_value(e4_fs *fs, const struct e4_xattr *x, void **value)
+{
+	union e4_inode_buf ib;
+	e4_file *f = NULL;
+	size_t got;
+	uint8_t *v;
+	errcode_t err;
+
+	*value = NULL;
+	v = malloc(x->value_len ? x->value_len : 1);
+	if (!v)
+		return E4_ERR_NO_MEMORY;
+	if (!x->value_inum) {
+		memcpy(v, x->value, x->value_len);
+		*value = v;
+		return 0;
+	}
+	err = e4_inode_read(fs, x->value_inum, &ib);
+	if (!err)
+		err = ea_inode_check(fs, x, &ib.inode);
+	if (!err)
+		err = e4_file_open(fs, x->value_inum, &ib.inode, &f);
+	if (!err)
+		err = e4_file_pread(f, 0, v, x->value_len, &got);
+	if (!err && got != x->value_len)
+		err = E4_ERR_EA_INODE_SIZE;
+	if (!err)
+		err = ea_inode_hashes(fs, x, &ib.inode, v);
+	if (f)
+		e4_file_close(f);
+	if (err) {
+		free(v);
+		return err;
+	}
+	*value = v;
+	return 0;
+}
+
 struct getter {
 	const char *fullname;
 	size_t len;
 	void *value;
 	size_t value_len;
-	uint32_t inum;
 	errcode_t err;
 };
 
@@ -247,43 +346,13 @@ static int get_cb(e4_fs *fs, const struct e4_xattr *x, void *priv)
 	struct getter *g = priv;
 	size_t plen = strlen(x->prefix);
 
-	(void)fs;
 	if (!*x->prefix || plen + x->name_len != g->len ||
 	    memcmp(g->fullname, x->prefix, plen) ||
 	    memcmp(g->fullname + plen, x->name, x->name_len))
 		return 0;
 	g->value_len = x->value_len;
-	g->inum = x->value_inum;
-	g->value = malloc(x->value_len ? x->value_len : 1);
-	if (!g->value)
-		g->err = E4_ERR_NO_MEMORY;
-	else if (x->value)
-		memcpy(g->value, x->value, x->value_len);
+	g->err = e4_xattr_value(fs, x, &g->value);
 	return GET_FOUND;
-}
-
-/* Read an ea_inode value (value_len bytes) into g->value. */
-static errcode_t read_ea_inode(e4_fs *fs, struct getter *g)
-{
-	union e4_inode_buf ib;
-	e4_file *f;
-	size_t got;
-	errcode_t err;
-
-	err = e4_inode_read(fs, g->inum, &ib);
-	if (err)
-		return err;
-	if (!(e4_le32(ib.inode.i_flags) & EXT4_EA_INODE_FL) ||
-	    e4_inode_size(&ib.inode) < g->value_len)
-		return E4_ERR_XATTR_CORRUPT;
-	err = e4_file_open(fs, g->inum, &ib.inode, &f);
-	if (err)
-		return err;
-	err = e4_file_pread(f, 0, g->value, g->value_len, &got);
-	if (!err && got != g->value_len)
-		err = E4_ERR_XATTR_CORRUPT;
-	e4_file_close(f);
-	return err;
 }
 
 errcode_t e4_xattr_get(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
@@ -298,21 +367,10 @@ errcode_t e4_xattr_get(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 	*value = NULL;
 	*len = 0;
 	err = e4_xattr_iterate(fs, ino, inode, get_cb, &g);
-	if (err != (errcode_t)GET_FOUND) {
-		free(g.value);
+	if (err != (errcode_t)GET_FOUND)
 		return err ? err : E4_ERR_XATTR_NOT_FOUND;
-	}
-	if (g.err) {
-		free(g.value);
+	if (g.err)
 		return g.err;
-	}
-	if (g.inum) {
-		err = read_ea_inode(fs, &g);
-		if (err) {
-			free(g.value);
-			return err;
-		}
-	}
 	*value = g.value;
 	*len = g.value_len;
 	return 0;
