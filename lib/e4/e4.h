@@ -752,6 +752,16 @@ errcode_t e4_journal_write_super(e4_journal *j, const journal_superblock_t *jsb)
  * checksum recomputed with metadata_csum; through the block cache, flush
  * with e4_flush() (super.c; section 2).  E4_ERR_READ_ONLY. */
 errcode_t e4_super_write(e4_fs *fs);
+/* The first write of a multi-step change (DESIGN.md "Writing safely"):
+ * the primary superblock as it is on the device -- its own features, UUID
+ * and checksum rules, not the in-memory copy's pending edits -- with
+ * VALID_FS cleared, checksum recomputed when it has metadata_csum,
+ * written and flushed (nothing written when it is already not clean); the
+ * cache is flushed first.  A stop anywhere after
+ * it leaves a filesystem the next check examines; the change writes the
+ * in-memory superblock (its state unchanged) last.  The in-memory copy is
+ * not touched (super.c).  E4_ERR_READ_ONLY, I/O errors. */
+errcode_t e4_super_mark_unclean(e4_fs *fs);
 
 /* ---- layout (layout.c) ----------------------------------------------- */
 /*
@@ -1129,10 +1139,12 @@ e4_blk_t e4_journal_default_goal(e4_fs *fs);
  * extents, the first data block with a block map, as the reference does),
  * contiguous when possible, as extents (extent feature; up to one leaf
  * block) or a block map with the indirect blocks interleaved; the journal
- * is zeroed and gets a fresh superblock (e4_jsb_init()); inode 8 (mode
- * 0100600, times = now, seconds) is written, then bitmaps and descriptors,
- * then the superblock with has_journal, s_journal_inum 8 and the
- * s_jnl_blocks backup (primary and backups), flushed.  Errors:
+ * is zeroed and gets a fresh superblock (e4_jsb_init()); the primary
+ * superblock is marked not clean (e4_super_mark_unclean()), the bitmaps
+ * and descriptors mark the blocks in use, inode 8 (mode 0100600, times =
+ * now, seconds) is written, then the superblock with has_journal,
+ * s_journal_inum 8, the s_jnl_blocks backup and its state as it was
+ * (primary and backups), flushed.  Errors:
  * E4_ERR_READ_ONLY, E4_ERR_INVALID_ARGUMENT (already has a journal),
  * E4_ERR_JOURNAL_SIZE (blocks < 1024, total > 10240000 or more than half
  * the free blocks), E4_ERR_JOURNAL_INODE (inode 8 still owns blocks),
@@ -1141,9 +1153,10 @@ e4_blk_t e4_journal_default_goal(e4_fs *fs);
 errcode_t e4_journal_create(e4_fs *fs, uint32_t blocks, uint32_t fc_blocks, e4_blk_t goal,
 			    int64_t now);
 /* Remove the internal journal: the superblock first (has_journal and
- * fast_commit cleared, s_journal_inum, s_jnl_blocks zeroed; primary and
- * backups), then inode 8 zeroed, then its blocks (data and mapping)
- * freed and the bitmaps, descriptors and superblock written; flushed.
+ * fast_commit cleared, s_journal_inum, s_jnl_blocks zeroed, VALID_FS
+ * cleared; primary, then backups), then inode 8 zeroed, then its blocks
+ * (data and mapping) freed and the bitmaps, descriptors and superblock
+ * (its state back as it was) written; flushed.
  * The journal must be empty: needs_recovery set gives
  * E4_ERR_INVALID_ARGUMENT (replay first, e4_journal_recover()).  Errors:
  * E4_ERR_READ_ONLY, E4_ERR_NO_JOURNAL, E4_ERR_EXTERNAL_JOURNAL (an
