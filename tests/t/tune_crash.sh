@@ -6,7 +6,8 @@
 # count (traced with E4_CRASH_TRACE): removing the journal of a filled
 # ext4 image, adding one to it again, adding a block-mapped journal to a
 # filled ext2 image, converting that image to ext4 with a journal
-# (-O extents,uninit_bg,... -j), the metadata_csum rewrite off and on.
+# (-O extents,uninit_bg,... -j), a new UUID on the converted image
+# (descriptor checksums follow it), the metadata_csum rewrite off and on.
 #
 # Each stop is judged by what it leaves (tests/lib.sh stop_ok, the rule of
 # DESIGN.md "Writing safely"): clean if the superblock says clean; if it
@@ -28,7 +29,8 @@
 # 1-8 of "remove" fail with "marked clean, but the reference e2fsck -fn
 # reports: Block bitmap differences: +(16385--20480)"; and the write
 # orders before issue 19 (no not-clean mark; inode 8 written before the
-# bitmaps when adding) failed 45 of 142 stops.
+# bitmaps when adding) failed 45 of 142 stops; the UUID change wrote its
+# descriptors on a filesystem still marked clean (5 of 6 stops failed).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -105,6 +107,11 @@ e2=$T/e2.img
 make_filled ext2 "$e2"
 crash_all add-blockmap "$e2" -j
 crash_all convert "$e2" -O extents,uninit_bg,dir_index,huge_file,dir_nlink,extra_isize -j
+# a new UUID on that (uninit_bg, no metadata_csum): descriptor checksums
+# are a crc16 over the UUID
+"$E4TUNE" -O extents,uninit_bg,dir_index,huge_file,dir_nlink,extra_isize -j "$e2" >/dev/null 2>&1 ||
+	fail "the conversion failed"
+crash_all uuid "$e2" -U 0b2d5c4e-7f1a-4a3b-9c8d-112233445566
 # the checksum rewrite, both ways, on a freshly checked image
 c=$T/c.img
 make_filled ext4 "$c"
