@@ -1219,6 +1219,24 @@ struct e4_orphan_result {
  * errors of e4_orphan_release_inode() and e4_inode_read(). */
 errcode_t e4_orphans_process(e4_fs *fs, int64_t now, e4_orphan_cb cb, void *priv,
 			     struct e4_orphan_result *res);
+/* Writes everything changed so far, in the caller's way (caches, bitmaps,
+ * descriptors, then the superblock), flushed. */
+typedef errcode_t (*e4_orphan_flush)(e4_fs *fs);
+/* e4_orphans_process() writing the s_last_orphan chain in an order whose
+ * every stop leaves at most leaks on a filesystem marked not clean
+ * (DESIGN.md "Writing safely"; the kernel does the same steps in one
+ * transaction): VALID_FS cleared first (flush), then per orphan from the
+ * head -- a deleted one is taken off the chain (s_last_orphan = its link,
+ * flush) before it is freed (flush), a truncated one is truncated with
+ * i_dtime 0 (the chain ends there until the head moves on; later orphans
+ * are then leaks) and then taken off (one flush) -- and the state as it
+ * was last (flush).  Stopped in between, the chain never names a freed
+ * inode.  The orphan file is processed as in e4_orphans_process() and
+ * written by the first flush of the chain or by the caller.  On an error
+ * the in-memory state stays not clean.  Errors as e4_orphans_process(),
+ * and flush's. */
+errcode_t e4_orphans_release(e4_fs *fs, int64_t now, e4_orphan_cb cb, void *priv,
+			     struct e4_orphan_result *res, e4_orphan_flush flush);
 
 /* ---- checksum rewriting (csumrw.c; format doc section 10) ----------- */
 /* Switch metadata_csum on (on = 1: uninit_bg dropped, s_checksum_type
