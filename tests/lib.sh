@@ -406,8 +406,8 @@ stop_pending() {
 # by whether e2fsck -fy can repair it.  Returns 0 when the stop is safe;
 # else 1 with the reason in STOP_WHY.  IMG is not modified.  STOP_CLEAN=1
 # when the reference e2fsck -fn reported nothing at all (on the copy,
-# after pending work).  The rule
-# (DESIGN.md "Writing safely", precisely):
+# after pending work).  The rule (DESIGN.md "Writing safely", made
+# precise):
 #  1. Work a mount would do first -- a journal to replay, orphans to
 #     release -- is done on a copy by the reference (`e2fsck -y -E
 #     journal_only`: replay and orphan release, nothing else) and the copy
@@ -435,7 +435,8 @@ stop_pending() {
 #        the other rules' limit; the index is derived from the leaf
 #        blocks, which keep every name, and the kernel falls back to a
 #        linear search): a change of checksum rules (metadata_csum on or
-#        off, a new UUID) cannot flip them all in one write.
+#        off, descriptor checksums after a new UUID) cannot flip them all
+#        in one write.
 #     Never, whatever the state: a block or inode in use but marked free
 #     ("+" bitmap differences: the kernel would allocate it over live
 #     data), a name for a free or deleted inode ("deleted/unused inode"),
