@@ -547,6 +547,15 @@ static int orphan_cb(e4_fs *fs, const struct e4_orphan_info *o, void *priv)
 	return 0;
 }
 
+/* The orphan release's flushes: cached blocks (inodes, maps), then the
+ * primary bitmaps, descriptors and superblock. */
+static errcode_t orphan_flush(e4_fs *fs)
+{
+	errcode_t err = e4_flush(fs);
+
+	return err ? err : e4_flush_primary(fs, 0);
+}
+
 errcode_t e4fsck_orphans(struct e4fsck *ctx)
 {
 	e4_fs *fs = ctx->fs;
@@ -571,7 +580,7 @@ errcode_t e4fsck_orphans(struct e4fsck *ctx)
 		}
 		return 0;
 	}
-	err = e4_orphans_process(fs, ctx->now, orphan_cb, ctx, &res);
+	err = e4_orphans_release(fs, ctx->now, orphan_cb, ctx, &res, orphan_flush);
 	ctx->orphans_freed = res.freed;
 	ctx->orphans_truncated = res.truncated;
 	if (e4_err_is_io(err)) {
@@ -599,14 +608,10 @@ errcode_t e4fsck_orphans(struct e4fsck *ctx)
 		clear_valid(sb);
 	}
 	ctx->sb_dirty = 1;
-	/* Inodes (and truncated maps, orphan file slots) first, then the
-	 * bitmaps and descriptors, the superblock that forgets the list
-	 * last: stopped in between, the list still names an inode whose
-	 * link is gone, and the next run stops there and asks for the full
-	 * check instead of calling the filesystem clean. */
-	err = e4_flush(fs);
-	if (!err)
-		err = e4_flush_primary(fs, 0);
+	/* The release wrote in the order of "Writing safely" (marked not
+	 * clean first, each orphan off the chain before it is freed, the
+	 * state back last); what an error left is written now. */
+	err = orphan_flush(fs);
 	if (err) {
 		e4fsck_error(ctx, err, "while writing the orphans' blocks and inodes");
 		ctx->fatal = 1;

@@ -398,3 +398,138 @@ elapsed() {
 	d=$(((now - E4_T0) / 100000))
 	echo "$((d / 10)).$((d % 10))"
 }
+
+# ---- crash stops (issue 19) -------------------------------------------------
+# stop_sb IMG: primary superblock fields of IMG into SB_STATE (s_state),
+# SB_INCOMPAT, SB_RO_COMPAT, SB_LAST_ORPHAN (one od call).
+stop_sb() {
+	local w
+	w=($(od -An -tu4 -v -j 1024 -N 256 "$1")) || return 1
+	SB_STATE=$((w[14] >> 16)) SB_INCOMPAT=${w[24]} SB_RO_COMPAT=${w[25]} SB_LAST_ORPHAN=${w[58]}
+}
+
+# stop_pending IMG: IMG has work the kernel does at mount: a journal to
+# replay (needs_recovery) or orphans to release (s_last_orphan, or the
+# orphan_present feature of an orphan file).
+# With no IMG: the fields stop_sb read last.
+stop_pending() {
+	[ $# = 0 ] || stop_sb "$1" || return 1
+	[ $((SB_INCOMPAT & 0x4)) != 0 ] || [ "$SB_LAST_ORPHAN" != 0 ] ||
+		[ $((SB_RO_COMPAT & 0x10000)) != 0 ]
+}
+
+# stop_ok IMG: judge an image left by a stop at any write (a tool killed
+# by the crash-point layer, as at a power failure) by what it leaves, not
+# by whether e2fsck -fy can repair it.  Returns 0 when the stop is safe;
+# else 1 with the reason in STOP_WHY.  IMG is not modified.  STOP_CLEAN=1
+# when the reference e2fsck -fn reported nothing at all (on the copy,
+# after pending work).  The rule (DESIGN.md "Writing safely", made
+# precise):
+#  1. Work a mount would do first -- a journal to replay, orphans to
+#     release -- is done on a copy by the reference (`e2fsck -y -E
+#     journal_only`: replay and orphan release, nothing else) and the copy
+#     is judged: that is what the next mount or check starts from.  The
+#     reference must do only that (exit 0 or 1, no other message) and
+#     leave nothing pending.  (e4tune writes in place, never through the
+#     journal, so its stops never need recovery; e4fsck's stops inside a
+#     replay or an orphan release do.)
+#  2. A filesystem whose superblock says clean (VALID_FS set, ERROR_FS
+#     clear) must be clean: ref_clean, the reference `e2fsck -fn` reports
+#     nothing at all.  A leak on a filesystem marked clean is an error
+#     nobody will repair: a multi-step change marks the filesystem not
+#     clean with its first write and clean again with its last.
+#  3. A filesystem marked not clean (or with errors) may show only what
+#     the next check repairs without losing anything:
+#      - leaks: "-" bitmap differences (marked in use, used by nothing),
+#        a deleted inode (no links) still marked in use ("has zero
+#        dtime"), an unattached inode, an inode with more links than
+#        names, a journal inode holding blocks with no journal named;
+#      - wrong free block / free inode / directory counts, bitmap padding;
+#      - checksums that do not match a structure that passes every other
+#        check (descriptors, bitmaps, inodes, extent, directory and xattr
+#        blocks), and htree indexes the check clears ("Problem in HTREE
+#        directory inode": a dx root or node failing its checksum or with
+#        the other rules' limit; the index is derived from the leaf
+#        blocks, which keep every name, and the kernel falls back to a
+#        linear search): a change of checksum rules (metadata_csum on or
+#        off, descriptor checksums after a new UUID) cannot flip them all
+#        in one write.
+#     Never, whatever the state: a block or inode in use but marked free
+#     ("+" bitmap differences: the kernel would allocate it over live
+#     data), a name for a free or deleted inode ("deleted/unused inode"),
+#     an inode with fewer links than names (freed while still named), a
+#     block claimed twice ("multiply-claimed"); nor any other message
+#     (an unknown message fails, to be judged by a person), nor an exit
+#     of 8 or more.
+stop_ok() {
+	local img=$1 w=$T/stop_ok.img out rc line msg st
+	STOP_WHY= STOP_CLEAN=0
+	stop_sb "$img" || { STOP_WHY="cannot read the superblock of $img"; return 1; }
+	if stop_pending; then
+		cp --sparse=always "$img" "$w" || { STOP_WHY="cannot copy $img"; return 1; }
+		out=$(E2FSCK_CONFIG=/dev/null "$REF_E2FSCK" -y -E journal_only "$w" 2>&1 </dev/null)
+		rc=$?
+		msg=$(grep -vE '^e2fsck [0-9]|: recovering journal$|^(Clearing|Truncating) orphaned inode [0-9]+ |^$' <<<"$out" | head -3 | tr '\n' '|')
+		if [ $rc -gt 1 ] || [ -n "$msg" ]; then
+			STOP_WHY="the reference's replay and orphan release (e2fsck -y -E journal_only) exit $rc: ${msg:-$(tr '\n' '|' <<<"$out")}"
+			return 1
+		fi
+		if stop_pending "$w"; then
+			STOP_WHY="a journal or orphans still pending after the reference's replay"
+			return 1
+		fi
+		img=$w
+	fi
+	st=$SB_STATE
+	if [ $((st & 3)) = 1 ]; then
+		ref_clean "$img" && { STOP_CLEAN=1; return 0; }
+		msg=$(grep -vE '^e2fsck [0-9]|^Pass [1-5]: |: [0-9]+/[0-9]+ files \(|^$' <<<"$REF_CLEAN_OUT" | head -2 | tr '\n' '|')
+		STOP_WHY="marked clean, but the reference e2fsck -fn reports: $msg"
+		return 1
+	fi
+	out=$("$REF_E2FSCK" -fn "$img" 2>&1 </dev/null)
+	rc=$?
+	if [ $rc -ge 8 ]; then
+		STOP_WHY="the reference e2fsck -fn cannot check it (exit $rc): $(tail -3 <<<"$out" | tr '\n' '|')"
+		return 1
+	fi
+	STOP_CLEAN=1
+	[ $rc = 0 ] || STOP_CLEAN=0
+	# the answer -n gives ("Fix? no", "IGNORED."), on its own line or
+	# after the message, is dropped
+	while IFS= read -r line; do
+		case $line in
+		'' | 'e2fsck '[0-9]* | 'Pass '[1-5]': '* | *'WARNING: Filesystem still has errors'*) continue ;;
+		*': '[0-9]*'/'[0-9]*' files ('*) continue ;;
+		esac
+		STOP_CLEAN=0
+		case $line in
+		'Block bitmap differences: '* | 'Inode bitmap differences: '*)
+			[[ $line != *+* ]] && continue
+			msg="in use but marked free: $line" ;;
+		*multiply-claimed* | *'claimed by more than one'*)
+			msg="a block claimed twice: $line" ;;
+		*'deleted/unused inode'*)
+			msg="a name for a free or deleted inode: $line" ;;
+		'Inode '[0-9]*' ref count is '[0-9]*', should be '[0-9]*.*)
+			[[ $line =~ ref\ count\ is\ ([0-9]+),\ should\ be\ ([0-9]+) ]] &&
+				[ "${BASH_REMATCH[1]}" -gt "${BASH_REMATCH[2]}" ] && continue
+			msg="an inode with fewer links than names: $line" ;;
+		'Free blocks count wrong'* | 'Free inodes count wrong'* | 'Directories count wrong'* | \
+			'Padding at end of '*' bitmap is not set.'* | 'Setting free '*' count to '*)
+			continue ;;
+		'Deleted inode '[0-9]*' has zero dtime.'* | 'Unattached inode '[0-9]* | \
+			'Unattached zero-length inode '[0-9]* | 'Journal inode is not in use, but contains data.'*)
+			continue ;;
+		*'passes checks, but checksum does not match'* | *'passes checks but fails checksum'* | \
+			'One or more block group descriptor checksums are invalid.'* | \
+			'Group descriptor '[0-9]*' checksum is '* | 'Group '[0-9]*' '*' bitmap does not match checksum.'* | \
+			'Problem in HTREE directory inode '[0-9]* | 'Invalid HTREE directory inode '[0-9]*)
+			continue ;;
+		*) msg="not a leak: $line" ;;
+		esac
+		STOP_WHY="marked not clean (state $st), but the reference e2fsck -fn reports $msg"
+		return 1
+	done < <(sed -E 's/(^|  )([A-Z][A-Za-z /+]*\? no|IGNORED\.)$//' <<<"$out")
+	return 0
+}

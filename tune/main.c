@@ -529,7 +529,11 @@ static int set_uuid(struct tune *t)
 
 		for (e4_group_t g = 0; g < geo->group_count; g++)
 			e4_group_csum_set(fs, g);
-		err = e4_gdt_write(fs);
+		/* descriptors of the new UUID under the old one: not clean
+		 * until the superblock follows (DESIGN.md "Writing safely") */
+		err = e4_super_mark_unclean(fs);
+		if (!err)
+			err = e4_gdt_write(fs);
 		if (err) {
 			tune_err(t, err, "while writing the group descriptors");
 			return 1;

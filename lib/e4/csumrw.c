@@ -3,12 +3,16 @@
  * rewriting every checksum after the seed changed (a new UUID); format doc
  * section 10 (what each checksum covers), 8.3 and 8.5 (directory tails).
  *
- * Write order: the blocks that carry checksums (extent blocks, directory
- * blocks, xattr blocks, inodes, bitmaps) first -- their checksum fields are
- * ignored by a filesystem without metadata_csum, and a directory tail is an
- * ordinary empty entry to it -- then the descriptor table, the superblock
- * last.  A stop before the superblock leaves the old feature set with
- * descriptor checksums e2fsck recomputes.
+ * Write order: the superblock on the device marked not clean (with the
+ * old features and UUID), then the blocks that carry checksums (extent
+ * blocks, directory blocks, xattr blocks, inodes, bitmaps) -- their
+ * checksum fields are ignored by a filesystem without metadata_csum, and a
+ * directory tail is an ordinary empty entry to it -- then the descriptor
+ * table, the superblock with the new rules and its state as it was last.
+ * A stop before that leaves the old feature set, marked not clean, with
+ * checksums (and htree limits) of the new rules that the next check
+ * recomputes: no rule change can flip them all in one write (DESIGN.md
+ * "Writing safely"; judged by tests/t/tune_crash.sh).
  */
 #include "e4_private.h"
 
@@ -301,6 +305,9 @@ static errcode_t rewrite(e4_fs *fs, e4_ino_t *bad_ino)
 	err = e4_io_flush(fs->io);
 	if (!err)
 		err = e4_io_set_blksize(fs->io, g->block_size);
+	/* not clean on the device before the first block changes rules */
+	if (!err)
+		err = e4_super_mark_unclean(fs);
 	if (err)
 		goto out;
 	/* the old checksums no longer verify under the new rules */

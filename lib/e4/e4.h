@@ -876,6 +876,16 @@ errcode_t e4_journal_write_super(e4_journal *j, const journal_superblock_t *jsb)
  * checksum recomputed with metadata_csum; through the block cache, flush
  * with e4_flush() (super.c; section 2).  E4_ERR_READ_ONLY. */
 errcode_t e4_super_write(e4_fs *fs);
+/* The first write of a multi-step change (DESIGN.md "Writing safely"):
+ * the primary superblock as it is on the device -- its own features, UUID
+ * and checksum rules, not the in-memory copy's pending edits -- with
+ * VALID_FS cleared, checksum recomputed when it has metadata_csum,
+ * written and flushed (nothing written when it is already not clean); the
+ * cache is flushed first.  A stop anywhere after
+ * it leaves a filesystem the next check examines; the change writes the
+ * in-memory superblock (its state unchanged) last.  The in-memory copy is
+ * not touched (super.c).  E4_ERR_READ_ONLY, I/O errors. */
+errcode_t e4_super_mark_unclean(e4_fs *fs);
 
 /* ---- layout (layout.c) ----------------------------------------------- */
 /*
@@ -1283,10 +1293,12 @@ e4_blk_t e4_journal_default_goal(e4_fs *fs);
  * extents, the first data block with a block map, as the reference does),
  * contiguous when possible, as extents (extent feature; up to one leaf
  * block) or a block map with the indirect blocks interleaved; the journal
- * is zeroed and gets a fresh superblock (e4_jsb_init()); inode 8 (mode
- * 0100600, times = now, seconds) is written, then bitmaps and descriptors,
- * then the superblock with has_journal, s_journal_inum 8 and the
- * s_jnl_blocks backup (primary and backups), flushed.  Errors:
+ * is zeroed and gets a fresh superblock (e4_jsb_init()); the primary
+ * superblock is marked not clean (e4_super_mark_unclean()), the bitmaps
+ * and descriptors mark the blocks in use, inode 8 (mode 0100600, times =
+ * now, seconds) is written, then the superblock with has_journal,
+ * s_journal_inum 8, the s_jnl_blocks backup and its state as it was
+ * (primary and backups), flushed.  Errors:
  * E4_ERR_READ_ONLY, E4_ERR_INVALID_ARGUMENT (already has a journal),
  * E4_ERR_JOURNAL_SIZE (blocks < 1024, total > 10240000 or more than half
  * the free blocks), E4_ERR_JOURNAL_INODE (inode 8 still owns blocks),
@@ -1295,9 +1307,10 @@ e4_blk_t e4_journal_default_goal(e4_fs *fs);
 errcode_t e4_journal_create(e4_fs *fs, uint32_t blocks, uint32_t fc_blocks, e4_blk_t goal,
 			    int64_t now);
 /* Remove the internal journal: the superblock first (has_journal and
- * fast_commit cleared, s_journal_inum, s_jnl_blocks zeroed; primary and
- * backups), then inode 8 zeroed, then its blocks (data and mapping)
- * freed and the bitmaps, descriptors and superblock written; flushed.
+ * fast_commit cleared, s_journal_inum, s_jnl_blocks zeroed, VALID_FS
+ * cleared; primary, then backups), then inode 8 zeroed, then its blocks
+ * (data and mapping) freed and the bitmaps, descriptors and superblock
+ * (its state back as it was) written; flushed.
  * The journal must be empty: needs_recovery set gives
  * E4_ERR_INVALID_ARGUMENT (replay first, e4_journal_recover()).  Errors:
  * E4_ERR_READ_ONLY, E4_ERR_NO_JOURNAL, E4_ERR_EXTERNAL_JOURNAL (an
@@ -1360,6 +1373,24 @@ struct e4_orphan_result {
  * errors of e4_orphan_release_inode() and e4_inode_read(). */
 errcode_t e4_orphans_process(e4_fs *fs, int64_t now, e4_orphan_cb cb, void *priv,
 			     struct e4_orphan_result *res);
+/* Writes everything changed so far, in the caller's way (caches, bitmaps,
+ * descriptors, then the superblock), flushed. */
+typedef errcode_t (*e4_orphan_flush)(e4_fs *fs);
+/* e4_orphans_process() writing the s_last_orphan chain in an order whose
+ * every stop leaves at most leaks on a filesystem marked not clean
+ * (DESIGN.md "Writing safely"; the kernel does the same steps in one
+ * transaction): VALID_FS cleared first (flush), then per orphan from the
+ * head -- a deleted one is taken off the chain (s_last_orphan = its link,
+ * flush) before it is freed (flush), a truncated one is truncated with
+ * i_dtime 0 (the chain ends there until the head moves on; later orphans
+ * are then leaks) and then taken off (one flush) -- and the state as it
+ * was last (flush).  Stopped in between, the chain never names a freed
+ * inode.  The orphan file is processed as in e4_orphans_process() and
+ * written by the first flush of the chain or by the caller.  On an error
+ * the in-memory state stays not clean.  Errors as e4_orphans_process(),
+ * and flush's. */
+errcode_t e4_orphans_release(e4_fs *fs, int64_t now, e4_orphan_cb cb, void *priv,
+			     struct e4_orphan_result *res, e4_orphan_flush flush);
 
 /* ---- checksum rewriting (csumrw.c; format doc section 10) ----------- */
 /* Switch metadata_csum on (on = 1: uninit_bg dropped, s_checksum_type

@@ -2,12 +2,18 @@
  * jcreate.c: adding an internal journal to an existing filesystem and
  * removing it (format doc section 14; e4.h "journal creation").
  *
- * Creation writes in an order that leaves a repairable filesystem if it
- * stops anywhere: the journal's blocks (zeroed, then its superblock), the
- * mapping blocks and inode 8, then bitmaps and descriptors, and the
- * superblock that names the journal last.  Removal does the reverse: the
- * superblock forgets the journal first, then inode 8 is cleared, then its
- * blocks are freed.
+ * Both write in an order whose every stop leaves at most leaks, on a
+ * filesystem marked not clean (DESIGN.md "Writing safely"; judged by
+ * tests/t/tune_crash.sh).  Creation: the journal's blocks (zeroed, then
+ * its superblock: free blocks until the end), the primary superblock
+ * marked not clean, the bitmaps and descriptors that mark the blocks in
+ * use, the mapping blocks and inode 8, and last the superblock that names
+ * the journal, with its state back as it was.  Removal does the reverse:
+ * the superblock forgets the journal and is marked not clean in the same
+ * write, then inode 8 is cleared, then its blocks are freed, and the
+ * superblock gets its state back last.  (Freeing the blocks while the
+ * superblock still names the journal would leave live journal blocks
+ * free: the kernel would allocate them and replay over them.)
  */
 #include "e4_private.h"
 
@@ -206,6 +212,7 @@ errcode_t e4_journal_create(e4_fs *fs, uint32_t blocks, uint32_t fc_blocks, e4_b
 	uint64_t cap;
 	union e4_inode_buf ib;
 	uint8_t *buf = NULL;
+	uint16_t state;
 	errcode_t err;
 
 	memset(&ps, 0, sizeof(ps));
@@ -327,7 +334,8 @@ errcode_t e4_journal_create(e4_fs *fs, uint32_t blocks, uint32_t fc_blocks, e4_b
 			goto out;
 	}
 
-	/* 1. the journal's contents: zeros, then its superblock */
+	/* 1. the journal's contents: zeros, then its superblock (the blocks
+	 * are still free on the device) */
 	memset(buf, 0, ZERO_CHUNK > bs ? ZERO_CHUNK : bs);
 	for (unsigned i = 0; i < next && !err; i++)
 		err = zero_blocks(fs, ext[i].pblk, ext[i].len, buf);
@@ -339,7 +347,19 @@ errcode_t e4_journal_create(e4_fs *fs, uint32_t blocks, uint32_t fc_blocks, e4_b
 		goto out;
 	memset(buf, 0, bs);
 
-	/* 2. the map and inode 8 */
+	/* 2. not clean on the device, then the blocks marked in use (bitmaps,
+	 * descriptors, and the superblock with the new counts, still not
+	 * clean): a stop from here on leaves leaks the next check frees */
+	state = sb->s_state;
+	err = e4_super_mark_unclean(fs);
+	if (err)
+		goto out;
+	sb->s_state = e4_cpu_to_le16(e4_le16(state) & ~EXT4_VALID_FS);
+	err = e4_alloc_flush(fs);
+	if (err)
+		goto out;
+
+	/* 3. the map and inode 8 */
 	memset(&ib, 0, sizeof(ib));
 	ib.inode.i_mode = e4_cpu_to_le16(EXT4_S_IFREG | 0600);
 	ib.inode.i_links_count = e4_cpu_to_le16(1);
@@ -367,8 +387,9 @@ errcode_t e4_journal_create(e4_fs *fs, uint32_t blocks, uint32_t fc_blocks, e4_b
 	if (err)
 		goto out;
 
-	/* 3. the superblock names the journal (written by e4_alloc_flush,
-	 * after the bitmaps and descriptors) */
+	/* 4. the superblock names the journal, its state back as it was */
+	sb->s_state = state;
+	fs->sb_dirty = 1;
 	memcpy(sb->s_jnl_blocks, ib.inode.i_block, sizeof(ib.inode.i_block));
 	sb->s_jnl_blocks[15] = ib.inode.i_size_high;
 	sb->s_jnl_blocks[16] = ib.inode.i_size_lo;
@@ -436,6 +457,7 @@ errcode_t e4_journal_remove(e4_fs *fs)
 	struct free_ctx c;
 	union e4_inode_buf ib;
 	e4_ino_t ino;
+	uint16_t state;
 	errcode_t err;
 
 	memset(&c, 0, sizeof(c));
@@ -461,7 +483,10 @@ errcode_t e4_journal_remove(e4_fs *fs)
 		}
 	}
 
-	/* 1. the superblock forgets the journal */
+	/* 1. the superblock forgets the journal and says not clean, primary
+	 * first */
+	state = sb->s_state;
+	sb->s_state = e4_cpu_to_le16(e4_le16(state) & ~EXT4_VALID_FS);
 	sb->s_feature_compat = e4_cpu_to_le32(e4_le32(sb->s_feature_compat) &
 					      ~(EXT4_FEATURE_COMPAT_HAS_JOURNAL |
 						EXT4_FEATURE_COMPAT_FAST_COMMIT));
@@ -472,23 +497,29 @@ errcode_t e4_journal_remove(e4_fs *fs)
 	sb->s_jnl_backup_type = 0;
 	err = e4_super_write(fs);
 	if (!err)
-		err = e4_super_write_backups(fs);
-	if (!err)
 		err = e4_flush(fs);
-	if (err || !ino)
+	if (!err)
+		err = e4_super_write_backups(fs);
+	if (err)
 		goto out;
 
 	/* 2. inode 8 is cleared */
-	memset(&ib, 0, sizeof(ib));
-	err = e4_inode_write(fs, ino, &ib);
-	if (!err)
-		err = e4_flush(fs);
+	if (ino) {
+		memset(&ib, 0, sizeof(ib));
+		err = e4_inode_write(fs, ino, &ib);
+		if (!err)
+			err = e4_flush(fs);
+	}
 
-	/* 3. its blocks are freed */
+	/* 3. its blocks are freed: bitmaps, descriptors, and last the
+	 * superblock with the new counts and its state back as it was */
 	for (size_t i = 0; i < c.n && !err; i++)
 		err = e4_block_mark(fs, c.run[i].pblk, c.run[i].len, 0, NULL);
-	if (!err)
+	if (!err) {
+		sb->s_state = state;
+		fs->sb_dirty = 1;
 		err = e4_alloc_flush(fs);
+	}
 	if (!err)
 		err = e4_super_write_backups(fs);
 	if (!err)

@@ -462,7 +462,8 @@ static int ino_ok(e4_fs *fs, uint32_t ino)
 }
 
 static errcode_t release_one(e4_fs *fs, e4_ino_t ino, int64_t now, e4_orphan_cb cb,
-			     void *priv, struct e4_orphan_result *res, uint32_t *next)
+			     void *priv, struct e4_orphan_result *res, uint32_t *next,
+			     e4_orphan_flush flush)
 {
 	union e4_inode_buf ib;
 	struct e4_orphan_info info;
@@ -492,9 +493,26 @@ static errcode_t release_one(e4_fs *fs, e4_ino_t ino, int64_t now, e4_orphan_cb 
 		if (r)
 			return r;
 	}
+	if (flush && next && !info.truncate) {
+		/* off the chain before it is freed */
+		fs->sb->s_last_orphan = e4_cpu_to_le32(*next);
+		fs->sb_dirty = 1;
+		err = flush(fs);
+		if (err)
+			return err;
+	}
 	err = e4_orphan_release_inode(fs, ino, &ib, now);
 	if (err)
 		return err;
+	if (flush && next) {
+		/* a truncated one (i_dtime 0: the chain ends here) goes off the
+		 * chain after its new map; a freed one is written */
+		fs->sb->s_last_orphan = e4_cpu_to_le32(*next);
+		fs->sb_dirty = 1;
+		err = flush(fs);
+		if (err)
+			return err;
+	}
 	if (info.truncate)
 		res->truncated++;
 	else
@@ -556,7 +574,7 @@ static int ofile_cb(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
 				c->res->bad_ino = ino;
 				return (int)E4_ERR_ORPHAN_LIST;
 			}
-			err = release_one(fs, ino, c->now, c->cb, c->priv, c->res, NULL);
+			err = release_one(fs, ino, c->now, c->cb, c->priv, c->res, NULL, NULL);
 			if (err) {
 				c->res->bad_ino = ino;
 				return (int)err;
@@ -615,32 +633,85 @@ static errcode_t process_orphan_file(e4_fs *fs, int64_t now, e4_orphan_cb cb, vo
 errcode_t e4_orphans_process(e4_fs *fs, int64_t now, e4_orphan_cb cb, void *priv,
 			     struct e4_orphan_result *res)
 {
+	return e4_orphans_release(fs, now, cb, priv, res, NULL);
+}
+
+/* Read every inode of the s_last_orphan chain without changing anything,
+ * so that a device that cannot be read stops the release before its first
+ * write.  Only I/O errors are returned (what a bad link means is the
+ * release's to report, in its order); the walk ends at a bad link, a loop
+ * or the end of the chain. */
+static errcode_t orphan_chain_readable(e4_fs *fs, uint32_t ino, uint32_t *bad)
+{
+	union e4_inode_buf ib;
+	uint64_t steps = 0;
+	errcode_t err;
+
+	while (ino && ino_ok(fs, ino) && ++steps <= fs->geom.inodes_count) {
+		err = e4_inode_read(fs, ino, &ib);
+		if (err) {
+			*bad = ino;
+			return e4_err_is_io(err) ? err : 0;
+		}
+		ino = e4_le32(ib.inode.i_dtime);
+	}
+	return 0;
+}
+
+errcode_t e4_orphans_release(e4_fs *fs, int64_t now, e4_orphan_cb cb, void *priv,
+			     struct e4_orphan_result *res, e4_orphan_flush flush)
+{
 	uint32_t ino, next;
 	uint64_t steps = 0;
+	uint16_t state = fs->sb->s_state;
 	errcode_t err = 0;
 
 	memset(res, 0, sizeof(*res));
 	if (!(fs->flags & E4_OPEN_RW))
 		return E4_ERR_READ_ONLY;
+	ino = e4_le32(fs->sb->s_last_orphan);
+	if (flush && ino) {
+		err = orphan_chain_readable(fs, ino, &res->bad_ino);
+		if (err)
+			return err;
+		res->bad_ino = 0;
+	}
+	if (flush && (ino || e4_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT))) {
+		/* not clean on the device before the first change */
+		fs->sb->s_state = e4_cpu_to_le16(e4_le16(state) & ~EXT4_VALID_FS);
+		fs->sb_dirty = 1;
+		err = flush(fs);
+		if (err)
+			return err;
+	}
 	if (e4_has_compat(fs, EXT4_FEATURE_COMPAT_ORPHAN_FILE) &&
 	    (e4_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT) ||
 	     e4_le32(fs->sb->s_orphan_file_inum))) {
 		err = process_orphan_file(fs, now, cb, priv, res);
+		if (!err && flush)
+			err = flush(fs);
 		if (err)
 			return err;
 	}
-	ino = e4_le32(fs->sb->s_last_orphan);
-	if (!ino)
-		return 0;
-	/* The head is used once, whatever happens next. */
-	fs->sb->s_last_orphan = 0;
-	fs->sb_dirty = 1;
+	if (!ino) {
+		if (flush && fs->sb->s_state != state) {
+			fs->sb->s_state = state;
+			fs->sb_dirty = 1;
+			err = flush(fs);
+		}
+		return err;
+	}
+	if (!flush) {
+		/* The head is used once, whatever happens next. */
+		fs->sb->s_last_orphan = 0;
+		fs->sb_dirty = 1;
+	}
 	while (ino) {
 		if (!ino_ok(fs, ino) || ++steps > fs->geom.inodes_count) {
 			res->bad_ino = ino;
 			return E4_ERR_ORPHAN_LIST;
 		}
-		err = release_one(fs, ino, now, cb, priv, res, &next);
+		err = release_one(fs, ino, now, cb, priv, res, &next, flush);
 		if (err) {
 			if (err != E4_ERR_ORPHAN_LIST)
 				res->bad_ino = ino;
@@ -648,7 +719,13 @@ errcode_t e4_orphans_process(e4_fs *fs, int64_t now, e4_orphan_cb cb, void *priv
 		}
 		ino = next;
 	}
-	return 0;
+	if (flush) {
+		fs->sb->s_last_orphan = 0;
+		fs->sb->s_state = state;
+		fs->sb_dirty = 1;
+		err = flush(fs);
+	}
+	return err;
 }
 
 /* ---- writing back, primary copies only ---------------------------------- */

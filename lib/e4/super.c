@@ -619,3 +619,33 @@ int e4_super_update_dynamic_rev(struct ext4_super_block *sb)
 	sb->s_inode_size = e4_cpu_to_le16(EXT4_GOOD_OLD_INODE_SIZE);
 	return 1;
 }
+
+errcode_t e4_super_mark_unclean(e4_fs *fs)
+{
+	unsigned bs = fs->geom.block_size;
+	e4_blk_t blk = EXT4_SUPERBLOCK_OFFSET / bs;
+	struct ext4_super_block *dsb;
+	uint8_t *buf;
+	errcode_t err;
+
+	if (!(fs->flags & E4_OPEN_RW))
+		return E4_ERR_READ_ONLY;
+	buf = malloc(bs);
+	if (!buf)
+		return E4_ERR_NO_MEMORY;
+	/* what is on the device: anything still in the cache goes out first */
+	err = e4_io_flush(fs->io);
+	if (!err)
+		err = e4_io_read_blk(fs->io, blk, 1, buf);
+	dsb = (struct ext4_super_block *)(buf + EXT4_SUPERBLOCK_OFFSET % bs);
+	if (!err && (e4_le16(dsb->s_state) & EXT4_VALID_FS)) {
+		dsb->s_state = e4_cpu_to_le16(e4_le16(dsb->s_state) & ~EXT4_VALID_FS);
+		if (e4_le32(dsb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+			dsb->s_checksum = e4_cpu_to_le32(e4_superblock_csum(dsb));
+		err = e4_io_write_blk(fs->io, blk, 1, buf);
+		if (!err)
+			err = e4_io_flush(fs->io);
+	}
+	free(buf);
+	return err;
+}
