@@ -47,16 +47,6 @@ static const struct {
 	(((m) & EXT4_S_IFMT) == EXT4_S_IFCHR || ((m) & EXT4_S_IFMT) == EXT4_S_IFBLK || \
 	 ((m) & EXT4_S_IFMT) == EXT4_S_IFIFO || ((m) & EXT4_S_IFMT) == EXT4_S_IFSOCK)
 
-static int is_fast_symlink(e4_fs *fs, const struct ext4_inode *inode)
-{
-	uint64_t blocks = e4_inode_blocks(fs, inode);
-	uint64_t acl = e4_inode_file_acl(fs, inode) ? e4_geom(fs)->block_size / 512 : 0;
-
-	if (!e4_is_symlink(inode) || (e4_le32(inode->i_flags) & EXT4_INLINE_DATA_FL))
-		return 0;
-	return blocks <= acl;
-}
-
 static void print_device(const struct ext4_inode *inode)
 {
 	uint32_t b0 = e4_le32(inode->i_block[0]), b1 = e4_le32(inode->i_block[1]);
@@ -208,7 +198,7 @@ static int stat_json(const char *cmd, e4_fs *fs, e4_ino_t ino, const struct ext4
 	if (e4_xattr_iterate(fs, ino, inode, json_xattr_cb, l))
 		ret = 1;
 	listing_close(l);
-	if (!(flags & EXT4_INLINE_DATA_FL) && !is_fast_symlink(fs, inode) &&
+	if (!(flags & EXT4_INLINE_DATA_FL) && !e4_inode_is_fast_symlink(fs, inode) &&
 	    !EXT4_S_ISDEVLIKE(mode)) {
 		listing_array(l, (flags & EXT4_EXTENTS_FL) ? "Extents" : "Blocks");
 		if (e4_map_iterate(fs, ino, inode, E4_ITER_META, json_map_cb, l))
@@ -367,7 +357,7 @@ static void stat_text(const char *cmd, e4_fs *fs, e4_ino_t ino, const struct ext
 		printf("Inode checksum: 0x%08x\n", crc);
 	}
 
-	if (e4_is_symlink(inode) && is_fast_symlink(fs, inode)) {
+	if (e4_is_symlink(inode) && e4_inode_is_fast_symlink(fs, inode)) {
 		print_link(cmd, fs, ino, inode, "Fast link dest");
 	} else if (e4_is_symlink(inode) && (flags & EXT4_INLINE_DATA_FL)) {
 		print_link(cmd, fs, ino, inode, "Fast link dest");

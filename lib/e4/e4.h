@@ -504,6 +504,11 @@ int e4_dx_effective_version(e4_fs *fs, int root_hash_version);
  * E4_ERR_NOT_SYMLINK, E4_ERR_SYMLINK_CORRUPT, E4_ERR_BUFFER_TOO_SMALL. */
 errcode_t e4_readlink(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 		      char *buf, size_t bufsize, size_t *len);
+/* 1 if inode is a fast symlink: i_block holds the target, not a map.  The
+ * kernel's rule: a symlink without inline data whose i_blocks, less one
+ * whole cluster for an xattr block, is 0, and whose target fits i_block
+ * (size < 60).  The one rule every tool and module uses. */
+int e4_inode_is_fast_symlink(e4_fs *fs, const struct ext4_inode *inode);
 
 /* ---- extended attributes (xattr.c; section 9) ------------------------ */
 struct e4_xattr {

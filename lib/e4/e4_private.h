@@ -66,8 +66,6 @@ errcode_t e4_blockmap_lookup(e4_fs *fs, const struct ext4_inode *inode, uint64_t
 			     e4_blk_t *pblk, uint64_t *len, unsigned *flags);
 errcode_t e4_blockmap_walk(e4_fs *fs, const struct ext4_inode *inode, unsigned flags,
 			   e4_map_cb cb, void *priv);
-/* 1 if i_block holds a fast symlink's target rather than a map (map.c). */
-int e4_inode_is_fast_symlink(e4_fs *fs, const struct ext4_inode *inode);
 /* 1 if i_block is a block map or extent root at all (not a device number,
  * inline data or fast symlink target; map.c). */
 int e4_inode_has_map(e4_fs *fs, const struct ext4_inode *inode);

@@ -249,9 +249,6 @@ RIGHT = {
 KNOWN = {
     ("f_super_bad_csum", "stats"): "no 'Expected Checksum' line for a bad superblock checksum",
     ("f_super_bad_csum", "stats -h"): "the same",
-    ("f_bigalloc_symlink_with_xattr", "stat <12>"):
-        "a fast symlink with an xattr block on bigalloc shown as block-mapped "
-        "(the xattr block counts a whole cluster in i_blocks)",
     ("f_ea_unsigned_hash", "stat <12>"): "a non-ASCII attribute name printed raw, the reference prints hex",
     ("f_ea_unsigned_hash", "ea_list <12>"): "the same",
     ("f_ea_zero_size", "stat <12>"): "attributes (ea_inode, sizes 0..4096) the reference does not list",
