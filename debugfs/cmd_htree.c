@@ -417,7 +417,8 @@ static int ncheck_cb(const struct e4_dirent *d, void *priv)
 		}
 		printf("%u\t%s/", d->inode, c->dirpath ? c->dirpath : "???");
 		print_raw_name(stdout, d->name, d->name_len);
-		if (c->check_type && c->modes[i] &&
+		/* type 0 (unknown, or no filetype feature) is not checked */
+		if (c->check_type && c->modes[i] && d->file_type &&
 		    d->file_type != mode_to_ft(c->modes[i]))
 			printf("  <--- BAD FILETYPE");
 		putchar('\n');
@@ -428,8 +429,8 @@ static int ncheck_cb(const struct e4_dirent *d, void *priv)
 }
 
 /* ncheck [-c] <inode>...: the path names of inodes, found by walking
- * every directory in inode order (-c: flag entries whose file type does
- * not match the inode).  Stops once every inode's links were all found. */
+ * every directory in inode order (-c: flag entries whose file type is set
+ * and does not match the inode).  Stops once every inode's links were all found. */
 int do_ncheck(int argc, char **argv)
 {
 	const struct e4_geom *geo;

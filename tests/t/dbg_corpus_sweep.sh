@@ -277,10 +277,6 @@ KNOWN = {
 }
 for _i in (1, 2, 5, 7, 8, 11, 12):
     KNOWN[("f_hurd", "stat <%d>" % _i)] = "a Hurd filesystem: no 'Translator:' field"
-# ncheck -c: e4debugfs flags entries of file type 0 ("<--- BAD FILETYPE"),
-# also where the filesystem has no filetype feature; the reference flags
-# only a type that is set and wrong.  Known on every image.
-KNOWN_EDIT = {"ncheck": (re.compile(r" <--- BAD FILETYPE$"), "flags file type 0 as BAD FILETYPE")}
 
 strict = os.environ.get("E4_SWEEP_STRICT") == "1"
 count = {k: 0 for k in ("equal", "failed", "known", "warned", "right", "not compared",
@@ -353,14 +349,12 @@ for gz in open(sys.argv[1]):
             if (n, cmd) in KNOWN:
                 probs.append("%s: listed in KNOWN but equal now: remove it" % cmd)
             continue
-        name = cmd.split()[0]
-        if (n, cmd) in KNOWN or (name in KNOWN_EDIT and a == "\n".join(
-                KNOWN_EDIT[name][0].sub("", l) for l in b.split("\n"))):
+        if (n, cmd) in KNOWN:
             count["known"] += 1
             known_seen.add((n, cmd))
             known_hit.append("%s %s" % (n, cmd))
             if strict:
-                probs.append("%s: known difference: %s" % (cmd, KNOWN.get((n, cmd), KNOWN_EDIT.get(name, ("", ""))[1])))
+                probs.append("%s: known difference: %s" % (cmd, KNOWN[(n, cmd)]))
             continue
         count["failed"] += 1
         al, bl = a.split("\n"), b.split("\n")
