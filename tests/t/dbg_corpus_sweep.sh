@@ -252,8 +252,6 @@ KNOWN = {
     ("f_ea_unsigned_hash", "stat <12>"): "a non-ASCII attribute name printed raw, the reference prints hex",
     ("f_ea_unsigned_hash", "ea_list <12>"): "the same",
     ("f_ea_zero_size", "stat <12>"): "attributes (ea_inode, sizes 0..4096) the reference does not list",
-    ("f_ext_zero_len", "ex <12>"): "the end of a zero-length extent wraps at 64 bits (logical blocks are 32)",
-    ("f_uninit_ext_past_eof", "ex <12>"): "the end of the last index entry printed as 2^64-1, not 2^32-1",
     ("f_dup_de", "lsdel"): "inode 19 listed, the reference does not",
     ("f_badjourblks", "icheck 1 2 3 100 1000"):
         "blocks of the journal inode after an out-of-range entry not found",
