@@ -311,6 +311,9 @@ static void stat_text(const char *cmd, e4_fs *fs, e4_ino_t ino, const struct ext
 			 e4_le16(inode->i_extra_isize) : 0;
 	int large = extra >= 24 && extra <= geo->inode_size - EXT4_GOOD_OLD_INODE_SIZE;
 	unsigned count = 0;
+	/* the Hurd's fields where Linux keeps l_i_version and l_i_blocks_high */
+	int hurd = e4_le32(e4_super(fs)->s_creator_os) == EXT4_OS_HURD;
+	const uint8_t *frag = (const uint8_t *)&inode->l_i_blocks_high;
 	errcode_t err;
 
 	printf("Inode: %u   Type: %s    Mode:  0%03o   Flags: 0x%x\n", ino, stat_type_name(mode),
@@ -325,10 +328,13 @@ static void stat_text(const char *cmd, e4_fs *fs, e4_ino_t ino, const struct ext
 	if (large && extra >= 32)
 		printf("   Project: %5d", (int)e4_le32(inode->i_projid));
 	printf("   Size: %llu\n", (unsigned long long)e4_inode_size(inode));
-	printf("File ACL: %llu\n", (unsigned long long)e4_inode_file_acl(fs, inode));
-	printf("Links: %u   Blockcount: %llu\n", e4_le16(inode->i_links_count),
+	printf("File ACL: %llu", (unsigned long long)e4_inode_file_acl(fs, inode));
+	if (hurd)
+		printf(" Translator: %u", e4_le32(inode->l_i_version));
+	printf("\nLinks: %u   Blockcount: %llu\n", e4_le16(inode->i_links_count),
 	       (unsigned long long)e4_inode_blocks(fs, inode));
-	printf("Fragment:  Address: %u    Number: %u    Size: %u\n", e4_le32(inode->i_faddr), 0, 0);
+	printf("Fragment:  Address: %u    Number: %u    Size: %u\n", e4_le32(inode->i_faddr),
+	       hurd ? frag[0] : 0, hurd ? frag[1] : 0);
 	stat_time(fs, inode, "ctime", E4_CTIME, e4_le32(inode->i_ctime),
 		  offsetof(struct ext4_inode, i_ctime_extra), large);
 	stat_time(fs, inode, "atime", E4_ATIME, e4_le32(inode->i_atime),

@@ -271,8 +271,6 @@ KNOWN = {
     ("j_recover_fast_commit", "logdump"): "the fast commit area is not dumped",
     ("j_recover_fast_commit", "logdump -a"): "the same",
 }
-for _i in (1, 2, 5, 7, 8, 11, 12):
-    KNOWN[("f_hurd", "stat <%d>" % _i)] = "a Hurd filesystem: no 'Translator:' field"
 
 strict = os.environ.get("E4_SWEEP_STRICT") == "1"
 count = {k: 0 for k in ("equal", "failed", "known", "warned", "right", "not compared",
