@@ -247,8 +247,6 @@ RIGHT = {
 # a failure with E4_SWEEP_STRICT=1; an entry that no longer differs fails
 # (remove it).
 KNOWN = {
-    ("f_ea_unsigned_hash", "stat <12>"): "a non-ASCII attribute name printed raw, the reference prints hex",
-    ("f_ea_unsigned_hash", "ea_list <12>"): "the same",
     ("f_ea_zero_size", "stat <12>"): "attributes (ea_inode, sizes 0..4096) the reference does not list",
     ("f_dup_de", "lsdel"): "inode 19 listed, the reference does not",
     ("f_badjourblks", "icheck 1 2 3 100 1000"):
