@@ -247,7 +247,6 @@ RIGHT = {
 # a failure with E4_SWEEP_STRICT=1; an entry that no longer differs fails
 # (remove it).
 KNOWN = {
-    ("f_ea_zero_size", "stat <12>"): "attributes (ea_inode, sizes 0..4096) the reference does not list",
     ("f_dup_de", "lsdel"): "inode 19 listed, the reference does not",
     ("f_badjourblks", "icheck 1 2 3 100 1000"):
         "blocks of the journal inode after an out-of-range entry not found",
