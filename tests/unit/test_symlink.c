@@ -13,42 +13,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <cmocka.h>
 #include "e4.h"
+#include "unit_images.h"
 
-static char dir[64];
-static char img_plain[96], img_bigalloc[96];
-static int have_images;
+static struct unit_images imgs;
+static const char *img_plain, *img_bigalloc;
 
 static int setup(void **state)
 {
-	const char *mkfs = getenv("REF_MKE2FS");
-	char cmd[512];
-
 	(void)state;
 	e4_init_errors();
-	strcpy(dir, "/tmp/e4_test_symlink.XXXXXX");
-	if (!mkdtemp(dir))
+	if (unit_images_init(&imgs, "test_symlink"))
 		return -1;
-	snprintf(img_plain, sizeof(img_plain), "%s/plain", dir);
-	snprintf(img_bigalloc, sizeof(img_bigalloc), "%s/bigalloc", dir);
-	snprintf(cmd, sizeof(cmd),
-		 "PATH=\"$PATH:/sbin:/usr/sbin\"; m=%s; { "
-		 "$m -q -F -t ext4 -b 1024 -N 32 -O ^has_journal,^resize_inode %s 1M && "
-		 "$m -q -F -t ext4 -b 1024 -C 16384 -N 32 -O bigalloc,^has_journal,^resize_inode "
-		 "%s 4M; } >/dev/null 2>&1", mkfs ? mkfs : "mke2fs", img_plain, img_bigalloc);
-	have_images = system(cmd) == 0;
+	img_plain = unit_image_add(&imgs, "plain",
+				   "-t ext4 -b 1024 -N 32 -O ^has_journal,^resize_inode", "1M");
+	img_bigalloc = unit_image_add(&imgs, "bigalloc", "-t ext4 -b 1024 -C 16384 -N 32 "
+				      "-O bigalloc,^has_journal,^resize_inode", "4M");
 	return 0;
 }
 
-/* The two images, then their folder (nothing else is in it). */
 static int teardown(void **state)
 {
 	(void)state;
-	unlink(img_plain);
-	unlink(img_bigalloc);
-	return rmdir(dir);
+	return unit_images_remove(&imgs);
 }
 
 /* A symlink inode: size bytes of target, i_blocks in 512-byte units, an
@@ -103,7 +91,7 @@ static void plain_blocks(void **state)
 	};
 
 	(void)state;
-	if (!have_images)
+	if (!imgs.ok)
 		skip();
 	check(img_plain, c, sizeof(c) / sizeof(c[0]));
 }
@@ -120,7 +108,7 @@ static void bigalloc_cluster(void **state)
 	};
 
 	(void)state;
-	if (!have_images)
+	if (!imgs.ok)
 		skip();
 	check(img_bigalloc, c, sizeof(c) / sizeof(c[0]));
 }

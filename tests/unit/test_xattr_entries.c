@@ -13,44 +13,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <cmocka.h>
 #include "e4.h"
+#include "unit_images.h"
 
-#define ISIZE	256
 #define EXTRA	32
 
-static char dir[64];
-static char img_ea[96], img_plain[96];
-static int have_images;
+static struct unit_images imgs;
+static const char *img_ea, *img_plain;
 
 static int setup(void **state)
 {
-	const char *mkfs = getenv("REF_MKE2FS");
-	char cmd[512];
-
 	(void)state;
 	e4_init_errors();
-	strcpy(dir, "/tmp/e4_test_xattr.XXXXXX");
-	if (!mkdtemp(dir))
+	if (unit_images_init(&imgs, "test_xattr"))
 		return -1;
-	snprintf(img_ea, sizeof(img_ea), "%s/ea", dir);
-	snprintf(img_plain, sizeof(img_plain), "%s/plain", dir);
-	snprintf(cmd, sizeof(cmd),
-		 "PATH=\"$PATH:/sbin:/usr/sbin\"; m=%s; { "
-		 "$m -q -F -t ext4 -I %d -N 32 -O ea_inode,^has_journal %s 1M && "
-		 "$m -q -F -t ext4 -I %d -N 32 -O ^has_journal %s 1M; } >/dev/null 2>&1",
-		 mkfs ? mkfs : "mke2fs", ISIZE, img_ea, ISIZE, img_plain);
-	have_images = system(cmd) == 0;
+	img_ea = unit_image_add(&imgs, "ea", "-t ext4 -I 256 -N 32 -O ea_inode,^has_journal", "1M");
+	img_plain = unit_image_add(&imgs, "plain", "-t ext4 -I 256 -N 32 -O ^has_journal", "1M");
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	unlink(img_ea);
-	unlink(img_plain);
-	return rmdir(dir);
+	return unit_images_remove(&imgs);
 }
 
 static void put32(uint8_t *p, uint32_t v)
@@ -108,7 +94,7 @@ static void ea_inode_entries(void **state)
 	e4_fs *fs;
 
 	(void)state;
-	if (!have_images)
+	if (!imgs.ok)
 		skip();
 	assert_int_equal(e4_open(img_ea, 0, 0, 0, &fs), 0);
 	g = e4_geom(fs);
