@@ -387,11 +387,20 @@ errcode_t e4_bmap(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 		  uint64_t lblk, e4_blk_t *pblk, uint32_t *len, unsigned *flags);
 
 #define E4_ITER_META		0x0001	/* also report tree/indirect blocks */
+#define E4_ITER_AS_STORED	0x0002	/* go on past damage (below) */
 /* Call cb for every mapped range in ascending logical order (and, with
  * E4_ITER_META, every mapping block before the ranges it covers).  A
  * nonzero return from cb stops the walk and is returned as is.  Indirect
  * maps report physically contiguous runs coalesced.  Ranges before a
- * corrupt node are reported, then its error (as e4_bmap) is returned. */
+ * corrupt node are reported, then its error (as e4_bmap) is returned.
+ * With E4_ITER_AS_STORED (for "who uses this block" questions) the walk
+ * goes on to the end and reports every block number as the map holds it:
+ * data and mapping blocks outside the filesystem too (a mapping block that
+ * is out of range, unreadable, or has a bad header or checksum is
+ * reported, not walked), extents out of order or outside their parent's
+ * range where they are (order is then not ascending), zero-length extents
+ * not at all; the first damage met is returned at the end.  A loop or a
+ * tree too deep still stops the walk. */
 typedef int (*e4_map_cb)(e4_fs *fs, const struct e4_map_extent *ext, void *priv);
 errcode_t e4_map_iterate(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 			 unsigned flags, e4_map_cb cb, void *priv);

@@ -247,13 +247,7 @@ RIGHT = {
 # a failure with E4_SWEEP_STRICT=1; an entry that no longer differs fails
 # (remove it).
 KNOWN = {
-    ("f_dup_de", "lsdel"): "inode 19 listed, the reference does not",
-    ("f_badjourblks", "icheck 1 2 3 100 1000"):
-        "blocks of the journal inode after an out-of-range entry not found",
     ("f_bb_in_bb", "icheck 1 2 3 100 1000"): "block 3 given to inode 2, the reference finds no owner",
-    ("f_extent_oobounds", "icheck 1 2 3 100 1000"):
-        "an extent tree with overlapping nodes is not searched (stat warns)",
-    ("f_extents2", "icheck 1 2 3 100 1000"): "block 1000 not found, the reference finds inode 17",
     ("f_bb_in_bb", "ncheck 2 11 12 13"): "lists 11 //lost+found, the reference does not",
     ("f_dupdot", "ncheck 2 11 12 13"): "13 <14>/<12>/. not found",
     ("f_holedir4", "ncheck 2 11 12 13"): "the names of 13 inside /a (bigalloc, holes) not found",
