@@ -81,8 +81,9 @@ static inline int e4_iter_pass_over(unsigned flags, errcode_t *first, errcode_t 
 int e4_inode_has_map(e4_fs *fs, const struct ext4_inode *inode);
 
 /* Directory, htree and xattr internals (dir.c, htree.c, xattr.c). */
-/* Map and read logical block lblk of a directory (one fs block into buf).
- * A hole or unwritten block: E4_ERR_DIR_CORRUPT. */
+/* Map and read logical block lblk of a directory (one fs block into buf;
+ * an unwritten block as stored, as the kernel reads it).  A hole:
+ * E4_ERR_DIR_CORRUPT. */
 errcode_t e4_dir_read_lblk(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 			   uint64_t lblk, void *buf);
 #define E4_DX_LEAF	0	/* an ordinary entry block */

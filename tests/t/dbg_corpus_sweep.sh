@@ -253,7 +253,6 @@ KNOWN = {
     ("f_holedir4", "ncheck 2 11 12 13"): "the names of 13 inside /a (bigalloc, holes) not found",
     ("f_dupdot", "ncheck -c 12 13"): "the same as ncheck",
     ("f_holedir4", "ncheck -c 12 13"): "the same as ncheck",
-    ("f_uninit_dir", "ncheck -c 12 13"): "/xyz/abc not found (a directory in an INODE_UNINIT group)",
     ("j_long_revoke_trans_mcsum_32bit", "logdump -a"):
         "csum v2 tags: the tag checksum printed in the upper 16 bits of the flags",
     ("j_long_revoke_trans_mcsum_64bit", "logdump -a"): "the same",
