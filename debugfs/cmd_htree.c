@@ -382,6 +382,7 @@ struct ncheck_ctx {
 	e4_ino_t dir;
 	char *dirpath;		/* computed on the first match in dir */
 	int path_failed;
+	unsigned pos;		/* entries of dir seen so far */
 };
 
 static uint8_t mode_to_ft(uint16_t mode)
@@ -403,6 +404,11 @@ static int ncheck_cb(const struct e4_dirent *d, void *priv)
 	struct ncheck_ctx *c = priv;
 	unsigned i;
 
+	/* a directory's own "." and ".." (its first two entries) are not
+	 * names; a later entry called "." or ".." (damage) is one */
+	if (c->pos++ < 2 && d->name[0] == '.' &&
+	    (d->name_len == 1 || (d->name_len == 2 && d->name[1] == '.')))
+		return 0;
 	for (i = 0; i < c->n; i++) {
 		if (c->want[i] != d->inode)
 			continue;
@@ -504,8 +510,9 @@ int do_ncheck(int argc, char **argv)
 		    !ib.inode.i_links_count)
 			continue;
 		c.dir = dir;
+		c.pos = 0;
 		/* a damaged directory only loses its own names */
-		(void)e4_dir_iterate(current_fs, dir, E4_DIR_NO_DOTS, ncheck_cb, &c);
+		(void)e4_dir_iterate(current_fs, dir, 0, ncheck_cb, &c);
 		free(c.dirpath);
 		c.dirpath = NULL;
 		c.path_failed = 0;
