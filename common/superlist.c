@@ -399,6 +399,10 @@ static void print_superblock(e4_fs *fs)
 		field("Checksum type", "%s",
 		      sb->s_checksum_type == EXT4_CRC32C_CHKSUM ? "crc32c" : "unknown");
 		listing_hex(L, "Checksum", e4_le32(sb->s_checksum), 8, 0);
+		/* a damaged superblock (opened with checks off): what it
+		 * should hold */
+		if (e4_le32(sb->s_checksum) != e4_superblock_csum(sb))
+			listing_hex(L, "Expected Checksum", e4_superblock_csum(sb), 8, 0);
 	}
 	if (!is_zero(sb->s_encrypt_pw_salt, 16))
 		field("Encryption PW Salt", "%s", superlist_uuid(sb->s_encrypt_pw_salt, uuid, 0));

@@ -372,8 +372,9 @@ int do_icheck(int argc, char **argv)
 			break;
 		if (e4_le32(ib.inode.i_flags) & EXT4_INLINE_DATA_FL)
 			continue;
-		/* a damaged map only ends this inode's walk */
-		(void)e4_map_iterate(current_fs, c.ino, &ib.inode, E4_ITER_META, icheck_cb, &c);
+		/* every block number the map holds, past any damage */
+		(void)e4_map_iterate(current_fs, c.ino, &ib.inode, E4_ITER_META | E4_ITER_AS_STORED,
+				     icheck_cb, &c);
 	}
 	printf("Block\tInode number\n");
 	for (i = 0; i < c.n; i++) {

@@ -36,6 +36,15 @@ struct ex_ctx {
 	int header;
 };
 
+/* The last block of a run of len blocks from start.  Lengths are 32-bit
+ * quantities, so len - 1 is taken modulo 2^32: a zero length (damage, or
+ * an index entry that reaches the end of the logical space) ends 2^32 - 1
+ * blocks after its start, as the reference prints it. */
+static unsigned long long run_end(uint64_t start, uint64_t len)
+{
+	return (unsigned long long)(start + (uint32_t)(len - 1));
+}
+
 static int ex_cb(e4_fs *fs, const struct e4_extent_entry *e, void *priv)
 {
 	struct ex_ctx *c = priv;
@@ -51,14 +60,13 @@ static int ex_cb(e4_fs *fs, const struct e4_extent_entry *e, void *priv)
 	printf("%2d/%2d %3u/%3u ", e->level, e->max_level, e->index + 1, e->entries);
 	if (e->is_leaf)
 		printf("%*llu - %*llu %*llu - %*llu %6llu %s\n", c->lw,
-		       (unsigned long long)e->lblk, c->lw,
-		       (unsigned long long)(e->lblk + e->len - 1), c->pw,
-		       (unsigned long long)e->pblk, c->pw,
-		       (unsigned long long)(e->pblk + e->len - 1), (unsigned long long)e->len,
+		       (unsigned long long)e->lblk, c->lw, run_end(e->lblk, e->len), c->pw,
+		       (unsigned long long)e->pblk, c->pw, run_end(e->pblk, e->len),
+		       (unsigned long long)e->len,
 		       e->unwritten ? "Uninit" : "");
 	else
 		printf("%*llu - %*llu %*llu%*s %6llu\n", c->lw, (unsigned long long)e->lblk,
-		       c->lw, (unsigned long long)(e->lblk + e->len - 1), c->pw,
+		       c->lw, run_end(e->lblk, e->len), c->pw,
 		       (unsigned long long)e->pblk, c->pw + 3, "", (unsigned long long)e->len);
 	return 0;
 }

@@ -382,6 +382,7 @@ struct ncheck_ctx {
 	e4_ino_t dir;
 	char *dirpath;		/* computed on the first match in dir */
 	int path_failed;
+	unsigned pos;		/* entries of dir seen so far */
 };
 
 static uint8_t mode_to_ft(uint16_t mode)
@@ -403,6 +404,11 @@ static int ncheck_cb(const struct e4_dirent *d, void *priv)
 	struct ncheck_ctx *c = priv;
 	unsigned i;
 
+	/* a directory's own "." and ".." (its first two entries) are not
+	 * names; a later entry called "." or ".." (damage) is one */
+	if (c->pos++ < 2 && d->name[0] == '.' &&
+	    (d->name_len == 1 || (d->name_len == 2 && d->name[1] == '.')))
+		return 0;
 	for (i = 0; i < c->n; i++) {
 		if (c->want[i] != d->inode)
 			continue;
@@ -417,7 +423,8 @@ static int ncheck_cb(const struct e4_dirent *d, void *priv)
 		}
 		printf("%u\t%s/", d->inode, c->dirpath ? c->dirpath : "???");
 		print_raw_name(stdout, d->name, d->name_len);
-		if (c->check_type && c->modes[i] &&
+		/* type 0 (unknown, or no filetype feature) is not checked */
+		if (c->check_type && c->modes[i] && d->file_type &&
 		    d->file_type != mode_to_ft(c->modes[i]))
 			printf("  <--- BAD FILETYPE");
 		putchar('\n');
@@ -428,8 +435,8 @@ static int ncheck_cb(const struct e4_dirent *d, void *priv)
 }
 
 /* ncheck [-c] <inode>...: the path names of inodes, found by walking
- * every directory in inode order (-c: flag entries whose file type does
- * not match the inode).  Stops once every inode's links were all found. */
+ * every directory in inode order (-c: flag entries whose file type is set
+ * and does not match the inode).  Stops once every inode's links were all found. */
 int do_ncheck(int argc, char **argv)
 {
 	const struct e4_geom *geo;
@@ -503,8 +510,9 @@ int do_ncheck(int argc, char **argv)
 		    !ib.inode.i_links_count)
 			continue;
 		c.dir = dir;
+		c.pos = 0;
 		/* a damaged directory only loses its own names */
-		(void)e4_dir_iterate(current_fs, dir, E4_DIR_NO_DOTS, ncheck_cb, &c);
+		(void)e4_dir_iterate(current_fs, dir, 0, ncheck_cb, &c);
 		free(c.dirpath);
 		c.dirpath = NULL;
 		c.path_failed = 0;

@@ -47,16 +47,6 @@ static const struct {
 	(((m) & EXT4_S_IFMT) == EXT4_S_IFCHR || ((m) & EXT4_S_IFMT) == EXT4_S_IFBLK || \
 	 ((m) & EXT4_S_IFMT) == EXT4_S_IFIFO || ((m) & EXT4_S_IFMT) == EXT4_S_IFSOCK)
 
-static int is_fast_symlink(e4_fs *fs, const struct ext4_inode *inode)
-{
-	uint64_t blocks = e4_inode_blocks(fs, inode);
-	uint64_t acl = e4_inode_file_acl(fs, inode) ? e4_geom(fs)->block_size / 512 : 0;
-
-	if (!e4_is_symlink(inode) || (e4_le32(inode->i_flags) & EXT4_INLINE_DATA_FL))
-		return 0;
-	return blocks <= acl;
-}
-
 static void print_device(const struct ext4_inode *inode)
 {
 	uint32_t b0 = e4_le32(inode->i_block[0]), b1 = e4_le32(inode->i_block[1]);
@@ -208,7 +198,7 @@ static int stat_json(const char *cmd, e4_fs *fs, e4_ino_t ino, const struct ext4
 	if (e4_xattr_iterate(fs, ino, inode, json_xattr_cb, l))
 		ret = 1;
 	listing_close(l);
-	if (!(flags & EXT4_INLINE_DATA_FL) && !is_fast_symlink(fs, inode) &&
+	if (!(flags & EXT4_INLINE_DATA_FL) && !e4_inode_is_fast_symlink(fs, inode) &&
 	    !EXT4_S_ISDEVLIKE(mode)) {
 		listing_array(l, (flags & EXT4_EXTENTS_FL) ? "Extents" : "Blocks");
 		if (e4_map_iterate(fs, ino, inode, E4_ITER_META, json_map_cb, l))
@@ -321,6 +311,9 @@ static void stat_text(const char *cmd, e4_fs *fs, e4_ino_t ino, const struct ext
 			 e4_le16(inode->i_extra_isize) : 0;
 	int large = extra >= 24 && extra <= geo->inode_size - EXT4_GOOD_OLD_INODE_SIZE;
 	unsigned count = 0;
+	/* the Hurd's fields where Linux keeps l_i_version and l_i_blocks_high */
+	int hurd = e4_le32(e4_super(fs)->s_creator_os) == EXT4_OS_HURD;
+	const uint8_t *frag = (const uint8_t *)&inode->l_i_blocks_high;
 	errcode_t err;
 
 	printf("Inode: %u   Type: %s    Mode:  0%03o   Flags: 0x%x\n", ino, stat_type_name(mode),
@@ -335,10 +328,13 @@ static void stat_text(const char *cmd, e4_fs *fs, e4_ino_t ino, const struct ext
 	if (large && extra >= 32)
 		printf("   Project: %5d", (int)e4_le32(inode->i_projid));
 	printf("   Size: %llu\n", (unsigned long long)e4_inode_size(inode));
-	printf("File ACL: %llu\n", (unsigned long long)e4_inode_file_acl(fs, inode));
-	printf("Links: %u   Blockcount: %llu\n", e4_le16(inode->i_links_count),
+	printf("File ACL: %llu", (unsigned long long)e4_inode_file_acl(fs, inode));
+	if (hurd)
+		printf(" Translator: %u", e4_le32(inode->l_i_version));
+	printf("\nLinks: %u   Blockcount: %llu\n", e4_le16(inode->i_links_count),
 	       (unsigned long long)e4_inode_blocks(fs, inode));
-	printf("Fragment:  Address: %u    Number: %u    Size: %u\n", e4_le32(inode->i_faddr), 0, 0);
+	printf("Fragment:  Address: %u    Number: %u    Size: %u\n", e4_le32(inode->i_faddr),
+	       hurd ? frag[0] : 0, hurd ? frag[1] : 0);
 	stat_time(fs, inode, "ctime", E4_CTIME, e4_le32(inode->i_ctime),
 		  offsetof(struct ext4_inode, i_ctime_extra), large);
 	stat_time(fs, inode, "atime", E4_ATIME, e4_le32(inode->i_atime),
@@ -367,7 +363,7 @@ static void stat_text(const char *cmd, e4_fs *fs, e4_ino_t ino, const struct ext
 		printf("Inode checksum: 0x%08x\n", crc);
 	}
 
-	if (e4_is_symlink(inode) && is_fast_symlink(fs, inode)) {
+	if (e4_is_symlink(inode) && e4_inode_is_fast_symlink(fs, inode)) {
 		print_link(cmd, fs, ino, inode, "Fast link dest");
 	} else if (e4_is_symlink(inode) && (flags & EXT4_INLINE_DATA_FL)) {
 		print_link(cmd, fs, ino, inode, "Fast link dest");

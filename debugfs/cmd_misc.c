@@ -280,11 +280,12 @@ int do_lsdel(int argc, char **argv)
 		dt.sec = (int32_t)e4_le32(ib.inode.i_dtime);
 		if (secs && dt.sec < now - (int64_t)secs)
 			continue;
-		/* inline data (no blocks) counts as an inode without blocks */
+		/* inline data (no blocks) counts as an inode without blocks;
+		 * a damaged map (a block outside the filesystem, a bad node)
+		 * leaves the inode out, as in the reference */
 		if (!(e4_le32(ib.inode.i_flags) & EXT4_INLINE_DATA_FL) &&
-		    e4_map_iterate(current_fs, ino, &ib.inode, E4_ITER_META, lsdel_cb, &b) &&
-		    !b.bad && !b.blocks)
-			continue;	/* an unreadable map: nothing to recover */
+		    e4_map_iterate(current_fs, ino, &ib.inode, E4_ITER_META, lsdel_cb, &b))
+			continue;
 		/* listed: some blocks still free (an inline-data inode, which
 		 * has none, is listed too, as the reference does) */
 		if (b.bad || (!b.free_blocks &&

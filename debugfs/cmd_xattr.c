@@ -14,9 +14,29 @@
 #define XPRINT_RAW	0x2	/* bytes as they are */
 #define XPRINT_C	0x4	/* always as a quoted C string */
 #define XPRINT_LIST	0x8	/* ea_list: values of 40 bytes or more are left out */
+#define XPRINT_NOQUOTES	0x10	/* a name: the string form without quotes */
 
-/* A value as a quoted string when mostly printable (more than 7/8 of its
- * bytes), else as hex bytes. */
+/* One byte of the string form: printable bytes as they are, except the
+ * quotes and the backslash, which get a backslash; the usual control
+ * characters by their C names; others as three octal digits (the
+ * reference's spellings). */
+static void put_escaped(FILE *f, uint8_t c)
+{
+	static const char ctl[] = "\a\b\t\n\v\f", names[] = "abtnvf";
+	const char *p = c ? memchr(ctl, c, sizeof(ctl) - 1) : NULL;
+
+	if (c == '"' || c == '\'' || c == '\\')
+		fprintf(f, "\\%c", c);
+	else if (isprint(c))
+		fputc(c, f);
+	else if (p)
+		fprintf(f, "\\%c", names[p - ctl]);
+	else
+		fprintf(f, "\\%03o", c);
+}
+
+/* A value or name as a string when mostly printable (more than 7/8 of
+ * its bytes), else as hex bytes ("xx " each). */
 static void print_value(FILE *f, const uint8_t *v, size_t len, unsigned flags)
 {
 	size_t i, printable = 0;
@@ -37,25 +57,24 @@ static void print_value(FILE *f, const uint8_t *v, size_t len, unsigned flags)
 			fprintf(f, "%02x ", v[i]);
 		return;
 	}
-	fputc('"', f);
-	for (i = 0; i < len; i++) {
-		if (isprint(v[i]) && v[i] != '\\' && v[i] != '"')
-			fputc(v[i], f);
-		else
-			fprintf(f, "\\%03o", v[i]);
-	}
-	fputc('"', f);
+	if (!(flags & XPRINT_NOQUOTES))
+		fputc('"', f);
+	for (i = 0; i < len; i++)
+		put_escaped(f, v[i]);
+	if (!(flags & XPRINT_NOQUOTES))
+		fputc('"', f);
 }
 
 /* "name (len) = value" (value left out for ea_list when 40 bytes or more,
- * and for system.data, the inline data). */
+ * and for system.data, the inline data).  The name is printed by the
+ * value's rules without quotes: hex when mostly not printable. */
 static void print_xattr(const struct e4_xattr *x, const void *value, unsigned flags)
 {
 	char full[300];
 	size_t len = x->value_len;
 
 	snprintf(full, sizeof(full), "%s%s", x->prefix, x->name);
-	fputs(full, stdout);
+	print_value(stdout, (const uint8_t *)full, strlen(full), XPRINT_NOQUOTES);
 	printf(" (%zu)", len);
 	if ((flags & XPRINT_LIST) && !strcmp(full, "system.data"))
 		len = 0;

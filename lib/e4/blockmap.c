@@ -133,7 +133,14 @@ struct bm_walk {
 	struct e4_map_extent run;	/* pending data run (len 0: none) */
 	uint64_t nodes;			/* indirect blocks visited */
 	int stopped;			/* the callback returned nonzero */
+	errcode_t first_err;		/* E4_ITER_AS_STORED: damage passed over */
 };
+
+/* E4_ITER_AS_STORED: remember err and go on (1); otherwise stop (0). */
+static int pass_over(struct bm_walk *w, errcode_t err)
+{
+	return e4_iter_pass_over(w->flags, &w->first_err, err);
+}
 
 static int call_cb(struct bm_walk *w, const struct e4_map_extent *me)
 {
@@ -185,14 +192,13 @@ static errcode_t walk_ind(struct bm_walk *w, uint32_t ptr, int level, uint64_t b
 	unsigned i;
 	int l, ret;
 
-	if (bad_ind_blk(w->fs, ptr))
-		return E4_ERR_BAD_IND_BLOCK;
 	/* Distinct indirect blocks cannot outnumber the filesystem's. */
 	if (++w->nodes > w->fs->geom.blocks_count)
 		return E4_ERR_LOOP;
-	err = e4_read_block(w->fs, ptr, buf);
-	if (err)
+	err = bad_ind_blk(w->fs, ptr) ? E4_ERR_BAD_IND_BLOCK : e4_read_block(w->fs, ptr, buf);
+	if (err && !pass_over(w, err))
 		return err;
+	/* as stored: a block that cannot be read is reported, not walked */
 	if (w->flags & E4_ITER_META) {
 		struct e4_map_extent me = {
 			.lblk = base, .pblk = ptr, .len = 1,
@@ -205,6 +211,8 @@ static errcode_t walk_ind(struct bm_walk *w, uint32_t ptr, int level, uint64_t b
 		if (ret)
 			return ret;
 	}
+	if (err)
+		return 0;
 	for (l = 1; l < level; l++)
 		span *= w->per;
 	for (i = 0; i < w->per; i++) {
@@ -213,7 +221,7 @@ static errcode_t walk_ind(struct bm_walk *w, uint32_t ptr, int level, uint64_t b
 		if (b == 0)
 			continue;
 		if (level == 1) {
-			if (bad_data_blk(w->fs, b))
+			if (bad_data_blk(w->fs, b) && !pass_over(w, E4_ERR_BAD_BLOCK_NUM))
 				return E4_ERR_BAD_BLOCK_NUM;
 			ret = add_block(w, base + i, b);
 			if (ret)
@@ -248,7 +256,7 @@ errcode_t e4_blockmap_walk(e4_fs *fs, const struct ext4_inode *inode, unsigned f
 
 		if (b == 0)
 			continue;
-		if (bad_data_blk(fs, b)) {
+		if (bad_data_blk(fs, b) && !pass_over(&w, E4_ERR_BAD_BLOCK_NUM)) {
 			err = E4_ERR_BAD_BLOCK_NUM;
 			goto out;
 		}
@@ -290,6 +298,8 @@ out:
 		if (ret && !err)
 			err = ret;
 	}
+	if (!err)
+		err = w.first_err;
 	for (i = 0; i < 3; i++)
 		free(w.bufs[i]);
 	return err;

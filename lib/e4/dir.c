@@ -7,9 +7,11 @@
  * root in block 0 yields only "." and "..", interior nodes yield nothing),
  * so a damaged index never hides the leaves.
  *
- * Damage policy: a block that cannot be used (a hole, an unwritten
- * extent, a read error, a checksum mismatch, a missing checksum tail) is
- * skipped entirely; a block with a malformed entry yields the entries
+ * A block in an unwritten extent is read as stored, as the kernel reads
+ * directories (e2fsck keeps its entries and clears the flag).
+ *
+ * Damage policy: a block that cannot be used (a hole, a read error, a
+ * checksum mismatch, a missing checksum tail) is skipped entirely; a block with a malformed entry yields the entries
  * before it.  Either way the walk goes on with the next block and the
  * first such error is returned once the walk is complete.  Errors of the
  * mapping itself (a bad extent tree) end the walk at once.
@@ -71,7 +73,8 @@ errcode_t e4_dir_read_lblk(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *ino
 	err = e4_bmap(fs, ino, inode, lblk, &pblk, &len, &flags);
 	if (err)
 		return err;
-	if (!pblk || (flags & E4_MAP_UNWRITTEN))
+	(void)flags;	/* unwritten: read as stored (see the top) */
+	if (!pblk)
 		return E4_ERR_DIR_CORRUPT;
 	return e4_read_block(fs, pblk, buf);
 }
@@ -264,11 +267,8 @@ static int walk_blocks(struct walk *w)
 			lblk += len;
 			continue;
 		}
+		/* unwritten extents too: read as stored (see the top) */
 		for (i = 0; i < len && lblk < nblocks && !ret; i++, lblk++) {
-			if (mflags & E4_MAP_UNWRITTEN) {
-				note_err(w, E4_ERR_DIR_CORRUPT);
-				continue;
-			}
 			err = e4_read_block(fs, pblk + i, buf);
 			if (err) {
 				note_err(w, err);

@@ -493,11 +493,20 @@ errcode_t e4_bmap(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 		  uint64_t lblk, e4_blk_t *pblk, uint32_t *len, unsigned *flags);
 
 #define E4_ITER_META		0x0001	/* also report tree/indirect blocks */
+#define E4_ITER_AS_STORED	0x0002	/* go on past damage (below) */
 /* Call cb for every mapped range in ascending logical order (and, with
  * E4_ITER_META, every mapping block before the ranges it covers).  A
  * nonzero return from cb stops the walk and is returned as is.  Indirect
  * maps report physically contiguous runs coalesced.  Ranges before a
- * corrupt node are reported, then its error (as e4_bmap) is returned. */
+ * corrupt node are reported, then its error (as e4_bmap) is returned.
+ * With E4_ITER_AS_STORED (for "who uses this block" questions) the walk
+ * goes on to the end and reports every block number as the map holds it:
+ * data and mapping blocks outside the filesystem too (a mapping block that
+ * is out of range, unreadable, or has a bad header or checksum is
+ * reported, not walked), extents out of order or outside their parent's
+ * range where they are (order is then not ascending), zero-length extents
+ * not at all; the first damage met is returned at the end.  A loop or a
+ * tree too deep still stops the walk. */
 typedef int (*e4_map_cb)(e4_fs *fs, const struct e4_map_extent *ext, void *priv);
 errcode_t e4_map_iterate(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 			 unsigned flags, e4_map_cb cb, void *priv);
@@ -610,6 +619,11 @@ int e4_dx_effective_version(e4_fs *fs, int root_hash_version);
  * E4_ERR_NOT_SYMLINK, E4_ERR_SYMLINK_CORRUPT, E4_ERR_BUFFER_TOO_SMALL. */
 errcode_t e4_readlink(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 		      char *buf, size_t bufsize, size_t *len);
+/* 1 if inode is a fast symlink: i_block holds the target, not a map.  The
+ * kernel's rule: a symlink without inline data whose i_blocks, less one
+ * whole cluster for an xattr block, is 0, and whose target fits i_block
+ * (size < 60).  The one rule every tool and module uses. */
+int e4_inode_is_fast_symlink(e4_fs *fs, const struct ext4_inode *inode);
 
 /* ---- extended attributes (xattr.c; section 9) ------------------------ */
 struct e4_xattr {

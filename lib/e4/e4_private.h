@@ -73,15 +73,24 @@ errcode_t e4_blockmap_lookup(e4_fs *fs, const struct ext4_inode *inode, uint64_t
 			     e4_blk_t *pblk, uint64_t *len, unsigned *flags);
 errcode_t e4_blockmap_walk(e4_fs *fs, const struct ext4_inode *inode, unsigned flags,
 			   e4_map_cb cb, void *priv);
-/* 1 if i_block holds a fast symlink's target rather than a map (map.c). */
-int e4_inode_is_fast_symlink(e4_fs *fs, const struct ext4_inode *inode);
+/* The walks' rule for damage: under E4_ITER_AS_STORED keep the first
+ * error in *first and go on (1); otherwise stop (0). */
+static inline int e4_iter_pass_over(unsigned flags, errcode_t *first, errcode_t err)
+{
+	if (!(flags & E4_ITER_AS_STORED))
+		return 0;
+	if (!*first)
+		*first = err;
+	return 1;
+}
 /* 1 if i_block is a block map or extent root at all (not a device number,
  * inline data or fast symlink target; map.c). */
 int e4_inode_has_map(e4_fs *fs, const struct ext4_inode *inode);
 
 /* Directory, htree and xattr internals (dir.c, htree.c, xattr.c). */
-/* Map and read logical block lblk of a directory (one fs block into buf).
- * A hole or unwritten block: E4_ERR_DIR_CORRUPT. */
+/* Map and read logical block lblk of a directory (one fs block into buf;
+ * an unwritten block as stored, as the kernel reads it).  A hole:
+ * E4_ERR_DIR_CORRUPT. */
 errcode_t e4_dir_read_lblk(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 			   uint64_t lblk, void *buf);
 #define E4_DX_LEAF	0	/* an ordinary entry block */

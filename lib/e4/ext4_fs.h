@@ -117,6 +117,11 @@
 
 #define EXT4_CRC32C_CHKSUM		1
 
+/* s_creator_os: the Hurd reuses l_i_version as i_translator and the first
+ * two bytes of l_i_blocks_high as i_frag and i_fsize. */
+#define EXT4_OS_LINUX			0
+#define EXT4_OS_HURD			1
+
 /* Superblock: 1024 bytes at byte 1024 (format doc section 2). */
 struct ext4_super_block {
 	uint32_t s_inodes_count;		/* 0x000 */

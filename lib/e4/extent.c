@@ -164,11 +164,11 @@ static errcode_t check_ext_pblk(e4_fs *fs, const struct ext4_extent *ex)
 }
 
 /*
- * Read the tree block blk into buf and check it as a node of depth
- * want_depth covering [lo, hi).
+ * Read the tree block blk into buf and check its header (and checksum)
+ * as a node of depth want_depth; its entries are not checked.
  */
-static errcode_t read_node(e4_fs *fs, e4_ino_t ino, uint32_t gen, e4_blk_t blk,
-			   void *buf, int want_depth, uint64_t lo, uint64_t hi)
+static errcode_t read_node_header(e4_fs *fs, e4_ino_t ino, uint32_t gen, e4_blk_t blk,
+				  void *buf, int want_depth)
 {
 	const struct ext4_extent_header *eh = buf;
 	errcode_t err;
@@ -190,7 +190,16 @@ static errcode_t read_node(e4_fs *fs, e4_ino_t ino, uint32_t gen, e4_blk_t blk,
 		if (e4_le32(t->et_checksum) != e4_extent_block_csum(fs, ino, gen, buf))
 			return E4_ERR_EXTENT_CSUM;
 	}
-	return check_entries(buf, lo, hi);
+	return 0;
+}
+
+/* read_node_header, then the entries: sorted, inside [lo, hi). */
+static errcode_t read_node(e4_fs *fs, e4_ino_t ino, uint32_t gen, e4_blk_t blk,
+			   void *buf, int want_depth, uint64_t lo, uint64_t hi)
+{
+	errcode_t err = read_node_header(fs, ino, gen, blk, buf, want_depth);
+
+	return err ? err : check_entries(buf, lo, hi);
 }
 
 static errcode_t check_root(const struct ext4_inode *inode)
@@ -296,7 +305,14 @@ struct ext_walk {
 	void *priv;
 	uint8_t *bufs[EXT4_MAX_EXTENT_DEPTH];
 	uint64_t nodes;		/* tree blocks visited so far */
+	errcode_t first_err;	/* E4_ITER_AS_STORED: damage passed over */
 };
+
+/* E4_ITER_AS_STORED: remember err and go on (1); otherwise stop (0). */
+static int pass_over(struct ext_walk *w, errcode_t err)
+{
+	return e4_iter_pass_over(w->flags, &w->first_err, err);
+}
 
 /*
  * Walk node (already checked) and its subtrees; level is the depth of the
@@ -319,12 +335,14 @@ static errcode_t walk_node(struct ext_walk *w, const void *node, int level,
 		for (i = 0; i < entries; i++) {
 			int unwritten;
 
+			me.len = ext_len(&ex[i], &unwritten);
+			if (!me.len)
+				continue;	/* as stored: maps nothing */
 			err = check_ext_pblk(w->fs, &ex[i]);
-			if (err)
+			if (err && !pass_over(w, err))
 				return err;
 			me.lblk = e4_le32(ex[i].ee_block);
 			me.pblk = ext_pblk(&ex[i]);
-			me.len = ext_len(&ex[i], &unwritten);
 			me.flags = unwritten ? E4_MAP_UNWRITTEN : 0;
 			me.level = level;
 			ret = w->cb(w->fs, &me, w->priv);
@@ -346,10 +364,17 @@ static errcode_t walk_node(struct ext_walk *w, const void *node, int level,
 		/* Distinct tree blocks cannot outnumber the filesystem's. */
 		if (++w->nodes > w->fs->geom.blocks_count)
 			return E4_ERR_LOOP;
-		err = read_node(w->fs, w->ino, w->gen, child, buf, (int)depth - 1,
-				clo, chi);
-		if (err)
+		err = read_node_header(w->fs, w->ino, w->gen, child, buf, (int)depth - 1);
+		if (err && !pass_over(w, err))
 			return err;
+		if (!err) {
+			/* as stored, entries out of place are walked anyway */
+			errcode_t order = check_entries(buf, clo, chi);
+
+			if (order && !pass_over(w, order))
+				return order;
+		}
+		/* a node that cannot be used is reported, not walked */
 		if (w->flags & E4_ITER_META) {
 			me.lblk = clo;
 			me.pblk = child;
@@ -360,6 +385,8 @@ static errcode_t walk_node(struct ext_walk *w, const void *node, int level,
 			if (ret)
 				return ret;
 		}
+		if (err)
+			continue;
 		/* buf (this level's) is reused by the next sibling; node
 		 * itself lives one level up and stays intact. */
 		err = walk_node(w, buf, level + 1, chi);
@@ -377,14 +404,19 @@ errcode_t e4_extent_walk(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode
 	errcode_t err;
 	unsigned i;
 
-	err = check_root(inode);
+	memset(&w, 0, sizeof(w));
+	w.flags = flags;
+	err = check_header(inode->i_block, EXT_ROOT_CAPACITY, -1);
+	if (!err) {
+		err = check_entries(inode->i_block, 0, EXT_LBLK_LIMIT);
+		if (err && pass_over(&w, err))
+			err = 0;
+	}
 	if (err)
 		return err;
-	memset(&w, 0, sizeof(w));
 	w.fs = fs;
 	w.ino = ino;
 	w.gen = e4_le32(inode->i_generation);
-	w.flags = flags;
 	w.cb = cb;
 	w.priv = priv;
 	depth = e4_le16(((const struct ext4_extent_header *)inode->i_block)->eh_depth);
@@ -396,6 +428,8 @@ errcode_t e4_extent_walk(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode
 		}
 	}
 	err = walk_node(&w, inode->i_block, 0, EXT_LBLK_LIMIT);
+	if (!err)
+		err = w.first_err;
 out:
 	for (i = 0; i < EXT4_MAX_EXTENT_DEPTH; i++)
 		free(w.bufs[i]);

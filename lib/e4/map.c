@@ -12,23 +12,6 @@
  * further lookups; this bounds the work on a crafted map. */
 #define BMAP_HOLE_STEPS		1024
 
-int e4_inode_is_fast_symlink(e4_fs *fs, const struct ext4_inode *inode)
-{
-	uint64_t blocks, ea;
-
-	if (!e4_is_symlink(inode))
-		return 0;
-	if (e4_le32(inode->i_flags) & EXT4_INLINE_DATA_FL)
-		return 0;
-	blocks = e4_inode_blocks(fs, inode);
-	if (e4_inode_file_acl(fs, inode)) {
-		/* The xattr block is charged as one cluster. */
-		ea = fs->geom.cluster_size / 512;
-		blocks = blocks > ea ? blocks - ea : 0;
-	}
-	return blocks == 0 && e4_inode_size(inode) < sizeof(inode->i_block);
-}
-
 int e4_inode_has_map(e4_fs *fs, const struct ext4_inode *inode)
 {
 	switch (e4_le16(inode->i_mode) & EXT4_S_IFMT) {

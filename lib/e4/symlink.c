@@ -31,7 +31,8 @@ static errcode_t give(const struct ext4_inode *inode, const void *src, size_t le
 	return 0;
 }
 
-/* i_blocks (512-byte units) less the xattr block's share. */
+/* i_blocks (512-byte units) less the xattr block's share: a whole
+ * cluster on bigalloc. */
 static uint64_t data_blocks(e4_fs *fs, const struct ext4_inode *inode)
 {
 	uint64_t blocks = e4_inode_blocks(fs, inode), ea = fs->geom.cluster_size / 512;
@@ -39,6 +40,13 @@ static uint64_t data_blocks(e4_fs *fs, const struct ext4_inode *inode)
 	if (e4_inode_file_acl(fs, inode))
 		blocks = blocks > ea ? blocks - ea : 0;
 	return blocks;
+}
+
+int e4_inode_is_fast_symlink(e4_fs *fs, const struct ext4_inode *inode)
+{
+	if (!e4_is_symlink(inode) || (e4_le32(inode->i_flags) & EXT4_INLINE_DATA_FL))
+		return 0;
+	return data_blocks(fs, inode) == 0 && e4_inode_size(inode) < sizeof(inode->i_block);
 }
 
 static errcode_t read_inline(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,

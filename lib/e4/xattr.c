@@ -73,8 +73,11 @@ static errcode_t area_check(e4_fs *fs, const struct xarea *a)
 		if (size > XATTR_VALUE_MAX)
 			return E4_ERR_XATTR_CORRUPT;
 		if (inum) {
+			/* the kernel's checks: a value inode needs the feature,
+			 * is an ordinary inode (not reserved, not beyond the
+			 * count), and holds a value (size 0 is corruption) */
 			if (!e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EA_INODE) ||
-			    inum > fs->geom.inodes_count)
+			    inum < fs->geom.first_ino || inum > fs->geom.inodes_count || size == 0)
 				return E4_ERR_XATTR_CORRUPT;
 			continue;
 		}

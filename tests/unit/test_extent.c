@@ -1,6 +1,7 @@
 /* Unit tests for extent.c, map.c and file.c: a hand-built depth-1 extent
  * tree (format doc 7.2) grafted onto a file of a small mke2fs image, then
- * lookups, the ordered walk, reads, and one corruption per check.
+ * lookups, the ordered walk, reads, one corruption per check, and the
+ * walk that goes on past damage (E4_ITER_AS_STORED).
  * Needs mke2fs (REF_MKE2FS or PATH); skipped without it. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -62,6 +63,30 @@ static void put_hdr(void *node, unsigned entries, unsigned max, unsigned depth)
 /* What a corruption case changes, applied before checksums are set. */
 typedef void (*mutator)(union e4_inode_buf *ib, uint8_t *leaf);
 
+/* Write inode INO as ib holds it, with its checksum set. */
+static void put_inode(union e4_inode_buf *ib)
+{
+	uint64_t ioff;
+	unsigned isize;
+	e4_fs *fs;
+	int fd;
+
+	assert_int_equal(e4_open(img, E4_OPEN_IGNORE_CSUM, 0, 0, &fs), 0);
+	assert_int_equal(e4_inode_location(fs, INO, &ioff), 0);
+	if (e4_geom(fs)->metadata_csum) {
+		uint32_t c = e4_inode_csum(fs, INO, &ib->inode);
+
+		ib->inode.l_i_checksum_lo = e4_cpu_to_le16((uint16_t)c);
+		ib->inode.i_checksum_hi = e4_cpu_to_le16((uint16_t)(c >> 16));
+	}
+	isize = e4_geom(fs)->inode_size;
+	assert_int_equal(e4_close(fs), 0);
+	fd = open(img, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, ib->raw, isize, (off_t)ioff), (ssize_t)isize);
+	close(fd);
+}
+
 /*
  * Write the good tree (root in i_block with one index entry, a leaf in
  * leaf_blk), let mut corrupt it, then set the leaf tail checksum (unless
@@ -72,14 +97,12 @@ static void graft(mutator mut, int keep_bad_csum)
 	union e4_inode_buf ib;
 	uint8_t leaf[BS];
 	struct ext4_extent_idx *ix;
-	uint64_t ioff;
 	e4_fs *fs;
 	int fd;
 	unsigned i;
 
 	assert_int_equal(e4_open(img, E4_OPEN_IGNORE_CSUM, 0, 0, &fs), 0);
 	assert_int_equal(e4_inode_read(fs, INO, &ib), 0);
-	assert_int_equal(e4_inode_location(fs, INO, &ioff), 0);
 
 	memset(leaf, 0, sizeof(leaf));
 	put_hdr(leaf, NGOOD, LEAF_MAX, 0);
@@ -88,6 +111,7 @@ static void graft(mutator mut, int keep_bad_csum)
 			p0 + good[i].off, good[i].len, good[i].unwritten);
 
 	memset(ib.inode.i_block, 0, sizeof(ib.inode.i_block));
+	ib.inode.i_flags |= e4_cpu_to_le32(EXT4_EXTENTS_FL);
 	put_hdr(ib.inode.i_block, 1, 4, 1);
 	ix = (struct ext4_extent_idx *)((uint8_t *)ib.inode.i_block + 12);
 	ix->ei_block = 0;
@@ -106,20 +130,13 @@ static void graft(mutator mut, int keep_bad_csum)
 			*(uint32_t *)(leaf + 12 + 12 * max) = e4_cpu_to_le32(c);
 		}
 	}
-	if (e4_geom(fs)->metadata_csum) {
-		uint32_t c = e4_inode_csum(fs, INO, &ib.inode);
-
-		ib.inode.l_i_checksum_lo = e4_cpu_to_le16((uint16_t)c);
-		ib.inode.i_checksum_hi = e4_cpu_to_le16((uint16_t)(c >> 16));
-	}
-	i = e4_geom(fs)->inode_size;
 	assert_int_equal(e4_close(fs), 0);
 
 	fd = open(img, O_WRONLY);
 	assert_true(fd >= 0);
 	assert_int_equal(pwrite(fd, leaf, BS, (off_t)leaf_blk * BS), BS);
-	assert_int_equal(pwrite(fd, ib.raw, i, (off_t)ioff), (ssize_t)i);
 	close(fd);
+	put_inode(&ib);
 }
 
 static int setup(void **state)
@@ -515,6 +532,114 @@ static void corruptions(void **state)
 	}
 }
 
+/* ---- E4_ITER_AS_STORED: every block number, past the damage ---- */
+struct stored {
+	const char *name;
+	mutator mut;
+	int keep_bad_csum;
+	errcode_t want;
+	int data;		/* data extents reported */
+	int wild;		/* of which (or the leaf) outside the filesystem */
+};
+
+static const struct stored storeds[] = {
+	{ "intact", NULL, 0, 0, NGOOD, 0 },
+	{ "leaf order", m_leaf_order, 0, E4_ERR_EXTENT_ORDER, NGOOD, 0 },
+	{ "leaf overlap", m_leaf_overlap, 0, E4_ERR_EXTENT_ORDER, NGOOD, 0 },
+	{ "zero length", m_leaf_zero_len, 0, E4_ERR_EXTENT_ZERO_LEN, NGOOD - 1, 0 },
+	{ "extent outside", m_ext_outside, 0, E4_ERR_BAD_BLOCK_NUM, NGOOD, 1 },
+	{ "index after leaf", m_index_after_leaf, 0, E4_ERR_EXTENT_ORDER, NGOOD, 0 },
+	/* a leaf that cannot be used: reported, not walked */
+	{ "index outside", m_index_outside, 0, E4_ERR_BAD_BLOCK_NUM, 0, 1 },
+	{ "leaf magic", m_leaf_magic, 0, E4_ERR_EXTENT_HEADER, 0, 0 },
+	{ "leaf checksum", m_csum, 1, E4_ERR_EXTENT_CSUM, 0, 0 },
+	/* a root that cannot be used: nothing */
+	{ "root too deep", m_root_deep, 0, E4_ERR_EXTENT_TOO_DEEP, -1, 0 },
+};
+
+static void as_stored(void **state)
+{
+	struct seen s;
+	errcode_t err;
+	e4_fs *fs;
+	unsigned i;
+	int k, data, wild, meta;
+
+	(void)state;
+	if (!have_image || !p0)
+		skip();
+	for (i = 0; i < sizeof(storeds) / sizeof(storeds[0]); i++) {
+		const struct stored *b = &storeds[i];
+
+		graft(b->mut, b->keep_bad_csum);
+		fs = open_img(0);
+		memset(&s, 0, sizeof(s));
+		err = e4_map_iterate(fs, INO, NULL, E4_ITER_META | E4_ITER_AS_STORED, collect, &s);
+		if (err != b->want)
+			fail_msg("%s: walk gave %ld, want %ld", b->name, (long)err, (long)b->want);
+		data = wild = meta = 0;
+		for (k = 0; k < s.n && k < 16; k++) {
+			if (s.e[k].flags & E4_MAP_META)
+				meta++;
+			else
+				data++;
+			if (s.e[k].pblk >= e4_geom(fs)->blocks_count)
+				wild++;
+		}
+		/* the leaf is reported whenever the root could be used */
+		if (meta != (b->data < 0 ? 0 : 1) || data != (b->data < 0 ? 0 : b->data) ||
+		    wild != b->wild)
+			fail_msg("%s: %d leaf, %d data, %d outside; want %d, %d, %d", b->name, meta,
+				 data, wild, b->data >= 0, b->data < 0 ? 0 : b->data, b->wild);
+		/* without the flag the walk stops at the damage, as before */
+		if (b->want)
+			assert_int_equal(e4_map_iterate(fs, INO, NULL, E4_ITER_META, nothing, NULL),
+					 b->want);
+		e4_close(fs);
+	}
+}
+
+/* An indirect map with a data block and the single indirect block
+ * outside the filesystem: as stored, both are reported and the good
+ * blocks between them too. */
+static void as_stored_blockmap(void **state)
+{
+	union e4_inode_buf ib;
+	struct seen s;
+	uint32_t wild;
+	e4_fs *fs;
+
+	(void)state;
+	if (!have_image || !p0)
+		skip();
+	fs = open_img(E4_OPEN_IGNORE_CSUM);
+	assert_int_equal(e4_inode_read(fs, INO, &ib), 0);
+	wild = (uint32_t)e4_geom(fs)->blocks_count + 5;
+	e4_close(fs);
+	ib.inode.i_flags &= ~e4_cpu_to_le32(EXT4_EXTENTS_FL);
+	memset(ib.inode.i_block, 0, sizeof(ib.inode.i_block));
+	ib.inode.i_block[0] = e4_cpu_to_le32(wild);
+	ib.inode.i_block[1] = e4_cpu_to_le32((uint32_t)p0);
+	ib.inode.i_block[2] = e4_cpu_to_le32((uint32_t)p0 + 1);
+	ib.inode.i_block[EXT4_IND_BLOCK] = e4_cpu_to_le32(wild + 1);
+	put_inode(&ib);
+
+	fs = open_img(0);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(e4_map_iterate(fs, INO, NULL, E4_ITER_META | E4_ITER_AS_STORED, collect,
+					&s), E4_ERR_BAD_BLOCK_NUM);
+	assert_int_equal(s.n, 3);
+	assert_true(s.e[0].lblk == 0 && s.e[0].pblk == wild && s.e[0].len == 1);
+	assert_true(s.e[1].lblk == 1 && s.e[1].pblk == p0 && s.e[1].len == 2);
+	assert_true(s.e[2].flags == E4_MAP_META && s.e[2].pblk == wild + 1);
+	/* without the flag: the first damage ends the walk */
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(e4_map_iterate(fs, INO, NULL, E4_ITER_META, collect, &s),
+			 E4_ERR_BAD_BLOCK_NUM);
+	assert_int_equal(s.n, 0);
+	e4_close(fs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -523,6 +648,8 @@ int main(void)
 		cmocka_unit_test(depth1_walk),
 		cmocka_unit_test(depth1_read),
 		cmocka_unit_test(corruptions),
+		cmocka_unit_test(as_stored),
+		cmocka_unit_test(as_stored_blockmap),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
