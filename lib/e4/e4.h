@@ -24,6 +24,7 @@
 #include "ext4_fs.h"
 #include "jbd2.h"
 #include "e4_err.h"
+#include "bmap.h"
 
 #ifdef __cplusplus
 extern "C" {
