@@ -533,3 +533,18 @@ stop_ok() {
 	done < <(sed -E 's/(^|  )([A-Z][A-Za-z /+]*\? no|IGNORED\.)$//' <<<"$out")
 	return 0
 }
+
+# need_helper NAME: the test driver tests/helpers/NAME (built on demand);
+# sets HELPER to its path.
+need_helper() {
+	HELPER=$E4_BUILDDIR/tests/helpers/$1
+	[ -x "$HELPER" ] || make -s -C "$E4_BUILDDIR" "tests/helpers/$1" >/dev/null ||
+		fail "cannot build $HELPER"
+}
+
+# ref_fsck_report IMG: the reference e2fsck -fn's lines other than its
+# fixed frame (version, passes, "Fix? no", summary): what it found.
+ref_fsck_report() {
+	"$REF_E2FSCK" -fn "$1" 2>&1 </dev/null | grep -v -e '^Pass ' -e '^e2fsck ' -e '^Fix? no' \
+		-e '^$' -e 'WARNING: Filesystem still has errors' -e ' files (.*blocks$' || true
+}

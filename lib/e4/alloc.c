@@ -503,3 +503,13 @@ errcode_t e4_flush_primary(e4_fs *fs, int gdt_changed)
 {
 	return flush_common(fs, gdt_changed, e4_gdt_write_primary);
 }
+
+void e4_sb_free_blocks_set(e4_fs *fs, uint64_t blocks)
+{
+	sb_free_blocks_set(fs, blocks);
+}
+
+errcode_t e4_alloc_flush_gdt(e4_fs *fs, int gdt_changed)
+{
+	return flush_common(fs, gdt_changed, e4_gdt_write);
+}

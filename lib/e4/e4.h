@@ -24,6 +24,7 @@
 #include "ext4_fs.h"
 #include "jbd2.h"
 #include "e4_err.h"
+#include "bmap.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -423,6 +424,58 @@ errcode_t e4_read_inode_bitmap(e4_fs *fs, e4_group_t g, uint8_t *buf);
  * are per cluster.  E4_ERR_BAD_BLOCK_NUM / E4_ERR_BAD_INODE_NUM. */
 errcode_t e4_test_block(e4_fs *fs, e4_blk_t blk, int *in_use);
 errcode_t e4_test_inode(e4_fs *fs, e4_ino_t ino, int *in_use);
+
+/* ---- bitmaps in memory (bitmap.c over bmap.h) ------------------------ */
+/* Whole-filesystem maps of the bmap type (bmap.h).  The block map counts
+ * clusters: bit = block >> cluster_bits (the block number itself without
+ * bigalloc), over [first_data_block >> cluster_bits, one past the last
+ * group's last cluster); group g's clusters are bits from
+ * e4_group_first_block(g) >> cluster_bits.  The inode map's bits are
+ * inode numbers, [1, inodes_count + 1).  Padding (bits past a group's
+ * last cluster or past inodes_per_group, format doc 5) is not in the maps.
+ * Empty maps of that shape: E4_ERR_INVALID_ARGUMENT, E4_ERR_NO_MEMORY. */
+errcode_t e4_bmap_new_blocks(e4_fs *fs, enum e4_bmap_kind kind, struct e4_bmap **ret);
+errcode_t e4_bmap_new_inodes(e4_fs *fs, enum e4_bmap_kind kind, struct e4_bmap **ret);
+
+#define E4_BMAP_RELAX_CSUM	0x0001	/* load: keep a bitmap whose checksum fails */
+#define E4_BMAP_STORE_ALL	0x0002	/* store: rewrite every initialised group's bitmap */
+/* Called by the loaders for each group whose bitmap fails its checksum
+ * (err: E4_ERR_BLOCK_BITMAP_CSUM or E4_ERR_INODE_BITMAP_CSUM); non-zero
+ * stops the load with err. */
+typedef int (*e4_bmap_group_cb)(e4_fs *fs, e4_group_t g, errcode_t err, void *priv);
+/* Load every group's block (inode) bitmap into a new map of backend kind,
+ * as e4_read_block_bitmap() / e4_read_inode_bitmap() read it:
+ * BLOCK_UNINIT and INODE_UNINIT groups synthesised as the kernel does
+ * (format doc 4.2); a bitmap the allocation API holds cached (changes not
+ * yet flushed included) taken from the cache.  A checksum mismatch calls
+ * cb (may be NULL) and stops the load unless flags has
+ * E4_BMAP_RELAX_CSUM, which keeps the bits as read (no check at all when
+ * the filesystem was opened with E4_OPEN_IGNORE_CSUM).  Errors of the
+ * readers (E4_ERR_*_BITMAP_CSUM, E4_ERR_GD_BAD_LOCATION, read errors),
+ * E4_ERR_NO_MEMORY; *ret is set only on success. */
+errcode_t e4_bmap_load_blocks(e4_fs *fs, enum e4_bmap_kind kind, unsigned flags,
+			      e4_bmap_group_cb cb, void *priv, struct e4_bmap **ret);
+errcode_t e4_bmap_load_inodes(e4_fs *fs, enum e4_bmap_kind kind, unsigned flags,
+			      e4_bmap_group_cb cb, void *priv, struct e4_bmap **ret);
+/* Make the on-disk block (inode) bitmaps say what bm says (a map shaped as
+ * e4_bmap_new_blocks() / e4_bmap_new_inodes() make them).  Per group: the
+ * bitmap block is written, with its padding set and its checksum in the
+ * descriptor (section 5), when it differs from what the group reads as
+ * now or fails its checksum (E4_BMAP_STORE_ALL: always, but a group whose
+ * UNINIT state still holds); a BLOCK_UNINIT / INODE_UNINIT group keeps the
+ * flag while bm agrees with the synthesised bitmap and loses it when not;
+ * the descriptor's free count follows bm, and for inodes bg_itable_unused
+ * is lowered below the highest inode in use (with gdt_csum or
+ * metadata_csum; used dirs are left alone).  The superblock's free count
+ * becomes the sum.  Bitmaps are written first, then the descriptor table
+ * (every copy, e4_gdt_write()) if a descriptor changed, then the
+ * superblock, then e4_flush(), with any pending allocation changes
+ * (e4_alloc_flush()).  The allocation API's cached bitmaps are updated.
+ * E4_ERR_READ_ONLY, E4_ERR_GDT_COPY, E4_ERR_INVALID_ARGUMENT (bm's range
+ * is not the filesystem's), E4_ERR_GD_BAD_LOCATION, read and write
+ * errors, E4_ERR_NO_MEMORY. */
+errcode_t e4_bmap_store_blocks(e4_fs *fs, const struct e4_bmap *bm, unsigned flags);
+errcode_t e4_bmap_store_inodes(e4_fs *fs, const struct e4_bmap *bm, unsigned flags);
 
 /* ---- inodes (inode.c; format doc section 6) -------------------------- */
 #define E4_INODE_MAX_SIZE	4096	/* larger inodes: e4_open refuses */

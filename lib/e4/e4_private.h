@@ -56,6 +56,13 @@ errcode_t e4_gdt_write_primary(e4_fs *fs);
  * fs->block_bitmaps / fs->inode_bitmaps (bitmap.c).  Bitmap read errors. */
 errcode_t e4_bitmap_cached(e4_fs *fs, e4_group_t g, int inode, uint8_t **map);
 
+/* s_free_blocks_count (and its high half with 64bit) = blocks; marks the
+ * superblock dirty (alloc.c; section 2). */
+void e4_sb_free_blocks_set(e4_fs *fs, uint64_t blocks);
+/* e4_alloc_flush() with gdt_changed: the caller changed descriptors
+ * itself, so the descriptor table is written (every copy) in any case. */
+errcode_t e4_alloc_flush_gdt(e4_fs *fs, int gdt_changed);
+
 /* Whole blocks of the filesystem occupied by group g's metadata copies of
  * the superblock/GDT (group.c). */
 int e4_group_is_sparse_backup(uint32_t g);

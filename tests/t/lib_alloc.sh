@@ -14,15 +14,8 @@
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
 need_oracle "$REF_MKE2FS" "$REF_E2FSCK" "$REF_DEBUGFS"
-DRV=$E4_BUILDDIR/tests/helpers/alloc_drv
-[ -x "$DRV" ] || make -s -C "$E4_BUILDDIR" tests/helpers/alloc_drv >/dev/null ||
-	fail "cannot build $DRV"
-
-# fsck_report IMAGE: e2fsck -fn's lines other than its fixed frame
-fsck_report() {
-	"$REF_E2FSCK" -fn "$1" 2>&1 | grep -v -e '^Pass ' -e '^e2fsck ' -e '^Fix? no' -e '^$' \
-		-e 'WARNING: Filesystem still has errors' -e ' files (.*blocks$' || true
-}
+need_helper alloc_drv
+DRV=$HELPER
 
 n=0
 while IFS='|' read -r name opts goal count group want_blocks want_ino; do
@@ -31,22 +24,22 @@ while IFS='|' read -r name opts goal count group want_blocks want_ino; do
 	# shellcheck disable=SC2086
 	"$REF_MKE2FS" -q -F $opts "$img" 256M >/dev/null 2>&1 || fail "$name: mke2fs failed"
 	out=$("$DRV" "$img" take "$goal" "$count" "$group") || fail "$name: take failed: $out"
-	got=$(fsck_report "$img" | tr -s ' ' | tr '\n' ';')
+	got=$(ref_fsck_report "$img" | tr -s ' ' | tr '\n' ';')
 	want=$(echo "Block bitmap differences: $want_blocks;Inode bitmap differences: $want_ino;" | tr -s ' ')
 	[ "$got" = "$want" ] || fail "$name: after take, e2fsck -fn says [$got], expected [$want]"
 
 	"$REF_MKE2FS" -q -F $opts "$img" 256M >/dev/null 2>&1 || fail "$name: mke2fs failed"
 	"$DRV" "$img" roundtrip "$goal" "$count" "$group" >/dev/null || fail "$name: roundtrip failed"
-	got=$(fsck_report "$img")
+	got=$(ref_fsck_report "$img")
 	[ -z "$got" ] || fail "$name: after roundtrip, e2fsck -fn says: $got"
 
 	# damage the counts through the reference debugfs, recount
 	"$REF_DEBUGFS" -w -R "ssv free_blocks_count 17" "$img" >/dev/null 2>&1
 	"$REF_DEBUGFS" -w -R "ssv free_inodes_count 17" "$img" >/dev/null 2>&1
-	[ -n "$(fsck_report "$img")" ] || fail "$name: the damaged counts went unnoticed by e2fsck"
+	[ -n "$(ref_fsck_report "$img")" ] || fail "$name: the damaged counts went unnoticed by e2fsck"
 	out=$("$DRV" "$img" recount) || fail "$name: recount failed"
 	[ "$out" = "recount changed=1" ] || fail "$name: recount says $out"
-	got=$(fsck_report "$img")
+	got=$(ref_fsck_report "$img")
 	[ -z "$got" ] || fail "$name: after recount, e2fsck -fn says: $got"
 	out=$("$DRV" "$img" recount) || fail "$name: second recount failed"
 	[ "$out" = "recount changed=0" ] || fail "$name: second recount says $out"
