@@ -6,6 +6,7 @@
  * structural changes (features, journal) that write their own blocks.
  * A device in use is left to online.c (through the kernel or not at all).
  */
+#include "config.h"
 #include "tune.h"
 
 #include "crashpoint.h"
@@ -49,7 +50,8 @@ static void help(const char *prog)
 	       "\t[-r reserved_blocks_count] [-u user] [-C mount_count]\n"
 	       "\t[-L volume_label] [-M last_mounted_dir]\n"
 	       "\t[-O [^]feature[,...]] [-E extended-option[,...]]\n"
-	       "\t[-T last_check_time] [-U UUID] device\n", prog);
+	       "\t[-T last_check_time] [-U UUID] device\n"
+	       "       %s -V | --help\n", prog, prog);
 	exit(0);
 }
 
@@ -298,7 +300,7 @@ static void parse_args(struct tune *t, int argc, char **argv)
 	char *end;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "c:e:fg:i:jlm:o:r:u:C:E:I:J:L:M:O:Q:T:U:z:",
+	while ((c = getopt_long(argc, argv, "c:e:fg:i:jlm:o:r:u:C:E:I:J:L:M:O:Q:T:U:Vz:",
 				long_opts, NULL)) != -1) {
 		any++;
 		switch (c) {
@@ -422,6 +424,10 @@ static void parse_args(struct tune *t, int argc, char **argv)
 		case 'h' + 256:
 			help(t->prog);
 			break;
+		case 'V':
+			/* tune2fs refuses -V (exit 1); every e4kit tool takes it */
+			printf("e4tune %s (e4kit)\n", PACKAGE_VERSION);
+			exit(0);
 		default:
 			if (optopt && optopt < 256 && strchr("ceEgiJLmMoOrTuUIQz", optopt))
 				usage_exit(t, "option -%c needs an argument", optopt);
