@@ -14,6 +14,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
 #include <limits.h>
@@ -770,6 +771,32 @@ int tune_check_all(struct tune *t)
 	return 0;
 }
 
+/* --json: standard output carries the JSON document and nothing else.
+ * Every message of the run ("Setting maximal mount count to 20",
+ * "Recovering journal.", ...) goes to stderr: descriptor 1 becomes a copy
+ * of descriptor 2, and the document is written to a stream on a saved
+ * copy of the original standard output (t->json_out, closed by main()). */
+static int json_stdout_only(struct tune *t)
+{
+	int fd;
+
+	if (fflush(stdout))
+		return 1;
+	fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0 || !(t->json_out = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		tune_err(t, errno, "while setting up the JSON output");
+		return 1;
+	}
+	if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		tune_err(t, errno, "while setting up the JSON output");
+		return 1;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return 0;
+}
+
 static int run(struct tune *t, int argc, char **argv)
 {
 	struct e4_probe probe;
@@ -781,6 +808,8 @@ static int run(struct tune *t, int argc, char **argv)
 	e4_init_errors();
 	srandom((unsigned)time(NULL) ^ (unsigned)getpid());
 	parse_args(t, argc, argv);
+	if (t->json && json_stdout_only(t))
+		return 1;
 	if (t->mntopts && tune_mntopts_parse(t))
 		return 1;
 
@@ -863,5 +892,10 @@ int main(int argc, char **argv)
 	memset(&tune, 0, sizeof(tune));
 	rc = run(&tune, argc, argv);
 	free(tune.ext_mount_opts);
+	if (tune.json_out && fclose(tune.json_out) && !rc) {
+		fprintf(stderr, "%s: error writing the JSON listing: %s\n", tune.prog,
+			strerror(errno));
+		rc = 1;
+	}
 	return rc;
 }
