@@ -91,6 +91,9 @@ grepq -F "Creating journal inode" "$T/set2.err" ||
 for s in set1 set2; do
 	[ "$(cat "$T/$s.rc")" = 0 ] || problem "e4tune $s: exit $(cat "$T/$s.rc"): $(head -3 "$T/$s.err")"
 done
+for e in "$T"/*.err; do
+	san_report "$e" && problem "$(basename "$e" .err): sanitizer report: $(grep -m1 -E 'Sanitizer|runtime error' "$e")"
+done
 # the reference parser itself, on one document of each kind
 for s in set1 "${MATRIX_IMAGES[0]}.stats" "${MATRIX_IMAGES[0]}.stat2" "${MATRIX_IMAGES[0]}.logdump"; do
 	"$PYTHON" -m json.tool "$T/$s.out" >/dev/null 2>&1 || problem "$s: python3 -m json.tool refuses it"
@@ -154,6 +157,6 @@ EOF
 rc=$?
 info "done in $(elapsed) s"
 [ $rc -eq 0 ] || fail "JSON listings with wrong types or extra output"
-[ $bad -eq 0 ] || fail "$bad problems with e4tune's messages"
+[ $bad -eq 0 ] || fail "$bad problems (e4tune's messages, sanitizer reports)"
 [ "$E4_CI_SKIP_FAIL" = 0 ] || fail "matrix images missing under CI=true"
 exit 0
