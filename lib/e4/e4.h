@@ -1529,7 +1529,8 @@ uint32_t e4_mntopt_mask(const char *name);
 errcode_t e4_mntopt_edit(uint32_t *opts, const char *edit);
 
 /* Look at path (which must exist): stat, size, topology, signatures,
- * use.  Opens read-only.  Errors: errno values. */
+ * use.  Opens read-only.  Errors: errno values (EISDIR for a directory,
+ * ENOTBLK for anything else that is neither a block device nor a file). */
 errcode_t e4_probe_device(const char *path, struct e4_probe *p);
 /* The same for what starts offset bytes into path (mke2fs -E offset=):
  * signatures and all_holes concern only the bytes from there to the end;
