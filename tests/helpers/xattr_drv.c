@@ -16,6 +16,14 @@
  * reader must list exactly the model for every inode.  At the end the
  * bitmaps are flushed and MANIFEST gets one line per attribute:
  * PATH TAB NAME TAB hex value; stdout one line of counts.
+ *   xattr_drv IMAGE script FILE PATH...
+ * Runs FILE's lines "set PATH NAME LEN BYTE" (LEN bytes of value BYTE)
+ * and "rm PATH NAME", printing "N nospace" / "N missing" for line N
+ * refused with E4_ERR_NO_SPACE / E4_ERR_XATTR_NOT_FOUND, then the layout.
+ *   xattr_drv IMAGE layout PATH...
+ * Prints where each attribute of each PATH is kept: "PATH NAME inode",
+ * "block", "ea-inode" or "ea-block" (value in an EA inode, entry in the
+ * inode body or the block), sorted.
  * Exit 1 on the first disagreement.
  */
 #include "e4.h"
@@ -393,6 +401,65 @@ static void write_manifest(e4_fs *fs, const char *path)
 	fclose(f);
 }
 
+static int layout_cb(e4_fs *fs, const struct e4_xattr *x, void *priv)
+{
+	(void)fs;
+	printf("%s %s%s %s%s\n", (const char *)priv, x->prefix, x->name, x->value_inum ? "ea-" : "",
+	       x->in_inode ? "inode" : "block");
+	return 0;
+}
+
+static void layout(e4_fs *fs, int n, char **paths)
+{
+	for (int k = 0; k < n; k++) {
+		e4_ino_t ino;
+
+		if (e4_namei(fs, EXT4_ROOT_INO, EXT4_ROOT_INO, paths[k], 0, &ino) ||
+		    e4_xattr_iterate(fs, ino, NULL, layout_cb, paths[k]))
+			die(paths[k], 0);
+	}
+}
+
+static void script(e4_fs *fs, const char *file, const struct e4_xattr_opts *o)
+{
+	char line[512], path[256], name[300];
+	FILE *f = fopen(file, "r");
+	unsigned len, byte, no = 0;
+
+	if (!f)
+		die(file, 0);
+	while (fgets(line, sizeof(line), f)) {
+		const char *suffix;
+		uint8_t *v = NULL, idx;
+		size_t slen;
+		e4_ino_t ino;
+		errcode_t err;
+		int set = sscanf(line, "set %255s %299s %u %u", path, name, &len, &byte) == 4;
+
+		no++;
+		if (!set && sscanf(line, "rm %255s %299s", path, name) != 2)
+			die(line, 0);
+		if (e4_namei(fs, EXT4_ROOT_INO, EXT4_ROOT_INO, path, 0, &ino) ||
+		    e4_inode_read(fs, ino, &ib) || e4_xattr_name_parse(name, &idx, &suffix, &slen))
+			die(line, 0);
+		if (set) {
+			v = malloc(len + 1);
+			memset(v, (int)byte, len);
+			err = e4_xattr_set(fs, ino, &ib, idx, suffix, slen, v, len, o);
+			free(v);
+		} else {
+			err = e4_xattr_remove(fs, ino, &ib, idx, suffix, slen, o);
+		}
+		if (err == E4_ERR_NO_SPACE)
+			printf("%u nospace\n", no);
+		else if (err == E4_ERR_XATTR_NOT_FOUND)
+			printf("%u missing\n", no);
+		else if (err)
+			die(line, err);
+	}
+	fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	struct e4_xattr_opts o = { .now = 1700000000, .share_blk = 0 };
@@ -402,11 +469,28 @@ int main(int argc, char **argv)
 	errcode_t err;
 	int ea;
 
-	if (argc < 6 || argc - 5 > MAXI) {
-		fprintf(stderr, "usage: xattr_drv IMAGE SEED STEPS MANIFEST PATH...\n");
+	if (argc < 4 || argc - 5 > MAXI) {
+		fprintf(stderr, "usage: xattr_drv IMAGE SEED STEPS MANIFEST PATH... | "
+				"IMAGE script FILE PATH... | IMAGE layout PATH...\n");
 		return 2;
 	}
 	e4_init_errors();
+	if (!strcmp(argv[2], "layout") || !strcmp(argv[2], "script")) {
+		int sc = !strcmp(argv[2], "script");
+
+		err = e4_open(argv[1], sc ? E4_OPEN_RW : 0, 0, 0, &fs);
+		if (err)
+			die("open", err);
+		if (sc)
+			script(fs, argv[3], &o);
+		layout(fs, argc - 3 - sc, argv + 3 + sc);
+		err = sc ? e4_alloc_flush(fs) : 0;
+		if (!err)
+			err = e4_close(fs);
+		if (err)
+			die("close", err);
+		return 0;
+	}
 	rng = strtoull(argv[2], NULL, 0);
 	steps = (unsigned)strtoul(argv[3], NULL, 0);
 	err = e4_open(argv[1], E4_OPEN_RW, 0, 0, &fs);
