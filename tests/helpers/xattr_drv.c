@@ -23,7 +23,8 @@
  *   xattr_drv IMAGE layout PATH...
  * Prints where each attribute of each PATH is kept: "PATH NAME inode",
  * "block", "ea-inode" or "ea-block" (value in an EA inode, entry in the
- * inode body or the block), sorted.
+ * inode body or the block) and its e_hash, and for a PATH with a block
+ * "PATH h_hash HASH" (not sorted).
  * Exit 1 on the first disagreement.
  */
 #include "e4.h"
@@ -404,8 +405,8 @@ static void write_manifest(e4_fs *fs, const char *path)
 static int layout_cb(e4_fs *fs, const struct e4_xattr *x, void *priv)
 {
 	(void)fs;
-	printf("%s %s%s %s%s\n", (const char *)priv, x->prefix, x->name, x->value_inum ? "ea-" : "",
-	       x->in_inode ? "inode" : "block");
+	printf("%s %s%s %s%s %08x\n", (const char *)priv, x->prefix, x->name,
+	       x->value_inum ? "ea-" : "", x->in_inode ? "inode" : "block", x->e_hash);
 	return 0;
 }
 
@@ -414,9 +415,16 @@ static void layout(e4_fs *fs, int n, char **paths)
 	for (int k = 0; k < n; k++) {
 		e4_ino_t ino;
 
+		uint8_t buf[65536];
+		e4_blk_t b;
+
 		if (e4_namei(fs, EXT4_ROOT_INO, EXT4_ROOT_INO, paths[k], 0, &ino) ||
-		    e4_xattr_iterate(fs, ino, NULL, layout_cb, paths[k]))
+		    e4_xattr_iterate(fs, ino, NULL, layout_cb, paths[k]) ||
+		    e4_inode_read(fs, ino, &ib))
 			die(paths[k], 0);
+		b = e4_inode_file_acl(fs, &ib.inode);
+		if (b && !e4_io_read_blk(e4_fs_io(fs), b, 1, buf))
+			printf("%s h_hash %08x\n", paths[k], e4_get_le32(buf + 12));
 	}
 }
 

@@ -9,11 +9,13 @@
 # rounds.  Both must refuse the same steps (ENOSPC / E4_ERR_NO_SPACE; a
 # missing name) and after each round leave each attribute in the same
 # place: the inode body, the block, or an EA inode named from either
-# (xattr_drv layout reads both images).
+# (xattr_drv layout reads both images), with the same entry hashes (0 for
+# values in the inode body) and block hashes.
 # Catches: a value tried in the block before the inode body, an attribute
 # left in the block when its new value fits the inode (the kernel moves
 # it), the ea_inode reserve or large-value limit forgotten (the value
-# stays in the block where the kernel makes an EA inode).
+# stays in the block where the kernel makes an EA inode), a block hash
+# folded in another order.
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -86,7 +88,7 @@ $(diff <(echo "$kernel") <(echo "$ours") | head -8)"
 		refused=$((refused + $(grep -c 'nospace' <<<"$ours")))
 	done
 	ref_clean "$T/l.img" || fail "$name: e2fsck -fn: $(grep -vE '^e2fsck |^Pass ' <<<"$REF_CLEAN_OUT" | head -5)"
-	info "$name: $((4 * steps)) steps, $refused refused, then $(grep -cE ' (inode|block)$' <<<"$ours") in place, $(grep -c ' ea-' <<<"$ours") in EA inodes: as the kernel"
+	info "$name: $((4 * steps)) steps, $refused refused, then $(grep -cE ' (inode|block) ' <<<"$ours") in place, $(grep -c ' ea-' <<<"$ours") in EA inodes, $(grep -c ' h_hash ' <<<"$ours") blocks: as the kernel"
 	n=$((n + 1))
 done <<'SETS'
 ext4_1k     21 25 -b 1024
