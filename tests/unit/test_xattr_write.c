@@ -204,6 +204,20 @@ static void close_clean(e4_fs *fs, const char *img)
 	assert_true(ref_clean(img));
 }
 
+/* img opened read-write; *a and *b: the inodes of /f0 and /f1.  Skips
+ * the test when the images could not be made. */
+static e4_fs *open_rw(const char *img, e4_ino_t *a, e4_ino_t *b)
+{
+	e4_fs *fs = NULL;
+
+	if (!imgs.ok)
+		skip();
+	assert_int_equal(e4_open(img, E4_OPEN_RW, 0, 0, &fs), 0);
+	*a = ino_of(fs, "/f0");
+	*b = ino_of(fs, "/f1");
+	return fs;
+}
+
 static void fill(uint8_t *v, size_t len, unsigned seed)
 {
 	for (size_t i = 0; i < len; i++)
@@ -343,12 +357,8 @@ static void placement_and_blocks(void **state)
 	e4_ino_t f0, f1;
 
 	(void)state;
-	if (!imgs.ok)
-		skip();
+	fs = open_rw(img_plain, &f0, &f1);
 	fill(v, sizeof(v), 2);
-	assert_int_equal(e4_open(img_plain, E4_OPEN_RW, 0, 0, &fs), 0);
-	f0 = ino_of(fs, "/f0");
-	f1 = ino_of(fs, "/f1");
 	/* the inode body first (92 bytes of room), then the block */
 	assert_int_equal(xset(fs, f0, "user.small", v, 16, NULL), 0);
 	assert_int_equal(where(fs, f0, "user.small", NULL), 'i');
@@ -473,12 +483,8 @@ static void ea_inode_values(void **state)
 	e4_ino_t f0, f1;
 
 	(void)state;
-	if (!imgs.ok)
-		skip();
+	fs = open_rw(img_ea, &f0, &f1);
 	fill(v, sizeof(v), 4);
-	assert_int_equal(e4_open(img_ea, E4_OPEN_RW, 0, 0, &fs), 0);
-	f0 = ino_of(fs, "/f0");
-	f1 = ino_of(fs, "/f1");
 	/* past block size - 56 = 968 bytes: an EA inode, its entry in the inode */
 	assert_int_equal(xset(fs, f0, "user.large", v, 8192, NULL), 0);
 	assert_int_equal(where(fs, f0, "user.large", &inum), 'I');
@@ -538,12 +544,8 @@ static void ea_inode_shared_block(void **state)
 	size_t len;
 
 	(void)state;
-	if (!imgs.ok)
-		skip();
+	fs = open_rw(img_ea128, &f0, &f1);
 	fill(v, sizeof(v), 5);
-	assert_int_equal(e4_open(img_ea128, E4_OPEN_RW, 0, 0, &fs), 0);
-	f0 = ino_of(fs, "/f0");
-	f1 = ino_of(fs, "/f1");
 	assert_int_equal(xset(fs, f0, "user.big", v, 8192, NULL), 0);
 	assert_int_equal(where(fs, f0, "user.big", &inum), 'B');	/* no inode room */
 	in = inode_of(fs, f0);
