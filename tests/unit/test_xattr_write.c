@@ -8,8 +8,9 @@
  * copied, the other inode untouched), EA inodes (reference counts, the
  * hash in i_atime, the owner's i_blocks, freed at their last reference,
  * one counted once per shared block), refusals that change nothing, and
- * random set/remove sequences against a model.  Each image ends clean for
- * the reference e2fsck -fn.
+ * random set/remove sequences against a model (block entries in the
+ * kernel's order after each step).  Each image ends clean for the
+ * reference e2fsck -fn.
  * Catches: a shared block changed in place, an EA inode never freed, the
  * block left allocated after its last attribute.
  * Needs mke2fs, debugfs and e2fsck (REF_* or PATH); skipped without. */
@@ -593,6 +594,27 @@ static unsigned rnd(unsigned n)
 	return (unsigned)((rstate >> 33) % n);
 }
 
+/* The entries of ino's block (if any) in the kernel's order: index, name
+ * length, name bytes (the kernel's lookup stops at the first larger). */
+static void block_sorted(e4_fs *fs, e4_ino_t ino)
+{
+	struct ext4_inode in = inode_of(fs, ino);
+	e4_blk_t b = e4_inode_file_acl(fs, &in);
+	uint8_t buf[1024], *prev = NULL;
+
+	if (!b)
+		return;
+	assert_int_equal(e4_io_read_blk(e4_fs_io(fs), b, 1, buf), 0);
+	for (size_t off = 32; e4_get_le32(buf + off); off += EXT4_XATTR_LEN(buf[off])) {
+		uint8_t *e = buf + off;
+
+		if (prev)
+			assert_true(prev[1] < e[1] || (prev[1] == e[1] && (prev[0] < e[0] ||
+				    (prev[0] == e[0] && memcmp(prev + 16, e + 16, e[0]) < 0))));
+		prev = e;
+	}
+}
+
 static void model_check(e4_fs *fs, const e4_ino_t *ino, const struct rmodel *m)
 {
 	static uint8_t want[20000];
@@ -613,6 +635,7 @@ static void model_check(e4_fs *fs, const e4_ino_t *ino, const struct rmodel *m)
 			assert_memory_equal(val, want, len);
 			free(val);
 		}
+		block_sorted(fs, ino[i]);
 	}
 }
 
