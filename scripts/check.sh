@@ -19,8 +19,8 @@ cd "$src"
 # fsck_short_device, fsck_gd_location and fsck_sb_geometry e4fsck's answer
 # policy, read errors, descriptor copies and geometry repairs;
 # tune_mounted and tune_mount_opts e4tune's kernel path and mount option
-# rule; lib_bmap the loading and storing of whole-filesystem bitmap maps
-# (11 s).  Left out (long, and their code paths are
+# rule; lib_bmap the loading and storing of whole-filesystem bitmap maps;
+# lib_xattr_write the xattr writer's random sequences (11 s).  Left out (long, and their code paths are
 # covered above): mkfs_matrix, mkfs_big, the kernel crash tests, tune_crash.
 # The sanitizer pass reuses the image matrix the normal pass built
 # (E4_MATRIX) instead of building it twice.
@@ -30,7 +30,8 @@ SAN_TESTS="tests/t/corpus_ls.sh tests/t/stats_matrix.sh tests/t/rdump_matrix.sh
 	tests/t/mkfs_cases.sh tests/t/mkfs_refuse.sh tests/t/mkfs_output.sh
 	tests/t/mkfs_safe_order.sh tests/t/fsck_policy.sh tests/t/fsck_short_device.sh
 	tests/t/fsck_gd_location.sh tests/t/fsck_sb_geometry.sh
-	tests/t/tune_mounted.sh tests/t/tune_mount_opts.sh tests/t/lib_bmap.sh"
+	tests/t/tune_mounted.sh tests/t/tune_mount_opts.sh tests/t/lib_bmap.sh
+	tests/t/lib_xattr_write.sh"
 
 need_kb=$((6 * 1024 * 1024))
 avail_kb=$(df -Pk "$src" | awk 'NR==2 {print $4}')

@@ -120,7 +120,9 @@ errcode_t e4_xattr_block_share(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, 
  * in ib but the in-inode area (and an i_extra_isize of 0) changes; the
  * caller writes ib.  E4_ERR_NO_SPACE (does not fit, or no in-inode space),
  * E4_ERR_XATTR_NOT_FOUND (removing a missing name), E4_ERR_XATTR_NAME,
- * E4_ERR_XATTR_TOO_BIG, the reader's errors on a damaged area. */
+ * E4_ERR_XATTR_TOO_BIG, E4_ERR_INVALID_ARGUMENT (the attribute's value is
+ * in an EA inode: e4_xattr_set() keeps its count), the reader's errors on
+ * a damaged area. */
 errcode_t e4_xattr_ibody_set(e4_fs *fs, union e4_inode_buf *ib, uint8_t name_index,
 			     const char *name, size_t name_len, const void *value,
 			     size_t value_len);

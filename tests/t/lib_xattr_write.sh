@@ -13,7 +13,7 @@
 # Layouts: ext4 with 1 KiB and 4 KiB blocks, 128-byte inodes (no in-inode
 # space: every attribute in the block), ea_inode with 1 KiB blocks (values
 # of 8 KiB and more in EA inodes), bigalloc (16 KiB clusters) with
-# ea_inode.  The driver's counts must show shares, changes to shared
+# ea_inode, ext3 with ea_inode (EA inodes with indirect block maps).  The driver's counts must show shares, changes to shared
 # blocks, refused sets (E4_ERR_NO_SPACE) where the block is small, and
 # EA-inode values where the feature is on.
 # Catches: a shared block changed in place (the other inode's attributes
@@ -79,7 +79,7 @@ while read -r name seed steps size want opts; do
 	[ -n "$name" ] || continue
 	img=$T/$name.img man=$T/$name.man
 	# shellcheck disable=SC2086
-	"$REF_MKE2FS" -q -F -t ext4 $opts -d "$T/src" "$img" "$size" >/dev/null 2>&1 ||
+	"$REF_MKE2FS" -q -F $opts -d "$T/src" "$img" "$size" >/dev/null 2>&1 ||
 		fail "$name: mke2fs $opts failed"
 	out=$("$DRV" "$img" "$seed" "$steps" "$man" "${PATHS[@]}" 2>&1) || fail "$name: driver: $out"
 	verbose "$name: $out"
@@ -94,10 +94,11 @@ while read -r name seed steps size want opts; do
 	rm -f "$img"
 	n=$((n + 1))
 done <<'SETS'
-ext4_1k   11 300 4M shares,shared_changed,nospace,shared_now -b 1024
-ext4_4k   12 300 8M shares,shared_changed,nospace,shared_now -b 4096
-inode128  13 300 4M shares,shared_changed,nospace,shared_now -b 1024 -I 128
-ea_inode  14 300 8M shares,shared_changed,big,shared_now,ea_values -b 1024 -O ea_inode
-bigalloc  15 200 16M shares,shared_changed,big,shared_now,ea_values -O bigalloc,ea_inode -C 16384
+ext4_1k   11 300 4M shares,shared_changed,nospace,shared_now -t ext4 -b 1024
+ext4_4k   12 300 8M shares,shared_changed,nospace,shared_now -t ext4 -b 4096
+inode128  13 300 4M shares,shared_changed,nospace,shared_now -t ext4 -b 1024 -I 128
+ea_inode  14 300 8M shares,shared_changed,big,shared_now,ea_values -t ext4 -b 1024 -O ea_inode
+bigalloc  15 200 16M shares,shared_changed,big,shared_now,ea_values -t ext4 -O bigalloc,ea_inode -C 16384
+ext3_ea   16 200 8M shares,shared_changed,big,shared_now,ea_values -t ext3 -b 1024 -O ea_inode
 SETS
 info "$n layouts: the model as e2fsck, debugfs and the kernel read it ($(elapsed) s)"
