@@ -82,11 +82,14 @@ errcode_t e4_xattr_name_parse(const char *fullname, uint8_t *name_index, const c
 			      size_t *suffix_len);
 
 /* Set attribute (name_index, name[0..name_len)) of inode ino to
- * value[0..value_len) following the kernel's rules above.  *ib is ino's
- * inode image (read by the caller); it is updated and written (checksum
- * set).  E4_ERR_READ_ONLY, E4_ERR_XATTR_NAME, E4_ERR_XATTR_TOO_BIG (more
- * than E4_XATTR_VALUE_MAX), E4_ERR_NO_SPACE (fits neither the inode nor
- * the block, and no ea_inode, or no free block or inode), the reader's
+ * value[0..value_len) (bytes, stored as given; value may be NULL when
+ * value_len is 0) following the kernel's rules above.  *ib is ino's inode
+ * image (read by the caller); it is updated and written (checksum set);
+ * the caller flushes (e4_alloc_flush()).  E4_ERR_READ_ONLY,
+ * E4_ERR_XATTR_NAME, E4_ERR_XATTR_TOO_BIG (more than E4_XATTR_VALUE_MAX),
+ * E4_ERR_INVALID_ARGUMENT (value NULL with a length), E4_ERR_NO_SPACE
+ * (fits neither the inode nor the block and no ea_inode, as the kernel's
+ * ENOSPC; or no free block or inode), the reader's
  * errors on a damaged area (nothing is changed then), E4_ERR_EA_INODE_BAD
  * (an entry names an inode without EXT4_EA_INODE_FL), E4_ERR_FILE_TOO_BIG
  * (i_blocks), read and write errors. */
