@@ -7,7 +7,8 @@
  * explicit share, a share through opts.share_blk, a shared block changed:
  * copied, the other inode untouched), EA inodes (reference counts, the
  * hash in i_atime, the owner's i_blocks, freed at their last reference,
- * one counted once per shared block), refusals that change nothing, and
+ * one counted once per shared block), refusals that change nothing,
+ * system.data of an inline-data file kept in the inode body, and
  * random set/remove sequences against a model (block entries in the
  * kernel's order after each step).  Each image ends clean for the
  * reference e2fsck -fn.
@@ -29,6 +30,7 @@
 static struct unit_images imgs;
 static const char *img_plain, *img_ea, *img_ea128, *img_rand;
 static char srcdir[128];
+#define INLINE_TEXT	"f6: a few bytes kept in i_block"
 
 static const char *tool(const char *env, const char *name)
 {
@@ -52,6 +54,8 @@ static int setup(void **state)
 
 		snprintf(path, sizeof(path), "%s/f%d", srcdir, i);
 		f = fopen(path, "w");
+		if (f && i == 6)
+			fputs(INLINE_TEXT, f);	/* inline data on img_rand */
 		if (f)
 			fclose(f);
 	}
@@ -61,7 +65,7 @@ static int setup(void **state)
 	MK(img_plain, "plain", "-b 1024 -I 256 -O ^has_journal", "2M");
 	MK(img_ea, "ea", "-b 1024 -I 256 -O ea_inode,^has_journal", "2M");
 	MK(img_ea128, "ea128", "-b 1024 -I 128 -O ea_inode,^has_journal", "2M");
-	MK(img_rand, "rand", "-b 1024 -I 256 -O ea_inode,^has_journal", "4M");
+	MK(img_rand, "rand", "-b 1024 -I 256 -O ea_inode,inline_data,^has_journal", "4M");
 #undef MK
 	return 0;
 }
@@ -684,8 +688,11 @@ static void random_model(void **state)
 
 			if (i == j || !b)
 				continue;
+			/* (not e4_xattr_remove_all: the inline data's system.data stays) */
+			for (int q = 0; q < RA; q++)
+				if (m.set[i][q])
+					assert_int_equal(xrm(fs, ino[i], rnames[q]), 0);
 			assert_int_equal(e4_inode_read(fs, ino[i], &ib), 0);
-			assert_int_equal(e4_xattr_remove_all(fs, ino[i], &ib, &OPTS), 0);
 			assert_int_equal(e4_xattr_block_share(fs, ino[i], &ib, b, &OPTS), 0);
 			for (int q = 0; q < RA; q++) {
 				char w = where(fs, ino[j], rnames[q], NULL);
@@ -700,6 +707,41 @@ static void random_model(void **state)
 	close_clean(fs, img_rand);
 }
 
+/* Attributes added to an inline-data file leave its system.data (the
+ * data past i_block) in the inode body and its contents whole. */
+static void inline_data_kept(void **state)
+{
+	uint8_t v[300], buf[100];
+	e4_fs *fs;
+	e4_file *f;
+	e4_ino_t ino, f0;
+	size_t got;
+
+	(void)state;
+	fs = open_rw(img_rand, &f0, &ino);
+	ino = ino_of(fs, "/f6");
+	fill(v, sizeof(v), 6);
+	assert_true(e4_le32(inode_of(fs, ino).i_flags) & EXT4_INLINE_DATA_FL);
+	assert_int_equal(where(fs, ino, "system.data", NULL), 'i');
+	for (int k = 0; k < 8; k++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "user.n%d", k);
+		assert_int_equal(xset(fs, ino, name, v, 10 + 15 * (size_t)k, NULL), 0);
+		assert_int_equal(where(fs, ino, "system.data", NULL), 'i');
+	}
+	assert_int_equal(where(fs, ino, "user.n0", NULL), 'i');
+	assert_int_equal(where(fs, ino, "user.n7", NULL), 'b');	/* no room left */
+	assert_int_equal(xrm(fs, ino, "user.n0"), 0);
+	assert_int_equal(where(fs, ino, "system.data", NULL), 'i');
+	assert_int_equal(e4_file_open(fs, ino, NULL, &f), 0);
+	assert_int_equal(e4_file_pread(f, 0, buf, sizeof(buf), &got), 0);
+	assert_int_equal(got, strlen(INLINE_TEXT));
+	assert_memory_equal(buf, INLINE_TEXT, got);
+	e4_file_close(f);
+	close_clean(fs, img_rand);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -711,6 +753,7 @@ int main(void)
 		cmocka_unit_test(ea_inode_values),
 		cmocka_unit_test(ea_inode_shared_block),
 		cmocka_unit_test(random_model),
+		cmocka_unit_test(inline_data_kept),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
