@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 #include "e4.h"
+#include "e4_private.h"	/* e4_inode_blocks_set() */
 #include "unit_images.h"
 
 static struct unit_images imgs;
@@ -349,6 +350,41 @@ static void ibody_editor(void **state)
 	assert_int_equal(e4_get_le32(ib.raw + 160), 0);		/* empty: no magic */
 	assert_int_equal(e4_xattr_ibody_set(fs, &ib, EXT4_XATTR_INDEX_USER, "", 0, v, 1),
 			 E4_ERR_XATTR_NAME);
+	e4_close(fs);
+}
+
+/* i_blocks as the kernel stores it (ext4_inode_blocks_set): 32 bits, 48
+ * with huge_file, then HUGE_FILE_FL and filesystem blocks. */
+static void iblocks_setter(void **state)
+{
+	struct ext4_inode in;
+	e4_fs *fs;
+	int huge;
+
+	(void)state;
+	if (!imgs.ok)
+		skip();
+	assert_int_equal(e4_open(img_plain, 0, 0, 0, &fs), 0);
+	huge = e4_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE);
+	memset(&in, 0, sizeof(in));
+	in.i_flags = e4_cpu_to_le32(EXT4_HUGE_FILE_FL | EXT4_EXTENTS_FL);
+	assert_int_equal(e4_inode_blocks_set(fs, &in, 0xFFFFFFFEull), 0);
+	assert_int_equal(e4_le32(in.i_flags), EXT4_EXTENTS_FL);	/* flag cleared */
+	assert_int_equal(e4_inode_blocks(fs, &in), 0xFFFFFFFEull);
+	if (!huge) {
+		assert_int_equal(e4_inode_blocks_set(fs, &in, 1ull << 32), E4_ERR_FILE_TOO_BIG);
+		e4_close(fs);
+		return;
+	}
+	assert_int_equal(e4_inode_blocks_set(fs, &in, 3ull << 32), 0);
+	assert_int_equal(e4_le16(in.l_i_blocks_high), 3);
+	assert_int_equal(e4_inode_blocks(fs, &in), 3ull << 32);
+	assert_int_equal(e4_inode_blocks_set(fs, &in, 1ull << 48), 0);	/* 1 KiB blocks */
+	assert_true(e4_le32(in.i_flags) & EXT4_HUGE_FILE_FL);
+	assert_int_equal(e4_inode_blocks(fs, &in), 1ull << 48);
+	assert_int_equal(e4_le32(in.i_blocks_lo) | (uint64_t)e4_le16(in.l_i_blocks_high) << 32,
+			 1ull << 47);
+	assert_int_equal(e4_inode_blocks_set(fs, &in, 1ull << 50), E4_ERR_FILE_TOO_BIG);
 	e4_close(fs);
 }
 
@@ -748,6 +784,7 @@ int main(void)
 		cmocka_unit_test(name_parse),
 		cmocka_unit_test(hashes_as_reference),
 		cmocka_unit_test(ibody_editor),
+		cmocka_unit_test(iblocks_setter),
 		cmocka_unit_test(placement_and_blocks),
 		cmocka_unit_test(shared_blocks),
 		cmocka_unit_test(ea_inode_values),
