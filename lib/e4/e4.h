@@ -1652,6 +1652,8 @@ errcode_t e4_online_set_uuid(int fd, const uint8_t uuid[16]);
  * the device (through a loop device: in the image file). */
 errcode_t e4_online_sync(int fd);
 
+#include "xattr_write.h"
+
 #ifdef __cplusplus
 }
 #endif
