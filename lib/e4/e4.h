@@ -1406,9 +1406,11 @@ errcode_t e4_journal_remove(e4_fs *fs);
  * indirect maps (entries zeroed, emptied indirect blocks freed).  i_blocks
  * is lowered; i_size is not touched.  Inodes without a block map (inline
  * data, fast symlinks, devices) are left alone.  *freed (may be NULL) gets
- * the blocks freed.  E4_ERR_READ_ONLY, E4_ERR_EXTENT_HEADER,
- * E4_ERR_BAD_BLOCK_NUM, E4_ERR_BAD_IND_BLOCK, E4_ERR_CORRUPT (a block to
- * free was already free: the walk stops there), read/bitmap errors. */
+ * the blocks freed.  Extent trees go through e4_extent_punch() (nodes
+ * read are not held to their checksum).  E4_ERR_READ_ONLY,
+ * E4_ERR_EXTENT_HEADER, E4_ERR_EXTENT_ORDER, E4_ERR_BAD_BLOCK_NUM,
+ * E4_ERR_BAD_IND_BLOCK, E4_ERR_CORRUPT (a block to free was already free:
+ * the walk stops there), read/bitmap errors. */
 errcode_t e4_inode_truncate_blocks(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
 				   uint64_t first_lblk, uint64_t *freed);
 /* Release one orphan: with i_links_count 0 free every block it maps (in
