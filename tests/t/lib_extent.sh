@@ -36,6 +36,7 @@
 need_oracle "$REF_MKE2FS" "$REF_E2FSCK" "$REF_DEBUGFS" "$PYTHON"
 need_helper extent_drv
 DRV=$HELPER
+tmp_on_tmpfs 512m
 
 ino_of() {
 	"$REF_DEBUGFS" -R "stat /$2" "$1" 2>/dev/null | sed -n 's/^Inode: *\([0-9]*\).*/\1/p'
@@ -44,27 +45,28 @@ ino_of() {
 # check_img NAME IMG INO EXPECTED: clean, and the file reads as expected.
 check_img() {
 	ref_clean "$2" || fail "$1: the reference e2fsck -fn is not clean: $REF_CLEAN_OUT"
-	rm -f "$T/$1.out"
-	"$REF_DEBUGFS" -R "dump <$3> $T/$1.out" "$2" >/dev/null 2>&1
-	[ -f "$T/$1.out" ] || fail "$1: the reference debugfs could not dump inode $3"
-	cmp -s "$T/$1.out" "$4" ||
-		fail "$1: the file differs from the model: $(cmp "$T/$1.out" "$4" 2>&1 | head -1)"
+	rm -f "$TFS/$1.out"
+	"$REF_DEBUGFS" -R "dump <$3> $TFS/$1.out" "$2" >/dev/null 2>&1
+	[ -f "$TFS/$1.out" ] || fail "$1: the reference debugfs could not dump inode $3"
+	cmp -s "$TFS/$1.out" "$4" ||
+		fail "$1: the file differs from the model: $(cmp "$TFS/$1.out" "$4" 2>&1 | head -1)"
+	rm -f "$TFS/$1.out"
 }
 
-mkdir -p "$T/src"
-: >"$T/src/f"
+mkdir -p "$TFS/src"
+: >"$TFS/src/f"
 n=0
 while IFS='|' read -r name opts size mode a1 a2 a3 depth_rule; do
 	[ -n "$name" ] || continue
-	img=$T/$name.img
+	img=$TFS/$name.img
 	# shellcheck disable=SC2086
-	"$REF_MKE2FS" -q -F $opts -d "$T/src" "$img" "$size" >/dev/null 2>&1 ||
+	"$REF_MKE2FS" -q -F $opts -d "$TFS/src" "$img" "$size" >/dev/null 2>&1 ||
 		fail "$name: mke2fs failed"
 	ino=$(ino_of "$img" f)
 	[ -n "$ino" ] || fail "$name: no inode for /f"
 	case $mode in
-	random | fragment) out=$("$DRV" "$img" "$mode" "$ino" "$a1" "$a2" "$a3" "$T/$name.exp") ;;
-	bulk) out=$("$DRV" "$img" bulk "$ino" "$a1" "$T/$name.exp") ;;
+	random | fragment) out=$("$DRV" "$img" "$mode" "$ino" "$a1" "$a2" "$a3" "$TFS/$name.exp") ;;
+	bulk) out=$("$DRV" "$img" bulk "$ino" "$a1" "$TFS/$name.exp") ;;
 	esac || fail "$name: $mode failed: $out"
 	depth=${out#depth }
 	depth=${depth%% *}
@@ -82,9 +84,9 @@ while IFS='|' read -r name opts size mode a1 a2 a3 depth_rule; do
 			fail "$name: as written, the reference e2fsck -fn says (exit $rc): $REF_CLEAN_OUT"
 		out="$out, hint $hint, $("$DRV" "$img" compact "$ino")" || fail "$name: compact failed: $out"
 	fi
-	check_img "$name" "$img" "$ino" "$T/$name.exp"
+	check_img "$name" "$img" "$ino" "$TFS/$name.exp"
 	verbose "$name: $mode: $out"
-	case $name in ext4_4k | ext4_frag) ;; *) rm -f "$img" ;; esac
+	case $name in ext4_4k | ext4_frag) ;; *) rm -f "$img" "$TFS/$name.exp" ;; esac
 	n=$((n + 1))
 done <<'SETS'
 ext4_1k|-t ext4 -b 1024 -O ^has_journal|64M|random|1|4000|20000|2
@@ -99,11 +101,11 @@ SETS
 # bigalloc (16-block clusters): a 300-block file of random bytes; a hole
 # [5, 40) frees only cluster 1 (blocks 16-31), then a truncation at 100
 # keeps cluster 6 (blocks 96-99 are still the file's)
-"$PYTHON" -c "import random, sys; random.seed(7); sys.stdout.buffer.write(random.getrandbits(8 * 300 * 4096).to_bytes(300 * 4096, 'little'))" >"$T/src/g" ||
+"$PYTHON" -c "import random, sys; random.seed(7); sys.stdout.buffer.write(random.getrandbits(8 * 300 * 4096).to_bytes(300 * 4096, 'little'))" >"$TFS/src/g" ||
 	fail "cannot make the bigalloc source file"
-rm -f "$T/src/f"
-img=$T/bigalloc.img
-"$REF_MKE2FS" -q -F -t ext4 -b 4096 -O bigalloc -C 65536 -d "$T/src" "$img" 64M >/dev/null 2>&1 ||
+rm -f "$TFS/src/f"
+img=$TFS/bigalloc.img
+"$REF_MKE2FS" -q -F -t ext4 -b 4096 -O bigalloc -C 65536 -d "$TFS/src" "$img" 64M >/dev/null 2>&1 ||
 	fail "bigalloc: mke2fs failed"
 ino=$(ino_of "$img" g)
 out=$("$DRV" "$img" punch "$ino" 5 35) || fail "bigalloc: punch failed: $out"
@@ -111,7 +113,7 @@ out=$("$DRV" "$img" punch "$ino" 5 35) || fail "bigalloc: punch failed: $out"
 ref_clean "$img" || fail "bigalloc: after the hole, e2fsck -fn is not clean: $REF_CLEAN_OUT"
 out=$("$DRV" "$img" punch "$ino" 100 end) || fail "bigalloc: truncation failed: $out"
 [ "$out" = "freed 192" ] || fail "bigalloc: the truncation freed [$out], expected clusters 7-18 (freed 192)"
-"$PYTHON" - "$T/src/g" "$T/bigalloc.exp" <<'PY' || fail "bigalloc: cannot compute the expected file"
+"$PYTHON" - "$TFS/src/g" "$TFS/bigalloc.exp" <<'PY' || fail "bigalloc: cannot compute the expected file"
 import sys
 a = bytearray(open(sys.argv[1], 'rb').read())
 bs = 4096
@@ -119,15 +121,15 @@ a[5 * bs:40 * bs] = bytes(35 * bs)
 a[100 * bs:] = bytes(len(a) - 100 * bs)
 open(sys.argv[2], 'wb').write(a)
 PY
-check_img bigalloc "$img" "$ino" "$T/bigalloc.exp"
+check_img bigalloc "$img" "$ino" "$TFS/bigalloc.exp"
 n=$((n + 1))
 
 # the kernel reads two of the random images as the model says
 if [ "$(id -u)" = 0 ]; then
 	need_root_loop
 	for name in ext4_4k ext4_frag; do
-		mount_loop "$T/$name.img" "$T/mnt" ro || fail "$name: the kernel refuses to mount it"
-		cmp -s "$T/mnt/f" "$T/$name.exp" || fail "$name: the kernel reads the file differently"
+		mount_loop "$TFS/$name.img" "$T/mnt" ro || fail "$name: the kernel refuses to mount it"
+		cmp -s "$T/mnt/f" "$TFS/$name.exp" || fail "$name: the kernel reads the file differently"
 		umount_retry "$T/mnt"
 	done
 	kernel="; the kernel reads two of them alike"
