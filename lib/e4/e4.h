@@ -495,6 +495,12 @@ errcode_t e4_inode_location(e4_fs *fs, e4_ino_t ino, uint64_t *offset);
 uint64_t e4_inode_size(const struct ext4_inode *inode);	/* bytes */
 /* i_blocks in 512-byte units (huge_file and HUGE_FILE_FL applied). */
 uint64_t e4_inode_blocks(e4_fs *fs, const struct ext4_inode *inode);
+/* Set i_blocks to sectors (512-byte units) by the kernel's rule (section
+ * 6.4): up to 2^32 - 1 in i_blocks_lo; with huge_file up to 2^48 - 1 with
+ * l_i_blocks_high, HUGE_FILE_FL cleared; beyond, HUGE_FILE_FL set and the
+ * count in filesystem blocks (rounded down).  E4_ERR_FILE_TOO_BIG when it
+ * does not fit (nothing changed). */
+errcode_t e4_inode_blocks_set(e4_fs *fs, struct ext4_inode *inode, uint64_t sectors);
 uint32_t e4_inode_uid(const struct ext4_inode *inode);
 uint32_t e4_inode_gid(const struct ext4_inode *inode);
 /* Xattr block (high half only with 64bit). */
@@ -590,6 +596,7 @@ typedef int (*e4_extent_entry_cb)(e4_fs *fs, const struct e4_extent_entry *e, vo
  * (section 7.2). */
 errcode_t e4_extent_entries(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 			    e4_extent_entry_cb cb, void *priv);
+#include "extent.h"	/* changing extent trees: the cursor, ranges, bulk builder */
 
 /* ---- file data (file.c, inline.c) ----------------------------------- */
 /* Open inode ino for reading (inode may be NULL: read it; else a full
@@ -1399,9 +1406,11 @@ errcode_t e4_journal_remove(e4_fs *fs);
  * indirect maps (entries zeroed, emptied indirect blocks freed).  i_blocks
  * is lowered; i_size is not touched.  Inodes without a block map (inline
  * data, fast symlinks, devices) are left alone.  *freed (may be NULL) gets
- * the blocks freed.  E4_ERR_READ_ONLY, E4_ERR_EXTENT_HEADER,
- * E4_ERR_BAD_BLOCK_NUM, E4_ERR_BAD_IND_BLOCK, E4_ERR_CORRUPT (a block to
- * free was already free: the walk stops there), read/bitmap errors. */
+ * the blocks freed.  Extent trees go through e4_extent_punch() (nodes
+ * read are not held to their checksum).  E4_ERR_READ_ONLY,
+ * E4_ERR_EXTENT_HEADER, E4_ERR_EXTENT_ORDER, E4_ERR_BAD_BLOCK_NUM,
+ * E4_ERR_BAD_IND_BLOCK, E4_ERR_CORRUPT (a block to free was already free:
+ * the walk stops there), read/bitmap errors. */
 errcode_t e4_inode_truncate_blocks(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
 				   uint64_t first_lblk, uint64_t *freed);
 /* Release one orphan: with i_links_count 0 free every block it maps (in
