@@ -352,6 +352,35 @@ static errcode_t mark_full_check(e4_fs *fs)
 	return err;
 }
 
+/* The step that replays (or at least clears) a journal that needs recovery
+ * and that e4_journal_open() refused with err: what e4fsck -y and the
+ * reference e2fsck -y (1.47) do today with each fault, checked by
+ * tests/t/tune_advice.sh, which takes each step named. */
+static const char *recover_advice(errcode_t err)
+{
+	switch (err) {
+	case E4_ERR_JOURNAL_CSUM:
+		/* every field is valid: e4fsck rewrites the checksum and
+		 * replays (the log's blocks carry their own checksums);
+		 * e2fsck would reset the journal */
+		return "e4fsck -y rewrites its checksum and replays the journal";
+	case E4_ERR_JOURNAL_MAGIC:
+	case E4_ERR_JOURNAL_VERSION:
+	case E4_ERR_JOURNAL_CORRUPT:
+		/* e4fsck -y keeps a journal it cannot judge while
+		 * needs_recovery says its log holds committed transactions */
+		return "e2fsck -y resets the journal, losing its log; e4fsck -y keeps it";
+	case E4_ERR_JOURNAL_UNSUPP:
+		/* e2fsck and e4fsck both stop (exit 12) */
+		return "only a tool that knows the journal's features can replay it";
+	case E4_ERR_JOURNAL_INODE:
+	case E4_ERR_JOURNAL_TOO_SMALL:
+		return "e2fsck -y removes the journal, losing its log; e4fsck -y keeps it";
+	default:
+		return "nothing was replayed";
+	}
+}
+
 int tune_recover_if_needed(struct tune *t)
 {
 	e4_fs *fs = t->fs;
@@ -382,11 +411,8 @@ int tune_recover_if_needed(struct tune *t)
 		return 2;
 	}
 	if (err) {
-		/* e4fsck -y keeps such a journal (its log may hold committed
-		 * transactions) and cannot run the full check: name the step
-		 * that works today, and what it costs */
-		tune_err(t, err, "while opening the journal for recovery (e2fsck -y resets the "
-			 "journal, losing its log%s)",
+		tune_err(t, err, "while opening the journal for recovery (%s%s)",
+			 recover_advice(err),
 			 removing_journal(t) ? "; or -f removes the journal unreplayed" : "");
 		return 1;
 	}
