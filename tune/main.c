@@ -779,7 +779,7 @@ int tune_check_all(struct tune *t)
 {
 	uint8_t tmp[16];
 
-	if (check_device_size(t))
+	if (check_device_size(t) || tune_journal_log_check(t))
 		return 1;
 	if (tune_check_settings(t))
 		return 1;

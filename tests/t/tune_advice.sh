@@ -10,9 +10,10 @@
 #  - huge_file off on such a filesystem: made without a fresh check (as
 #    tune2fs), the filesystem left for a check with "Please run e2fsck -f";
 #    after it, the state is clean;
-#  - -o journal_checksum on a journal whose log holds a transaction while
-#    needs_recovery is clear: refused naming e2fsck -y, which replays it;
-#    then the command succeeds;
+#  - -o journal_checksum on a journal whose log is not empty while
+#    needs_recovery is clear: refused naming e4fsck -y, which replays it
+#    (or discards it, nothing in it being committed); then the command
+#    succeeds;
 #  - needs_recovery without a journal, and needs_recovery with a journal
 #    superblock e4tune cannot open: refused naming e4fsck, which clears the
 #    flag, or e2fsck, which resets the journal (e4fsck -y keeps it); then -c
@@ -97,7 +98,7 @@ cp "$base" "$img"
 echo data >"$T/blk"
 printf 'jo\njw -b 3000 %s\njc\n' "$T/blk" | "$REF_DEBUGFS" -w -f - "$img" >/dev/null 2>&1
 "$REF_DEBUGFS" -w -R "feature -needs_recovery" "$img" >/dev/null 2>&1
-advice "journal not empty" "$img" 'e2fsck -y' "$REF_E2FSCK" -y -- -o journal_checksum
+advice "journal not empty" "$img" 'e4fsck -y' "$E4FSCK" -y -- -o journal_checksum
 
 # needs_recovery without a journal; with a journal superblock that cannot
 # be opened
