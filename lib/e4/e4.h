@@ -708,7 +708,8 @@ const char *e4_xattr_prefix(uint8_t name_index);
  * x->value_len bytes (caller frees).  The one reader of values kept in an
  * EA inode (ea_inode feature, x->value_inum), with the kernel's checks
  * (section 9): an inode other than the owner and at or past s_first_ino,
- * with EXT4_EA_INODE_FL, i_size equal to the value length, and the
+ * with links (i_links_count 0: E4_ERR_EA_INODE_UNLINKED, the kernel's
+ * ESTALE), with EXT4_EA_INODE_FL, i_size equal to the value length, and the
  * value's crc32c (checksum seed) equal to the hash kept in its i_atime,
  * and for an entry of an xattr block, an entry hash over the name and that
  * hash (an old Lustre EA inode, pointing back to its owner through i_mtime
