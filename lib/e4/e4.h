@@ -1556,9 +1556,9 @@ errcode_t e4_dev_zero(int fd, int is_blockdev, uint64_t off, uint64_t len);
  * defm (host order), whose s_mount_opts string is sopts (NUL-terminated)
  * and which has a journal or not?  The refusals that depend on these alone
  * (Linux 6.18, measured): journal_async_commit in data=ordered mode;
- * data=journal with delalloc or dax; without a journal,
- * journal_async_commit, journal_checksum, commit= (other than 0 or 5) and
- * data_err=abort.  The string's words apply in order (a later data=
+ * data=journal with delalloc or dax (with or without a journal); without a
+ * journal, journal_async_commit, journal_checksum, commit= (other than 0
+ * or 5, read in C notation as the kernel reads it) and data_err=abort.  The string's words apply in order (a later data=
  * replaces an earlier one) over the default data mode (ordered unless defm
  * says journal or writeback).  The kernel ignores a string holding a word
  * it cannot parse; this check does not, so it may refuse more.  Returns 0,
