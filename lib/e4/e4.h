@@ -715,7 +715,8 @@ const char *e4_xattr_prefix(uint8_t name_index);
  * x->value_len bytes (caller frees).  The one reader of values kept in an
  * EA inode (ea_inode feature, x->value_inum), with the kernel's checks
  * (section 9): an inode other than the owner and at or past s_first_ino,
- * with EXT4_EA_INODE_FL, i_size equal to the value length, and the
+ * with links (i_links_count 0: E4_ERR_EA_INODE_UNLINKED, the kernel's
+ * ESTALE), with EXT4_EA_INODE_FL, i_size equal to the value length, and the
  * value's crc32c (checksum seed) equal to the hash kept in its i_atime,
  * and for an entry of an xattr block, an entry hash over the name and that
  * hash (an old Lustre EA inode, pointing back to its owner through i_mtime
@@ -1564,9 +1565,9 @@ errcode_t e4_dev_zero(int fd, int is_blockdev, uint64_t off, uint64_t len);
  * defm (host order), whose s_mount_opts string is sopts (NUL-terminated)
  * and which has a journal or not?  The refusals that depend on these alone
  * (Linux 6.18, measured): journal_async_commit in data=ordered mode;
- * data=journal with delalloc or dax; without a journal,
- * journal_async_commit, journal_checksum, commit= (other than 0 or 5) and
- * data_err=abort.  The string's words apply in order (a later data=
+ * data=journal with delalloc or dax (with or without a journal); without a
+ * journal, journal_async_commit, journal_checksum, commit= (other than 0
+ * or 5, read in C notation as the kernel reads it) and data_err=abort.  The string's words apply in order (a later data=
  * replaces an earlier one) over the default data mode (ordered unless defm
  * says journal or writeback).  The kernel ignores a string holding a word
  * it cannot parse; this check does not, so it may refuse more.  Returns 0,
