@@ -623,7 +623,8 @@ errcode_t e4fsck_orphans(struct e4fsck *ctx)
 	/* Read-only, nothing listed, a backup superblock (its list is as
 	 * old as the backup) or descriptor copy, or a journal left
 	 * unreplayed (the list is as old as the log): nothing to do here. */
-	if (ctx->read_only || ctx->sb_used || ctx->gd_copy || (!sb->s_last_orphan && !have_file) ||
+	if (ctx->read_only || ctx->sb_used || ctx->gd_copy || ctx->gd_damaged ||
+	    (!sb->s_last_orphan && !have_file) ||
 	    e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER))
 		return 0;
 	if (e4_le16(sb->s_state) & EXT4_ERROR_FS) {

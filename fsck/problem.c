@@ -84,7 +84,8 @@ static const struct problem table[] = {
 	  "Group %g's free inodes count is %n; its inode bitmap says %N.\n",
 	  PROMPT_FIX, PR_PREEN_OK },
 	{ PR_0_GD_UNINIT_FLAGS,
-	  "Group %g has uninit flags without a descriptor checksum feature.\n",
+	  "Group %g has uninit flags or an unused inodes count without a descriptor "
+	  "checksum feature.\n",
 	  PROMPT_CLEAR, PR_PREEN_OK },
 	{ PR_0_ERRORS_RECORDED,
 	  "The filesystem records errors from an earlier use.\n",
@@ -210,6 +211,17 @@ static const struct problem table[] = {
 	  "Inode %i holds the journal: the superblock's s_journal_inum will name "
 	  "it again.\n",
 	  PROMPT_FIX, PR_PREEN_OK },
+	{ PR_0_GD_BAD_FIELD,
+	  "Group %g's %s is %n; %S.\n",
+	  PROMPT_NONE, PR_FULL_CHECK },
+	{ PR_0_GD_CSUM_DAMAGE,
+	  "Group descriptor %g fails its checksum (%x, expected %X) and its "
+	  "fields cannot be confirmed: %s; it is left to the full check.\n",
+	  PROMPT_NONE, PR_FULL_CHECK },
+	{ PR_0_GD_UNINIT_COUNT,
+	  "Group %g is marked %s, but its %S count is %n where that flag means "
+	  "%N: the flag or the count is damaged.\n",
+	  PROMPT_NONE, PR_FULL_CHECK },
 };
 
 /*
