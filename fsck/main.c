@@ -242,36 +242,36 @@ static void check_device_size(struct e4fsck *ctx)
 static int report_gd_field(struct e4fsck *ctx, const struct e4_gd_fault *f)
 {
 	struct problem_ctx pctx = { 0 };
-	const char *what = "descriptor";
+	unsigned long long v = f->value, lim = f->limit;
+	const char *what;
 	char why[160];
 
-	snprintf(why, sizeof(why), "at most %llu allowed", (unsigned long long)f->limit);
 	switch (f->err) {
-	case E4_ERR_GD_FLAGS:
-		what = "flags field";
-		snprintf(why, sizeof(why), "bits other than 0x%llx are unknown",
-			 (unsigned long long)f->limit);
+	case E4_ERR_GD_FREE_BLOCKS_COUNT:
+	case E4_ERR_GD_FREE_INODES_COUNT:
+		what = f->err == E4_ERR_GD_FREE_BLOCKS_COUNT ? "free blocks count" :
+		       "free inodes count";
+		snprintf(why, sizeof(why), "%llu; at most %llu allowed", v, lim);
 		break;
-	case E4_ERR_GD_FREE_BLOCKS_COUNT: what = "free blocks count"; break;
-	case E4_ERR_GD_FREE_INODES_COUNT: what = "free inodes count"; break;
 	case E4_ERR_GD_USED_DIRS:
 		what = "directories count";
-		snprintf(why, sizeof(why), "at most %llu (the inodes in use)",
-			 (unsigned long long)f->limit);
+		snprintf(why, sizeof(why), "%llu; at most %llu (the inodes in use)", v, lim);
 		break;
 	case E4_ERR_GD_ITABLE_UNUSED:
 		what = "unused inodes count";
-		snprintf(why, sizeof(why), "at most %llu (its free inodes)",
-			 (unsigned long long)f->limit);
+		snprintf(why, sizeof(why), "%llu; at most %llu (its free inodes)", v, lim);
+		break;
+	case E4_ERR_GD_FLAGS:
+		what = "flags field";
+		snprintf(why, sizeof(why), "0x%llx; bits other than 0x%llx are unknown", v, lim);
 		break;
 	default:
 		what = "flags field";
-		snprintf(why, sizeof(why), "%s", error_message(f->err));
+		snprintf(why, sizeof(why), "0x%llx; %s", v, error_message(f->err));
 		break;
 	}
 	pctx.group = f->group;
 	pctx.str = what;
-	pctx.num = f->value;
 	pctx.str2 = why;
 	fix_problem(ctx, PR_0_GD_BAD_FIELD, &pctx);
 	return ++ctx->gd_reported > 20;

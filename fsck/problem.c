@@ -212,7 +212,7 @@ static const struct problem table[] = {
 	  "it again.\n",
 	  PROMPT_FIX, PR_PREEN_OK },
 	{ PR_0_GD_BAD_FIELD,
-	  "Group %g's %s is %n; %S.\n",
+	  "Group %g's %s is %S.\n",
 	  PROMPT_NONE, PR_FULL_CHECK },
 	{ PR_0_GD_CSUM_DAMAGE,
 	  "Group descriptor %g fails its checksum (%x, expected %X) and its "
