@@ -65,6 +65,11 @@ struct e4fsck {
 	 * nothing writes descriptors or bitmaps then. */
 	e4_group_t gd_copy;
 	int gd_reported;		/* the primary table's faults were said */
+	/* A descriptor is damaged (a checksum failure its fields do not
+	 * explain, a count its uninit flag contradicts): nothing writes
+	 * descriptors, bitmaps or orphans; the full check is left due. */
+	int gd_damaged;
+	int sb_given;			/* -b was given (-b 0: the primary only) */
 };
 
 /* ---- problem table (problem.c) ---------------------------------------- */
@@ -135,6 +140,10 @@ enum e4fsck_problem {
 	PR_0_GD_NO_GOOD_COPY,
 	PR_0_GD_BITMAP_UNUSABLE,
 	PR_0_JOURNAL_STALE_NAME,
+	PR_0_JOURNAL_REPOINT,
+	PR_0_GD_BAD_FIELD,
+	PR_0_GD_CSUM_DAMAGE,
+	PR_0_GD_UNINIT_COUNT,
 	PR_MAX
 };
 
@@ -164,6 +173,15 @@ void e4fsck_fmt_time(int64_t t, char *buf, size_t len);
 errcode_t e4fsck_journal(struct e4fsck *ctx);
 /* Orphans: release the s_last_orphan chain and the orphan file. */
 errcode_t e4fsck_orphans(struct e4fsck *ctx);
+/* Descriptors failing their checksum (after the journal, before the
+ * orphans): the checksum is rewritten only when every field is confirmed
+ * (against a sound backup copy, the bitmaps, the inodes); otherwise
+ * ctx->gd_damaged.  Errors: memory, writing. */
+errcode_t e4fsck_check_gd_csums(struct e4fsck *ctx);
+/* 1 if fs's in-memory descriptor table is sound: locations
+ * (e4_group_check_locations()) and field bounds
+ * (e4_group_check_fields()); with cb every fault is reported. */
+int e4fsck_table_sound(e4_fs *fs, e4_gd_fault_cb cb, void *priv);
 /* Superblock-level checks (times, descriptors, counts, features). */
 errcode_t e4fsck_check_super(struct e4fsck *ctx);
 /* Sum of the descriptors' free counts into the superblock (as the kernel

@@ -5,9 +5,10 @@
  * e4fsck [-n|-y|-p|-a] [-f] [-v] [-t] [-C fd] [-b superblock] [-B blocksize]
  *        [-j external_journal] [-E journal_only] device
  *
- * Flow: open (a backup superblock when the primary is unusable) -> journal
- * (validate, replay, reopen) -> orphans -> superblock-level checks -> the
- * decision whether a full check is due.  Passes 1-5 do not exist yet, and
+ * Flow: open (a backup superblock when the primary is unusable, a backup
+ * descriptor table when the primary's is unsound) -> journal (validate,
+ * replay, reopen) -> descriptor checksums -> orphans -> superblock-level
+ * checks -> the decision whether a full check is due.  Passes 1-5 do not exist yet, and
  * e4fsck never claims them: when one is due it says so; where the reason
  * is possible damage it exits with "errors left uncorrected" (4), for a
  * routine reason (mount count, interval) with 0, and when -f asked for
@@ -44,7 +45,7 @@ static void usage(const char *prog, int help)
 		" -f       check even if the filesystem seems clean\n"
 		" -v       verbose\n"
 		" -t       print timing\n"
-		" -b blk   use the superblock at block blk\n"
+		" -b blk   use the superblock at block blk (0: the primary only)\n"
 		" -B size  block size to look for the superblock with\n"
 		" -C fd    progress to file descriptor fd (accepted, not written yet)\n"
 		" -j dev   external journal device\n"
@@ -142,7 +143,10 @@ static void parse_args(struct e4fsck *ctx, int argc, char **argv)
 		case 'v': ctx->verbose = 1; break;
 		case 't': ctx->timing = 1; break;
 		case 'C': ctx->progress_fd = (int)parse_num(ctx, optarg, "file descriptor"); break;
-		case 'b': ctx->superblock = parse_num(ctx, optarg, "superblock"); break;
+		case 'b':
+			ctx->superblock = parse_num(ctx, optarg, "superblock");
+			ctx->sb_given = 1;	/* -b 0: the primary, and only it */
+			break;
 		case 'B': {
 			unsigned long b = parse_num(ctx, optarg, "block size");
 
@@ -191,7 +195,8 @@ static int sb_damage(errcode_t err)
 	       err == E4_ERR_BAD_GEOMETRY || err == E4_ERR_SB_CSUM ||
 	       err == E4_ERR_BAD_INODE_SIZE || err == E4_ERR_BAD_DESC_SIZE ||
 	       err == E4_ERR_BAD_REV || err == E4_ERR_BAD_CLUSTER_SIZE ||
-	       err == E4_ERR_SHORT_READ || err == E4_ERR_CORRUPT;
+	       err == E4_ERR_SHORT_READ || err == E4_ERR_CORRUPT ||
+	       e4_err_is_mount_check(err);
 }
 
 /* Crash-safety tests (E4_CRASH_AFTER_WRITES): stop after N writes. */
@@ -234,6 +239,45 @@ static void check_device_size(struct e4fsck *ctx)
 	e4fsck_exit(ctx);
 }
 
+/* A descriptor field out of its bounds (e4_group_check_fields()). */
+static int report_gd_field(struct e4fsck *ctx, const struct e4_gd_fault *f)
+{
+	struct problem_ctx pctx = { 0 };
+	unsigned long long v = f->value, lim = f->limit;
+	const char *what;
+	char why[160];
+
+	switch (f->err) {
+	case E4_ERR_GD_FREE_BLOCKS_COUNT:
+	case E4_ERR_GD_FREE_INODES_COUNT:
+		what = f->err == E4_ERR_GD_FREE_BLOCKS_COUNT ? "free blocks count" :
+		       "free inodes count";
+		snprintf(why, sizeof(why), "%llu; at most %llu allowed", v, lim);
+		break;
+	case E4_ERR_GD_USED_DIRS:
+		what = "directories count";
+		snprintf(why, sizeof(why), "%llu; at most %llu (the inodes in use)", v, lim);
+		break;
+	case E4_ERR_GD_ITABLE_UNUSED:
+		what = "unused inodes count";
+		snprintf(why, sizeof(why), "%llu; at most %llu (its free inodes)", v, lim);
+		break;
+	case E4_ERR_GD_FLAGS:
+		what = "flags field";
+		snprintf(why, sizeof(why), "0x%llx; bits other than 0x%llx are unknown", v, lim);
+		break;
+	default:
+		what = "flags field";
+		snprintf(why, sizeof(why), "0x%llx; %s", v, error_message(f->err));
+		break;
+	}
+	pctx.group = f->group;
+	pctx.str = what;
+	pctx.str2 = why;
+	fix_problem(ctx, PR_0_GD_BAD_FIELD, &pctx);
+	return ++ctx->gd_reported > 20;
+}
+
 static int report_gd_fault(e4_fs *fs, const struct e4_gd_fault *f, void *priv)
 {
 	static const char *const items[] = { "block bitmap", "inode bitmap", "inode table" };
@@ -241,6 +285,10 @@ static int report_gd_fault(e4_fs *fs, const struct e4_gd_fault *f, void *priv)
 	struct problem_ctx pctx = { 0 };
 	char why[160];
 
+	if (f->err != E4_ERR_GD_BLOCK_BITMAP && f->err != E4_ERR_GD_INODE_BITMAP &&
+	    f->err != E4_ERR_GD_INODE_TABLE && f->err != E4_ERR_GD_OVERLAP_SUPER &&
+	    f->err != E4_ERR_GD_OVERLAP)
+		return report_gd_field(ctx, f);
 	switch (f->err) {
 	case E4_ERR_GD_OVERLAP_SUPER:
 		snprintf(why, sizeof(why), "overlaps a superblock or group descriptor copy");
@@ -267,6 +315,7 @@ static int report_gd_fault(e4_fs *fs, const struct e4_gd_fault *f, void *priv)
 /* Copies of the descriptor table tried when the opened one is unsound. */
 #define GD_COPIES_TRIED	16
 
+
 /* Descriptor locations as the kernel and e2fsprogs check them at open
  * (e4_group_check_locations()).  Unsound ones are corruption: the copy
  * kept with the first backup superblock whose table is sound is used for
@@ -281,10 +330,10 @@ static void check_descriptors(struct e4fsck *ctx)
 	int first = !ctx->gd_reported;
 
 	ctx->gd_copy = 0;
-	if (!e4_group_check_locations(fs, NULL, NULL, NULL))
+	if (e4fsck_table_sound(fs, NULL, NULL))
 		return;
 	if (first) {
-		e4_group_check_locations(fs, report_gd_fault, ctx, NULL);
+		e4fsck_table_sound(fs, report_gd_fault, ctx);
 		if (!ctx->gd_reported)
 			ctx->gd_reported = 1;
 	}
@@ -292,7 +341,7 @@ static void check_descriptors(struct e4fsck *ctx)
 		if (!e4_group_has_super(fs, g))
 			continue;
 		tried++;
-		if (e4_gdt_load_copy(fs, g) || e4_group_check_locations(fs, NULL, NULL, NULL))
+		if (e4_gdt_load_copy(fs, g) || !e4fsck_table_sound(fs, NULL, NULL))
 			continue;
 		ctx->gd_copy = g;
 		if (first) {
@@ -333,7 +382,7 @@ static int try_backup(struct e4fsck *ctx, int flags, e4_blk_t blk, unsigned bs, 
 		ctx->fs = NULL;
 		return 0;
 	}
-	*sound = !e4_group_check_locations(ctx->fs, NULL, NULL, NULL);
+	*sound = e4fsck_table_sound(ctx->fs, NULL, NULL);
 	return 1;
 }
 
@@ -428,7 +477,7 @@ static int fix_geometry(struct e4fsck *ctx, int flags)
 
 errcode_t e4fsck_open(struct e4fsck *ctx)
 {
-	int flags = ctx->read_only ? 0 : E4_OPEN_RW;
+	int flags = E4_OPEN_MOUNT_CHECKS | (ctx->read_only ? 0 : E4_OPEN_RW);
 	errcode_t err;
 
 	ctx->fs = NULL;
@@ -436,10 +485,11 @@ errcode_t e4fsck_open(struct e4fsck *ctx)
 		      &ctx->fs);
 	if (!err)
 		return opened(ctx);
-	if (ctx->sb_used || ctx->superblock || !sb_damage(err))
+	if (ctx->sb_used || ctx->sb_given || !sb_damage(err))
 		return err;
 	if (!search_backups(ctx, flags, err) ||
-	    (err == E4_ERR_BAD_GEOMETRY && !fix_geometry(ctx, flags)))
+	    ((err == E4_ERR_BAD_GEOMETRY || e4_super_fixable(err)) &&
+	     !fix_geometry(ctx, flags)))
 		return opened(ctx);
 	ctx->fs = NULL;
 	return err;
@@ -486,18 +536,102 @@ static void fatal(struct e4fsck *ctx, errcode_t err, const char *what)
 	e4fsck_exit(ctx);
 }
 
+/* The device's size in bytes (0 when it cannot be opened). */
+static uint64_t device_bytes(struct e4fsck *ctx)
+{
+	uint64_t n = 0;
+	e4_io *io;
+
+	if (!e4_io_open(ctx->device, 0, &io)) {
+		n = e4_io_size(io);
+		e4_io_close(io);
+	}
+	return n;
+}
+
+/* -b: a superblock past the end of the device, for every block size it
+ * may be read with (-B, else 1 KiB: the nearest), is said as such and
+ * stops the run (exit 8) before anything is opened. */
+static void check_sb_block(struct e4fsck *ctx)
+{
+	uint64_t dev = device_bytes(ctx);
+	unsigned bs = ctx->blocksize ? ctx->blocksize : 1024;
+
+	if (!ctx->superblock || !dev ||
+	    (uint64_t)ctx->superblock < (dev - EXT4_SUPERBLOCK_SIZE) / bs + 1)
+		return;
+	fprintf(stderr, "%s: %s: -b %llu: the device ends before that block (it holds %llu "
+		"blocks of %u bytes)\n", ctx->prog, ctx->device,
+		(unsigned long long)ctx->superblock, (unsigned long long)(dev / bs), bs);
+	ctx->fatal = 1;
+	e4fsck_exit(ctx);
+}
+
+/* After -b blk failed: the superblock copies elsewhere that open, as -b /
+ * -B arguments ("" when none), at most three. */
+static void other_backups(struct e4fsck *ctx, char *buf, size_t len)
+{
+	uint64_t dev = device_bytes(ctx);
+	unsigned found = 0;
+	e4_blk_t locs[64];
+	size_t used = 0;
+	e4_fs *fs;
+
+	buf[0] = 0;
+	for (unsigned bs = 1024; bs <= 65536 && found < 3; bs *= 2) {
+		size_t n = e4_backup_sb_locations(bs, 0, dev, NULL, locs, 64);
+
+		/* every block size, whatever -B said: the hint names its own */
+		for (size_t k = 0; k < n && k < 64 && found < 3; k++) {
+			int ok;
+
+			if (locs[k] == ctx->superblock || e4_open(ctx->device, 0, locs[k], bs, &fs))
+				continue;
+			ok = e4_super_is_backup_copy(fs);
+			e4_close(fs);
+			if (!ok || used >= len)
+				continue;
+			used += (size_t)snprintf(buf + used, len - used, "%s-b %llu -B %u",
+						 found ? ", " : "", (unsigned long long)locs[k], bs);
+			found++;
+		}
+	}
+}
+
 static void open_or_die(struct e4fsck *ctx)
 {
 	errcode_t err = e4fsck_open(ctx);
+	char others[160];
 
 	if (!err)
 		return;
-	fprintf(stderr, "%s: %s: %s while trying to open the filesystem\n", ctx->prog,
-		ctx->device, error_message(err));
-	if (sb_damage(err))
-		fprintf(stderr, "%s: no usable superblock was found; if %s holds an ext2/3/4 "
-			"filesystem, try a backup with -b (e.g. -b 8193 or -b 32768)\n",
-			ctx->prog, ctx->device);
+	if (ctx->sb_given && ctx->superblock && sb_damage(err)) {
+		/* name the block tried, suggest only others that open */
+		char bsz[32] = "";
+
+		if (ctx->blocksize)
+			snprintf(bsz, sizeof(bsz), " of %u bytes", ctx->blocksize);
+		fprintf(stderr, "%s: %s: -b: no usable superblock at block %llu%s: %s\n",
+			ctx->prog, ctx->device, (unsigned long long)ctx->superblock, bsz,
+			error_message(err));
+		other_backups(ctx, others, sizeof(others));
+		if (others[0])
+			fprintf(stderr, "%s: %s: superblock copies that open: %s\n", ctx->prog,
+				ctx->device, others);
+		else
+			fprintf(stderr, "%s: %s: no other superblock copy was found\n", ctx->prog,
+				ctx->device);
+	} else {
+		fprintf(stderr, "%s: %s: %s while trying to open the filesystem\n", ctx->prog,
+			ctx->device, error_message(err));
+		if (sb_damage(err) && !ctx->sb_given)
+			fprintf(stderr, "%s: %s: no usable superblock was found: the primary and "
+				"every backup location for block sizes of 1 to 64 KiB were tried\n",
+				ctx->prog, ctx->device);
+		else if (sb_damage(err) && !ctx->superblock)
+			fprintf(stderr, "%s: %s: -b 0 names the primary superblock only (without "
+				"-b the backups are searched)\n", ctx->prog, ctx->device);
+	}
 	ctx->fatal = 1;
 	e4fsck_exit(ctx);
 }
@@ -612,6 +746,7 @@ int main(int argc, char **argv)
 
 	ctx->sb_used = ctx->superblock;
 	check_in_use(ctx);
+	check_sb_block(ctx);
 	open_or_die(ctx);
 
 	/* The journal first: replaying it may change everything below. */
@@ -620,6 +755,10 @@ int main(int argc, char **argv)
 		e4fsck_exit(ctx);
 	if (!ctx->fs)
 		open_or_die(ctx);
+
+	err = e4fsck_check_gd_csums(ctx);
+	if (err)
+		fatal(ctx, err, "while checking the group descriptors");
 
 	err = e4fsck_orphans(ctx);
 	if (err)

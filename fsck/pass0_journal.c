@@ -6,7 +6,9 @@
  *
  * What e4fsck does with each finding is a row of the problem table:
  *  - needs_recovery without a journal: the flag is cleared;
- *  - has_journal without a journal: the feature is cleared;
+ *  - has_journal without a journal: the feature is cleared, unless inode 8
+ *    still holds the journal (s_journal_inum zeroed): then it is named
+ *    again (destructive policy: -y re-points, -p stops);
  *  - a journal inode that is no valid journal: the journal is removed
  *    (its blocks freed, the inode zeroed, has_journal cleared);
  *  - a journal superblock with a bad magic or version: a fresh empty
@@ -223,6 +225,38 @@ static int unflagged_log_committed(e4_fs *fs)
 	return ret;
 }
 
+/* s_journal_inum is 0 while has_journal is set: does inode 8
+ * (EXT4_JOURNAL_INO, where mke2fs and the kernel keep the internal
+ * journal) hold one?  Its block map is the superblock's backup of the
+ * journal's (s_jnl_blocks, s_jnl_backup_type 1), or it opens as a journal
+ * with a valid journal superblock.  An inode that cannot be read counts
+ * as holding one: a read error never clears anything. */
+static int journal_ino_holds_journal(e4_fs *fs)
+{
+	struct ext4_super_block *sb = e4_super(fs);
+	static const uint32_t zero[EXT4_N_BLOCKS];
+	union e4_inode_buf ib;
+	e4_journal *j;
+	errcode_t err;
+
+	if (EXT4_JOURNAL_INO > e4_geom(fs)->inodes_count)
+		return 0;
+	err = e4_inode_read(fs, EXT4_JOURNAL_INO, &ib);
+	if (err && err != E4_ERR_INODE_CSUM)
+		return e4_err_is_io(err);
+	if (sb->s_jnl_backup_type == 1 && memcmp(ib.inode.i_block, zero, sizeof(zero)) &&
+	    !memcmp(ib.inode.i_block, sb->s_jnl_blocks, sizeof(ib.inode.i_block)))
+		return 1;
+	/* e4_journal_open2() opens the inode the superblock names */
+	sb->s_journal_inum = e4_cpu_to_le32(EXT4_JOURNAL_INO);
+	err = e4_journal_open2(fs, NULL, E4_JOPEN_IGNORE_CSUM, &j);
+	sb->s_journal_inum = 0;
+	if (err)
+		return e4_err_is_io(err);
+	e4_journal_close(j);
+	return 1;
+}
+
 /* A journal superblock read raw from the internal journal's first block,
  * for judging one that e4_journal_open() refused. */
 static int jsb_magic_bad(errcode_t err)
@@ -272,6 +306,15 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 		return 0;
 	}
 	if (!jino && !ext) {
+		/* Clearing has_journal orphans a journal inode 8 still holds
+		 * (and, with needs_recovery, its committed log): then the
+		 * superblock names inode 8 again instead. */
+		int held = journal_ino_holds_journal(fs);
+
+		if (held)
+			pctx.recoverable = recover ? "inode 8 holds the journal, and "
+				"needs_recovery is set: its log holds committed transactions" :
+				"inode 8 holds the journal";
 		if (fix_problem(ctx, PR_0_JOURNAL_NO_INODE, &pctx)) {
 			set_compat(sb, EXT4_FEATURE_COMPAT_HAS_JOURNAL, 0);
 			if (recover) {
@@ -279,8 +322,20 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 				clear_valid(sb);
 			}
 			ctx->sb_dirty = 1;
+			return 0;
 		}
-		return 0;
+		pctx.recoverable = NULL;
+		if (!held) {
+			/* no alternative was asked to count the no */
+			ctx->uncorrected++;
+			return 0;
+		}
+		pctx.ino = EXT4_JOURNAL_INO;
+		if (!fix_problem(ctx, PR_0_JOURNAL_REPOINT, &pctx) || ctx->read_only)
+			return 0;
+		sb->s_journal_inum = e4_cpu_to_le32(EXT4_JOURNAL_INO);
+		jino = EXT4_JOURNAL_INO;
+		ctx->sb_dirty = 1;
 	}
 	if (ext && !ctx->ext_journal) {
 		fix_problem(ctx, PR_0_EXT_JOURNAL_MISSING, &pctx);
@@ -568,7 +623,8 @@ errcode_t e4fsck_orphans(struct e4fsck *ctx)
 	/* Read-only, nothing listed, a backup superblock (its list is as
 	 * old as the backup) or descriptor copy, or a journal left
 	 * unreplayed (the list is as old as the log): nothing to do here. */
-	if (ctx->read_only || ctx->sb_used || ctx->gd_copy || (!sb->s_last_orphan && !have_file) ||
+	if (ctx->read_only || ctx->sb_used || ctx->gd_copy || ctx->gd_damaged ||
+	    (!sb->s_last_orphan && !have_file) ||
 	    e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER))
 		return 0;
 	if (e4_le16(sb->s_state) & EXT4_ERROR_FS) {

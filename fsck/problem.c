@@ -84,7 +84,8 @@ static const struct problem table[] = {
 	  "Group %g's free inodes count is %n; its inode bitmap says %N.\n",
 	  PROMPT_FIX, PR_PREEN_OK },
 	{ PR_0_GD_UNINIT_FLAGS,
-	  "Group %g has uninit flags without a descriptor checksum feature.\n",
+	  "Group %g has uninit flags or an unused inodes count without a descriptor "
+	  "checksum feature.\n",
 	  PROMPT_CLEAR, PR_PREEN_OK },
 	{ PR_0_ERRORS_RECORDED,
 	  "The filesystem records errors from an earlier use.\n",
@@ -99,7 +100,7 @@ static const struct problem table[] = {
 	  PROMPT_CLEAR, PR_PREEN_OK | PR_FULL_CHECK | PR_DESTRUCTIVE },
 	{ PR_0_JOURNAL_NO_INODE,
 	  "The has_journal feature is set but there is no journal.\n",
-	  PROMPT_CLEAR, PR_PREEN_OK },
+	  PROMPT_CLEAR, PR_PREEN_OK | PR_DESTRUCTIVE },
 	{ PR_0_JOURNAL_RECOVER_NO_JOURNAL,
 	  "The needs_recovery flag is set but there is no journal.\n",
 	  PROMPT_CLEAR, PR_PREEN_OK },
@@ -206,6 +207,21 @@ static const struct problem table[] = {
 	  "The filesystem has an internal journal (inode %i), but the superblock "
 	  "also names an external journal (%s).\n",
 	  PROMPT_CLEAR, PR_PREEN_OK },
+	{ PR_0_JOURNAL_REPOINT,
+	  "Inode %i holds the journal: the superblock's s_journal_inum will name "
+	  "it again.\n",
+	  PROMPT_FIX, PR_PREEN_OK },
+	{ PR_0_GD_BAD_FIELD,
+	  "Group %g's %s is %S.\n",
+	  PROMPT_NONE, PR_FULL_CHECK },
+	{ PR_0_GD_CSUM_DAMAGE,
+	  "Group descriptor %g fails its checksum (%x, expected %X) and its "
+	  "fields cannot be confirmed: %s; it is left to the full check.\n",
+	  PROMPT_NONE, PR_FULL_CHECK },
+	{ PR_0_GD_UNINIT_COUNT,
+	  "Group %g is marked %s, but its %S count is %n where that flag means "
+	  "%N: the flag or the count is damaged.\n",
+	  PROMPT_NONE, PR_FULL_CHECK },
 };
 
 /*
@@ -232,6 +248,12 @@ static const struct destructive {
 	  "inode's block map differs from the superblock's backup of it (the "
 	  "blocks it names may be other files')", 0,
 	  "the journal is left as it is"),
+	D(PR_0_JOURNAL_NO_INODE,
+	  "the journal: has_journal and needs_recovery are cleared, so the log "
+	  "inode 8 holds is never replayed (its blocks are left to the full check)",
+	  "s_journal_inum is 0 but inode 8 holds a journal (its block map is the "
+	  "superblock's backup s_jnl_blocks, or it starts with a valid journal "
+	  "superblock)", PR_0_JOURNAL_REPOINT, NULL),
 	D(PR_0_JOURNAL_PRESENT_NO_FEATURE,
 	  "the journal inode and the log it maps; the blocks its map names are freed",
 	  "needs_recovery is set, the log holds committed transactions, or the "

@@ -1,13 +1,16 @@
 /*
  * super_check.c: superblock-level checks (format doc sections 2 and 4):
- * times in the future, group descriptor locations, free counts and
- * checksums, flags the features do not allow, errors recorded by the
- * kernel, and the superblock's summary counts against the descriptors.
- * Geometry itself is validated by e4_open() (a superblock that fails it
- * makes e4fsck use a backup, main.c).
+ * times in the future, descriptor checksums (confirmed field by field
+ * before one is rewritten), free counts, flags the features do not allow,
+ * errors recorded by the kernel, and the superblock's summary counts
+ * against the descriptors.  Geometry and the fields the kernel checks at
+ * mount are validated by e4_open(), descriptor locations and field bounds
+ * at open too (main.c: a superblock or table that fails makes e4fsck use
+ * a backup).
  */
 #include "e4fsck.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void check_time(struct e4fsck *ctx, uint32_t *lo, uint8_t *hi, int code)
@@ -59,23 +62,15 @@ errcode_t e4fsck_sync_free_counts(struct e4fsck *ctx, int *changed)
 	return 0;
 }
 
-/* Group i's free counts against its bitmaps (e4_group_count_free(),
- * BLOCK_UNINIT / INODE_UNINIT respected): a count that disagrees is set
- * to the bitmap's, never to a guess.  A bitmap that cannot be read or
- * fails its checksum is left to the full check. */
-static void recount_group(struct e4fsck *ctx, e4_group_t i, struct e4_group *g, int *dirty)
+/* Group i's free counts against what its bitmaps say (fb, fi from
+ * e4_group_count_free(), BLOCK_UNINIT / INODE_UNINIT respected): a count
+ * that disagrees is set to the bitmap's, never to a guess. */
+static void recount_group(struct e4fsck *ctx, e4_group_t i, struct e4_group *g,
+			  uint32_t fb, uint32_t fi, int *dirty)
 {
 	struct problem_ctx pctx = { 0 };
-	uint32_t fb, fi;
-	errcode_t err;
 
 	pctx.group = i;
-	err = e4_group_count_free(ctx->fs, i, &fb, &fi);
-	if (err) {
-		pctx.err = err;
-		fix_problem(ctx, PR_0_GD_BITMAP_UNUSABLE, &pctx);
-		return;
-	}
 	if (g->free_blocks != fb) {
 		pctx.num = g->free_blocks;
 		pctx.num2 = fb;
@@ -94,8 +89,42 @@ static void recount_group(struct e4fsck *ctx, e4_group_t i, struct e4_group *g, 
 	}
 }
 
-/* Descriptor flags, checksums and free counts.  Locations were judged at
- * open (main.c: an unsound table is never used for this). */
+/* A count an uninit flag contradicts: the bitmap it would be recounted
+ * from is synthesised from the flag, which is no evidence (a stray
+ * BLOCK_UNINIT would make the journal's blocks free).  1 if so (said). */
+static int uninit_contradicted(struct e4fsck *ctx, e4_group_t i, const struct e4_group *g,
+			       uint32_t fb, uint32_t fi)
+{
+	const struct e4_geom *geo = e4_geom(ctx->fs);
+	struct problem_ctx pctx = { 0 };
+	int bad = 0;
+
+	if (!geo->metadata_csum && !geo->gdt_csum)
+		return 0;
+	pctx.group = i;
+	if ((g->flags & EXT4_BG_BLOCK_UNINIT) && g->free_blocks != fb) {
+		pctx.str = "BLOCK_UNINIT";
+		pctx.str2 = "free blocks";
+		pctx.num = g->free_blocks;
+		pctx.num2 = fb;
+		fix_problem(ctx, PR_0_GD_UNINIT_COUNT, &pctx);
+		bad = 1;
+	}
+	if ((g->flags & EXT4_BG_INODE_UNINIT) && g->free_inodes != fi) {
+		pctx.str = "INODE_UNINIT";
+		pctx.str2 = "free inodes";
+		pctx.num = g->free_inodes;
+		pctx.num2 = fi;
+		fix_problem(ctx, PR_0_GD_UNINIT_COUNT, &pctx);
+		bad = 1;
+	}
+	return bad;
+}
+
+/* Descriptor flags and free counts.  Locations and field bounds were
+ * judged at open (main.c), checksums before the orphans
+ * (e4fsck_check_gd_csums()).  A count an uninit flag contradicts is
+ * damage: then nothing is changed (the full check decides). */
 static errcode_t check_groups(struct e4fsck *ctx)
 {
 	e4_fs *fs = ctx->fs;
@@ -104,58 +133,247 @@ static errcode_t check_groups(struct e4fsck *ctx)
 	int recount = !e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER);
 	struct problem_ctx pctx;
 	struct e4_group g;
+	uint32_t *counts = NULL;	/* per group: free clusters, free inodes */
+	uint8_t *usable = NULL;
 	int gd_dirty = 0;
-	errcode_t err;
-	unsigned bad_csum = 0;
+	errcode_t err = 0;
 
+	if (recount) {
+		counts = calloc((size_t)geo->group_count * 2, sizeof(*counts));
+		usable = calloc(geo->group_count, 1);
+		if (!counts || !usable) {
+			err = E4_ERR_NO_MEMORY;
+			goto out;
+		}
+	}
+	for (e4_group_t i = 0; recount && i < geo->group_count; i++) {
+		err = e4_group_get(fs, i, &g);
+		if (err)
+			goto out;
+		memset(&pctx, 0, sizeof(pctx));
+		pctx.group = i;
+		pctx.err = e4_group_count_free(fs, i, &counts[2 * i], &counts[2 * i + 1]);
+		if (pctx.err) {
+			/* unreadable or failing its checksum: left to the full check */
+			fix_problem(ctx, PR_0_GD_BITMAP_UNUSABLE, &pctx);
+			continue;
+		}
+		usable[i] = 1;
+		if (uninit_contradicted(ctx, i, &g, counts[2 * i], counts[2 * i + 1]))
+			ctx->gd_damaged = 1;
+	}
+	err = 0;
+	if (ctx->gd_damaged)
+		goto out;
 	for (e4_group_t i = 0; i < geo->group_count; i++) {
 		int changed = 0;
 
 		err = e4_group_get(fs, i, &g);
 		if (err)
-			return err;
+			goto out;
 		memset(&pctx, 0, sizeof(pctx));
 		pctx.group = i;
 		if (!geo->metadata_csum && !geo->gdt_csum &&
-		    (g.flags & (EXT4_BG_INODE_UNINIT | EXT4_BG_BLOCK_UNINIT))) {
+		    ((g.flags & (EXT4_BG_INODE_UNINIT | EXT4_BG_BLOCK_UNINIT)) || g.itable_unused)) {
+			/* meaningless without a descriptor checksum feature */
 			if (fix_problem(ctx, PR_0_GD_UNINIT_FLAGS, &pctx)) {
 				g.flags &= ~(EXT4_BG_INODE_UNINIT | EXT4_BG_BLOCK_UNINIT);
+				g.itable_unused = 0;
 				changed = 1;
 			}
 		}
-		if (!e4_group_csum_ok(fs, i) && bad_csum < 1000) {
-			const void *raw = e4_group_desc_raw(fs, i);
-
-			pctx.num = raw ? e4_le16(((const struct ext4_group_desc *)raw)->bg_checksum) : 0;
-			pctx.num2 = raw ? e4_group_desc_csum(fs, i, raw) : 0;
-			bad_csum++;
-			if (fix_problem(ctx, PR_0_GD_CSUM, &pctx)) {
-				e4_group_csum_set(fs, i);
-				gd_dirty = 1;
-			}
-		}
+		if (recount && usable[i])
+			recount_group(ctx, i, &g, counts[2 * i], counts[2 * i + 1], &changed);
 		if (changed) {
 			err = e4_group_set(fs, i, &g);
 			if (err)
-				return err;
-			gd_dirty = 1;
-			changed = 0;
-		}
-		if (recount)
-			recount_group(ctx, i, &g, &changed);
-		if (changed) {
-			err = e4_group_set(fs, i, &g);
-			if (err)
-				return err;
+				goto out;
 			gd_dirty = 1;
 		}
 	}
-	if (gd_dirty && !ctx->read_only) {
+	if (gd_dirty && !ctx->read_only)
 		err = e4_flush_primary(fs, 1);
+out:
+	free(counts);
+	free(usable);
+	return err;
+}
+
+int e4fsck_table_sound(e4_fs *fs, e4_gd_fault_cb cb, void *priv)
+{
+	errcode_t a = e4_group_check_locations(fs, cb, priv, NULL);
+	errcode_t b = e4_group_check_fields(fs, cb, priv, NULL);
+
+	return !a && !b;
+}
+
+/* ---- descriptor checksums ---------------------------------------------- */
+
+/* Copies of the descriptor table compared with when one fails its checksum. */
+#define GD_BACKUPS_TRIED	16
+
+/* The descriptors (desc_size bytes each, group order) of the copy kept
+ * with the first backup superblock whose table is sound, or NULL (none,
+ * or no memory).  The table the open read is loaded back. */
+static uint8_t *sound_backup_table(struct e4fsck *ctx, e4_group_t *from)
+{
+	e4_fs *fs = ctx->fs;
+	const struct e4_geom *geo = e4_geom(fs);
+	uint8_t *copy = NULL;
+	unsigned tried = 0;
+
+	for (e4_group_t g = 1; g < geo->group_count && tried < GD_BACKUPS_TRIED && !copy; g++) {
+		if (!e4_group_has_super(fs, g))
+			continue;
+		tried++;
+		if (e4_gdt_load_copy(fs, g) || !e4fsck_table_sound(fs, NULL, NULL))
+			continue;
+		copy = malloc((size_t)geo->group_count * geo->desc_size);
+		for (e4_group_t i = 0; copy && i < geo->group_count; i++)
+			memcpy(copy + (size_t)i * geo->desc_size, e4_group_desc_raw(fs, i),
+			       geo->desc_size);
+		*from = g;
+	}
+	if (tried && e4_gdt_load_copy(fs, 0)) {
+		free(copy);
+		return NULL;
+	}
+	return copy;
+}
+
+/* Directories among group i's inodes in use (its inode bitmap, read as
+ * the kernel reads it), in *dirs.  An inode that cannot be read is an
+ * error. */
+static errcode_t count_dirs(e4_fs *fs, e4_group_t i, const uint8_t *ibitmap, uint32_t *dirs)
+{
+	const struct e4_geom *geo = e4_geom(fs);
+	union e4_inode_buf ib;
+	errcode_t err;
+
+	*dirs = 0;
+	for (uint32_t k = 0; k < geo->inodes_per_group; k++) {
+		e4_ino_t ino = (e4_ino_t)i * geo->inodes_per_group + k + 1;
+
+		if (!e4_bit_test(ibitmap, k) || ino > geo->inodes_count)
+			continue;
+		err = e4_inode_read(fs, ino, &ib);
 		if (err)
 			return err;
+		*dirs += e4_is_dir(&ib.inode);
 	}
 	return 0;
+}
+
+/* Why descriptor i, which fails its checksum, cannot be taken as it is,
+ * or NULL when every field is confirmed: the ones the kernel never
+ * changes in use equal the backup copy's (bk), flags only lost uninit
+ * bits or gained ITABLE_ZEROED, the unused inodes count only shrank and
+ * covers no inode in use, the bitmaps read with their checksums, an
+ * uninit flag's count is the one it implies, and the directories count is
+ * the backup's or the number of directories in use.  The free counts
+ * are then recounted by check_groups(). */
+static const char *gd_unconfirmed(struct e4fsck *ctx, e4_group_t i, const uint8_t *bk,
+				  uint8_t *ibitmap)
+{
+	e4_fs *fs = ctx->fs;
+	const struct e4_geom *geo = e4_geom(fs);
+	const struct ext4_group_desc *bd = (const struct ext4_group_desc *)bk;
+	struct e4_group g;
+	uint32_t fb, fi, dirs, b_flags, b_unused;
+
+	if (!bk)
+		return "no backup copy with sound locations to compare it with";
+	if (!e4_group_desc_same_static(fs, e4_group_desc_raw(fs, i), bk))
+		return "its locations or reserved fields differ from the backup copy's";
+	e4_group_get(fs, i, &g);
+	b_flags = e4_le16(bd->bg_flags);
+	b_unused = e4_le16(bd->bg_itable_unused_lo);
+	if (geo->desc_size >= EXT4_MIN_DESC_SIZE_64BIT)
+		b_unused |= (uint32_t)e4_le16(bd->bg_itable_unused_hi) << 16;
+	if (g.flags & ~(b_flags | EXT4_BG_INODE_ZEROED))
+		return "it has uninit flags its backup copy has not, and the kernel only clears them";
+	if (g.itable_unused > b_unused)
+		return "its unused inodes count is above the backup copy's, and the kernel only lowers it";
+	if (e4_group_count_free(fs, i, &fb, &fi))
+		return "its bitmaps cannot be read or fail their checksums";
+	if (((g.flags & EXT4_BG_BLOCK_UNINIT) && g.free_blocks != fb) ||
+	    ((g.flags & EXT4_BG_INODE_UNINIT) && g.free_inodes != fi))
+		return "a count differs from the one its uninit flag implies";
+	if (e4_read_inode_bitmap(fs, i, ibitmap))
+		return "its inode bitmap cannot be read or fails its checksum";
+	for (uint32_t k = geo->inodes_per_group - g.itable_unused; k < geo->inodes_per_group; k++)
+		if (e4_bit_test(ibitmap, k))
+			return "its unused inodes count covers an inode in use";
+	if (g.used_dirs == ((uint32_t)e4_le16(bd->bg_used_dirs_count_lo) |
+			    (geo->desc_size >= EXT4_MIN_DESC_SIZE_64BIT ?
+			     (uint32_t)e4_le16(bd->bg_used_dirs_count_hi) << 16 : 0)))
+		return NULL;
+	if (count_dirs(fs, i, ibitmap, &dirs))
+		return "an inode in use cannot be read";
+	return dirs == g.used_dirs ? NULL : "its directories count is not the directories in use";
+}
+
+errcode_t e4fsck_check_gd_csums(struct e4fsck *ctx)
+{
+	e4_fs *fs = ctx->fs;
+	const struct e4_geom *geo = e4_geom(fs);
+	struct problem_ctx pctx;
+	const char **why = NULL;
+	uint8_t *backup = NULL, *ibitmap = NULL;
+	e4_group_t from = 0, nbad = 0;
+	unsigned said = 0;
+	int fixed = 0;
+	errcode_t err = 0;
+
+	if (ctx->sb_used || ctx->gd_copy || (!geo->metadata_csum && !geo->gdt_csum) ||
+	    (e4_open_flags(fs) & E4_OPEN_IGNORE_CSUM))
+		return 0;
+	for (e4_group_t i = 0; i < geo->group_count; i++)
+		nbad += !e4_group_csum_ok(fs, i);
+	if (!nbad)
+		return 0;
+	why = calloc(geo->group_count, sizeof(*why));
+	ibitmap = malloc(geo->block_size);
+	if (!why || !ibitmap) {
+		err = E4_ERR_NO_MEMORY;
+		goto out;
+	}
+	backup = sound_backup_table(ctx, &from);
+	/* first every verdict, then the answers: a table with one damaged
+	 * descriptor is left whole to the full check */
+	for (e4_group_t i = 0; i < geo->group_count; i++) {
+		if (e4_group_csum_ok(fs, i))
+			continue;
+		why[i] = gd_unconfirmed(ctx, i, backup ? backup + (size_t)i * geo->desc_size : NULL,
+					ibitmap);
+		if (why[i])
+			ctx->gd_damaged = 1;
+	}
+	for (e4_group_t i = 0; i < geo->group_count && said < 1000; i++) {
+		const void *raw = e4_group_desc_raw(fs, i);
+
+		if (e4_group_csum_ok(fs, i))
+			continue;
+		memset(&pctx, 0, sizeof(pctx));
+		pctx.group = i;
+		pctx.num = e4_le16(((const struct ext4_group_desc *)raw)->bg_checksum);
+		pctx.num2 = e4_group_desc_csum(fs, i, raw);
+		said++;
+		if (ctx->gd_damaged) {
+			pctx.str = why[i] ? why[i] : "another descriptor of the table is damaged";
+			fix_problem(ctx, PR_0_GD_CSUM_DAMAGE, &pctx);
+		} else if (fix_problem(ctx, PR_0_GD_CSUM, &pctx)) {
+			e4_group_csum_set(fs, i);
+			fixed = 1;
+		}
+	}
+	if (fixed && !ctx->read_only)
+		err = e4_flush_primary(fs, 1);
+out:
+	free(why);
+	free(backup);
+	free(ibitmap);
+	return err;
 }
 
 /* An internal journal named together with an external one (a UUID or
@@ -204,10 +422,11 @@ errcode_t e4fsck_check_super(struct e4fsck *ctx)
 		ctx->sb_dirty = 1;
 	}
 	check_journal_name(ctx);
-	/* Descriptors read from a backup are as old as the backup: judging
-	 * (and writing) them is the full check's business. */
-	err = ctx->sb_used || ctx->gd_copy ? 0 : check_groups(ctx);
-	if (!err && !ctx->sb_used && !ctx->gd_copy &&
+	/* Descriptors read from a backup are as old as the backup, damaged
+	 * ones unproven: judging (and writing) them is the full check's
+	 * business. */
+	err = ctx->sb_used || ctx->gd_copy || ctx->gd_damaged ? 0 : check_groups(ctx);
+	if (!err && !ctx->sb_used && !ctx->gd_copy && !ctx->gd_damaged &&
 	    !e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER)) {
 		int changed;
 

@@ -205,6 +205,10 @@ int e4_err_is_io(errcode_t err);
 #define E4_OPEN_FIX_GEOMETRY	0x0010	/* a primary superblock failing only its
 					   geometry is repaired in memory
 					   (e4_super_fix_geometry(), e4_super_fixes()) */
+#define E4_OPEN_MOUNT_CHECKS	0x0020	/* a read-only open also refuses what
+					   e4_super_validate_mount() refuses (a
+					   read-write open always does, a
+					   catastrophic one never) */
 
 /* Decoded geometry, all values in CPU order. */
 struct e4_geom {
@@ -276,7 +280,8 @@ struct e4_sb_fix {
  * s_inodes_count; when neither is usable and the filesystem fits one
  * group, 8 * block size clusters, what mke2fs writes); s_inodes_per_group
  * from s_inodes_count only when it is unusable; s_inodes_count =
- * groups * s_inodes_per_group; s_first_ino 11 when out of range.  Each
+ * groups * s_inodes_per_group; s_first_ino 11 when out of range.  Also
+ * what e4_super_fixable() names (the extra inode sizes).  Each
  * change goes to fixes[0..*nfix) (at most E4_SB_MAX_FIXES).  Returns
  * e4_super_validate()'s verdict on the result (0: usable); any other
  * first error is returned with nothing changed.  No I/O. */
@@ -310,6 +315,25 @@ int64_t e4_sb_time(uint32_t lo, uint8_t hi);
 /* Validate a raw superblock (no I/O): magic, log sizes, counts, geometry.
  * Returns 0 or the E4_ERR_* of the first problem. */
 errcode_t e4_super_validate(const struct ext4_super_block *sb, uint64_t dev_bytes);
+/* The superblock fields the kernel's mount (and e2fsck) refuse although
+ * reading the filesystem does not depend on them; the last part of
+ * e4_super_validate(), one rule and one code per field:
+ * E4_ERR_SB_R_BLOCKS (reserved blocks above half the blocks: e2fsck's
+ * bound), E4_ERR_SB_GROUPS_PER_FLEX (flex_bg with s_log_groups_per_flex
+ * 32 or more: the kernel's mballoc), E4_ERR_SB_MIN_EXTRA_ISIZE /
+ * E4_ERR_SB_WANT_EXTRA_ISIZE (extra_isize with a size beyond inode size
+ * - 128, the kernel's rule, or neither 0 nor a multiple of 4 from 4 up,
+ * e2fsck's), E4_ERR_SB_CSUM_TYPE (metadata_csum without s_checksum_type 1,
+ * crc32c), E4_ERR_SB_ORPHAN_FILE_INUM (orphan_file with
+ * s_orphan_file_inum outside 2 .. s_inodes_count).  No I/O. */
+errcode_t e4_super_validate_mount(const struct ext4_super_block *sb);
+/* 1 if err is one of e4_super_validate_mount()'s codes. */
+int e4_err_is_mount_check(errcode_t err);
+/* 1 if e4_super_fix_geometry() repairs the fault err names besides
+ * E4_ERR_BAD_GEOMETRY: E4_ERR_SB_MIN_EXTRA_ISIZE and
+ * E4_ERR_SB_WANT_EXTRA_ISIZE (set to what mke2fs writes for the inode
+ * size). */
+int e4_super_fixable(errcode_t err);
 
 /* Feature bits set in sb that libe4 does not know, per kind. */
 void e4_unsupported_features(const struct ext4_super_block *sb, uint32_t *compat,
@@ -385,6 +409,9 @@ struct e4_gd_fault {
 				   (flex_bg) */
 	e4_group_t other_group;	/* E4_ERR_GD_OVERLAP: the other item's group */
 	enum e4_gd_item other_item;
+	/* e4_group_check_fields(): the field as stored and the largest value
+	 * allowed (E4_ERR_GD_FLAGS: the known bits) */
+	uint64_t value, limit;
 };
 /* Call cb for each fault of the in-memory descriptor table (group order
  * for range faults, then block order for overlaps; an item is reported
@@ -394,6 +421,27 @@ struct e4_gd_fault {
 typedef int (*e4_gd_fault_cb)(e4_fs *fs, const struct e4_gd_fault *f, void *priv);
 errcode_t e4_group_check_locations(e4_fs *fs, e4_gd_fault_cb cb, void *priv,
 				   unsigned *nfaults);
+/* The other descriptor fields against the bounds of the format (doc
+ * section 4.2), for every group of the in-memory table, as
+ * e4_group_check_locations() reports (f->value, f->limit):
+ * E4_ERR_GD_FLAGS (bits besides INODE_UNINIT, BLOCK_UNINIT,
+ * ITABLE_ZEROED), E4_ERR_GD_FREE_BLOCKS_COUNT (more than the group's
+ * clusters), E4_ERR_GD_FREE_INODES_COUNT (more than s_inodes_per_group),
+ * E4_ERR_GD_USED_DIRS (more directories than inodes in use); with
+ * gdt_csum or metadata_csum (the only ones that give these meaning):
+ * E4_ERR_GD_ITABLE_UNUSED (more never-used inodes than free ones),
+ * E4_ERR_GD_BLOCK_UNINIT_LAST (the last group's bitmap needs its end
+ * padding), E4_ERR_GD_BLOCK_UNINIT_META (the group holds another group's
+ * bitmap or inode table, which a synthesised bitmap does not mark).
+ * Returns 0 or the first fault's code; E4_ERR_NO_MEMORY,
+ * E4_ERR_BAD_GROUP_NUM (no table). */
+errcode_t e4_group_check_fields(e4_fs *fs, e4_gd_fault_cb cb, void *priv, unsigned *nfaults);
+/* 1 if raw descriptors a and b (on-disk order, desc_size bytes, e.g. the
+ * primary's and a backup copy's of one group) agree in every field the
+ * kernel leaves alone while the filesystem is in use: all but the free
+ * counts, the directories count, bg_flags, bg_itable_unused, the bitmap
+ * checksums and bg_checksum.  No I/O. */
+int e4_group_desc_same_static(e4_fs *fs, const void *a, const void *b);
 /* Where backup superblocks may lie when no superblock can say (format
  * doc 1.3), for a device of dev_bytes bytes and block size bs, assuming
  * bpg blocks per group (0: 8 * bs, mke2fs's choice): the first block of

@@ -4,6 +4,7 @@
  */
 #include "e4_private.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -308,6 +309,118 @@ errcode_t e4_group_check_locations(e4_fs *fs, e4_gd_fault_cb cb, void *priv,
 	if (nfaults)
 		*nfaults = r.n;
 	return r.first;
+}
+
+/* ---- descriptor fields ------------------------------------------------ */
+
+#define KNOWN_BG_FLAGS	(EXT4_BG_INODE_UNINIT | EXT4_BG_BLOCK_UNINIT | EXT4_BG_INODE_ZEROED)
+
+/* Clusters group g spans (the last group may be short). */
+static uint32_t group_span_clusters(e4_fs *fs, e4_group_t g)
+{
+	uint64_t n = e4_group_last_block(fs, g) - e4_group_first_block(fs, g) + 1;
+
+	return (uint32_t)((n + (1u << fs->geom.cluster_bits) - 1) >> fs->geom.cluster_bits);
+}
+
+/* holds[g] = 1 for each group g that holds a block of another group's
+ * bitmaps or inode table (flex_bg packs them into a few groups). */
+static void mark_foreign_metadata(e4_fs *fs, uint8_t *holds)
+{
+	const struct e4_geom *geo = &fs->geom;
+
+	for (e4_group_t h = 0; h < geo->group_count; h++) {
+		struct e4_group d;
+
+		e4_group_get(fs, h, &d);
+		const e4_blk_t at[4] = { d.block_bitmap, d.inode_bitmap, d.inode_table,
+					 d.inode_table + geo->inode_blocks_per_group - 1 };
+
+		for (int k = 0; k < 4; k++) {
+			e4_group_t o;
+
+			if (at[k] < geo->first_data_block || at[k] >= geo->blocks_count)
+				continue;	/* the location check's business */
+			o = e4_group_of_block(fs, at[k]);
+			if (o != h)
+				holds[o] = 1;
+		}
+	}
+}
+
+errcode_t e4_group_check_fields(e4_fs *fs, e4_gd_fault_cb cb, void *priv, unsigned *nfaults)
+{
+	const struct e4_geom *geo = &fs->geom;
+	int csum = geo->metadata_csum || geo->gdt_csum;
+	uint32_t ipg = geo->inodes_per_group;
+	struct loc_report r = { cb, priv, 0, 0, 0 };
+	uint8_t *holds;
+
+	if (nfaults)
+		*nfaults = 0;
+	if (!fs->gdt)
+		return E4_ERR_BAD_GROUP_NUM;
+	holds = calloc(geo->group_count, 1);
+	if (!holds)
+		return E4_ERR_NO_MEMORY;
+	mark_foreign_metadata(fs, holds);
+	for (e4_group_t g = 0; g < geo->group_count && !r.stop; g++) {
+		struct e4_group d;
+		struct e4_gd_fault f = { .group = g };
+		uint32_t span = group_span_clusters(fs, g);
+
+		e4_group_get(fs, g, &d);
+#define FAULT(code, v, l) do { \
+		f.err = code; f.value = v; f.limit = l; report(fs, &r, &f); \
+	} while (0)
+		if (d.flags & ~KNOWN_BG_FLAGS)
+			FAULT(E4_ERR_GD_FLAGS, d.flags, KNOWN_BG_FLAGS);
+		if (d.free_blocks > span)
+			FAULT(E4_ERR_GD_FREE_BLOCKS_COUNT, d.free_blocks, span);
+		if (d.free_inodes > ipg)
+			FAULT(E4_ERR_GD_FREE_INODES_COUNT, d.free_inodes, ipg);
+		else if (d.used_dirs > ipg - d.free_inodes)
+			FAULT(E4_ERR_GD_USED_DIRS, d.used_dirs, ipg - d.free_inodes);
+		if (!csum)
+			continue;
+		if (d.itable_unused > (d.free_inodes < ipg ? d.free_inodes : ipg))
+			FAULT(E4_ERR_GD_ITABLE_UNUSED, d.itable_unused,
+			      d.free_inodes < ipg ? d.free_inodes : ipg);
+		if ((d.flags & EXT4_BG_BLOCK_UNINIT) && g == geo->group_count - 1)
+			FAULT(E4_ERR_GD_BLOCK_UNINIT_LAST, d.flags, 0);
+		else if ((d.flags & EXT4_BG_BLOCK_UNINIT) && holds[g])
+			FAULT(E4_ERR_GD_BLOCK_UNINIT_META, d.flags, 0);
+#undef FAULT
+	}
+	free(holds);
+	if (nfaults)
+		*nfaults = r.n;
+	return r.first;
+}
+
+int e4_group_desc_same_static(e4_fs *fs, const void *a, const void *b)
+{
+	/* the fields the kernel changes while the filesystem is in use */
+#define VAR(first, last) { offsetof(struct ext4_group_desc, first), \
+		offsetof(struct ext4_group_desc, last) + 2 }
+	static const struct { size_t from, to; } var[] = {
+		VAR(bg_free_blocks_count_lo, bg_flags),
+		VAR(bg_block_bitmap_csum_lo, bg_checksum),
+		VAR(bg_free_blocks_count_hi, bg_itable_unused_hi),
+		VAR(bg_block_bitmap_csum_hi, bg_inode_bitmap_csum_hi),
+	};
+#undef VAR
+	const uint8_t *x = a, *y = b;
+
+	for (size_t i = 0, k = 0; i < fs->geom.desc_size; i++) {
+		while (k < sizeof(var) / sizeof(var[0]) && i >= var[k].to)
+			k++;
+		if (k < sizeof(var) / sizeof(var[0]) && i >= var[k].from)
+			continue;
+		if (x[i] != y[i])
+			return 0;
+	}
+	return 1;
 }
 
 /* ---- backup superblocks ----------------------------------------------- */

@@ -51,6 +51,12 @@ static int is_pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
+/* s_min_extra_isize / s_want_extra_isize v for inodes of isize bytes. */
+static int extra_isize_ok(unsigned v, unsigned isize)
+{
+	return !v || (v >= 4 && !(v & 3) && v <= isize - EXT4_GOOD_OLD_INODE_SIZE);
+}
+
 errcode_t e4_super_validate(const struct ext4_super_block *sb, uint64_t dev_bytes)
 {
 	uint32_t log_bs = e4_le32(sb->s_log_block_size);
@@ -116,7 +122,48 @@ errcode_t e4_super_validate(const struct ext4_super_block *sb, uint64_t dev_byte
 	if ((incompat & EXT4_FEATURE_INCOMPAT_META_BG) &&
 	    e4_le32(sb->s_first_meta_bg) > (groups + bs / 32 - 1) / (bs / 32) + 1)
 		return E4_ERR_BAD_GEOMETRY;
+	return e4_super_validate_mount(sb);
+}
+
+errcode_t e4_super_validate_mount(const struct ext4_super_block *sb)
+{
+	uint32_t compat = e4_le32(sb->s_feature_compat);
+	uint32_t incompat = e4_le32(sb->s_feature_incompat);
+	uint32_t ro = e4_le32(sb->s_feature_ro_compat);
+	unsigned isize = e4_le32(sb->s_rev_level) == EXT4_GOOD_OLD_REV ?
+			 EXT4_GOOD_OLD_INODE_SIZE : e4_le16(sb->s_inode_size);
+	uint32_t orphan = e4_le32(sb->s_orphan_file_inum);
+
+	/* e2fsck's bound (the kernel mounts more; e2fsck calls it corrupt) */
+	if (e4_sb_r_blocks_count(sb) > e4_sb_blocks_count(sb) / 2)
+		return E4_ERR_SB_R_BLOCKS;
+	/* the kernel's mballoc refuses a flex group of 2^32 groups or more */
+	if ((incompat & EXT4_FEATURE_INCOMPAT_FLEX_BG) && sb->s_log_groups_per_flex >= 32)
+		return E4_ERR_SB_GROUPS_PER_FLEX;
+	/* extra_isize: both sizes must fit the bytes after the first 128 (the
+	 * kernel's rule); 0, or a multiple of 4 from 4 up (e2fsck's) */
+	if ((ro & EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE) && isize > EXT4_GOOD_OLD_INODE_SIZE) {
+		if (!extra_isize_ok(e4_le16(sb->s_min_extra_isize), isize))
+			return E4_ERR_SB_MIN_EXTRA_ISIZE;
+		if (!extra_isize_ok(e4_le16(sb->s_want_extra_isize), isize))
+			return E4_ERR_SB_WANT_EXTRA_ISIZE;
+	}
+	if ((ro & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) &&
+	    sb->s_checksum_type != EXT4_CRC32C_CHKSUM)
+		return E4_ERR_SB_CSUM_TYPE;
+	/* the kernel reads the orphan file at mount (a special inode: root
+	 * or above, within the inode count) */
+	if ((compat & EXT4_FEATURE_COMPAT_ORPHAN_FILE) &&
+	    (orphan < EXT4_ROOT_INO || orphan > e4_le32(sb->s_inodes_count)))
+		return E4_ERR_SB_ORPHAN_FILE_INUM;
 	return 0;
+}
+
+int e4_err_is_mount_check(errcode_t err)
+{
+	return err == E4_ERR_SB_R_BLOCKS || err == E4_ERR_SB_GROUPS_PER_FLEX ||
+	       err == E4_ERR_SB_MIN_EXTRA_ISIZE || err == E4_ERR_SB_WANT_EXTRA_ISIZE ||
+	       err == E4_ERR_SB_CSUM_TYPE || err == E4_ERR_SB_ORPHAN_FILE_INUM;
 }
 
 void e4_geom_from_sb(e4_fs *fs)
@@ -182,6 +229,41 @@ static void compute_seeds(e4_fs *fs)
 	}
 }
 
+int e4_super_fixable(errcode_t err)
+{
+	return err == E4_ERR_SB_MIN_EXTRA_ISIZE || err == E4_ERR_SB_WANT_EXTRA_ISIZE;
+}
+
+/* s_min_extra_isize / s_want_extra_isize that do not fit the inode: what
+ * mke2fs writes for the inode size (the fields up to i_projid: 32 bytes
+ * past the first 128, or less in a smaller inode). */
+static void fix_extra_isize(struct ext4_super_block *sb, struct e4_sb_fix *fixes, unsigned *n)
+{
+	unsigned isize = e4_le32(sb->s_rev_level) == EXT4_GOOD_OLD_REV ?
+			 EXT4_GOOD_OLD_INODE_SIZE : e4_le16(sb->s_inode_size);
+	unsigned room = isize > EXT4_GOOD_OLD_INODE_SIZE ? isize - EXT4_GOOD_OLD_INODE_SIZE : 0;
+	unsigned want = EXT4_INODE_FIELD_END(i_projid) - EXT4_GOOD_OLD_INODE_SIZE;
+	uint16_t *field[2] = { &sb->s_min_extra_isize, &sb->s_want_extra_isize };
+	static const char *const name[2] = { "minimum extra inode size",
+					     "wanted extra inode size" };
+
+	if (!(e4_le32(sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE) || !room)
+		return;
+	if (want > room)
+		want = room;
+	for (int k = 0; k < 2; k++) {
+		if (extra_isize_ok(e4_le16(*field[k]), isize))
+			continue;
+		if (*n < E4_SB_MAX_FIXES) {
+			fixes[*n].name = name[k];
+			fixes[*n].was = e4_le16(*field[k]);
+			fixes[*n].now = want;
+			(*n)++;
+		}
+		*field[k] = e4_cpu_to_le16((uint16_t)want);
+	}
+}
+
 errcode_t e4_super_fix_geometry(struct ext4_super_block *sb, struct e4_sb_fix *fixes,
 				unsigned *nfix)
 {
@@ -197,8 +279,10 @@ errcode_t e4_super_fix_geometry(struct ext4_super_block *sb, struct e4_sb_fix *f
 	unsigned n = 0;
 
 	*nfix = 0;
-	if (err != E4_ERR_BAD_GEOMETRY || !blocks)
+	if ((err != E4_ERR_BAD_GEOMETRY && !e4_super_fixable(err)) || !blocks)
 		return err;
+	if (err != E4_ERR_BAD_GEOMETRY)
+		goto out;
 #define FIX(label, field, val, conv) do { \
 		if (n < E4_SB_MAX_FIXES) { \
 			fixes[n].name = label; \
@@ -259,6 +343,7 @@ errcode_t e4_super_fix_geometry(struct ext4_super_block *sb, struct e4_sb_fix *f
 		FIX("first inode", s_first_ino, EXT4_GOOD_OLD_FIRST_INO, e4_cpu_to_le32);
 #undef FIX
 out:
+	fix_extra_isize(sb, fixes, &n);
 	*nfix = n < E4_SB_MAX_FIXES ? n : E4_SB_MAX_FIXES;
 	return e4_super_validate(sb, 0);
 }
@@ -298,9 +383,16 @@ static errcode_t read_super(e4_fs *fs, uint64_t off)
 	if (err)
 		return err;
 	err = e4_super_validate(fs->sb, e4_io_size(fs->io));
-	if (err == E4_ERR_BAD_GEOMETRY && (fs->flags & E4_OPEN_FIX_GEOMETRY) &&
-	    off == EXT4_SUPERBLOCK_OFFSET)
+	if ((err == E4_ERR_BAD_GEOMETRY || e4_super_fixable(err)) &&
+	    (fs->flags & E4_OPEN_FIX_GEOMETRY) && off == EXT4_SUPERBLOCK_OFFSET)
 		return fix_geometry(fs);
+	/* Fields only the kernel's mount and e2fsck judge (reading does not
+	 * depend on them): a read-only open that did not ask for the
+	 * kernel's checks goes on, as the reference inspection tools do. */
+	if (e4_err_is_mount_check(err) &&
+	    ((fs->flags & E4_OPEN_CATASTROPHIC) ||
+	     !(fs->flags & (E4_OPEN_RW | E4_OPEN_MOUNT_CHECKS))))
+		return 0;
 	if (err == E4_ERR_BAD_DESC_SIZE && (fs->flags & E4_OPEN_CATASTROPHIC)) {
 		/* As the reference's catastrophic mode: a descriptor size that
 		 * is no power of two (but holds a 64-byte descriptor) is used

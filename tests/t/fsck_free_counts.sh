@@ -1,19 +1,28 @@
 #!/bin/bash
 # fsck_free_counts: free counts are recounted from the bitmaps, never
 # zeroed (issue 11 item 6).  A group's free blocks or inodes count that
-# disagrees with its bitmap is set to the bitmap's count, BLOCK_UNINIT and
-# INODE_UNINIT groups counted as the kernel synthesises them; the
-# superblock's totals become the groups' sums.
+# disagrees with its bitmap is set to the bitmap's count; the superblock's
+# totals become the groups' sums.  A bitmap that is not evidence is not
+# believed: a count an uninit flag contradicts, or one beyond the group's
+# size, is damage (the flag or the count is wrong: exit 4, nothing
+# written).
 #
 #  image: 32 MiB, 1 KiB blocks, 4 groups (group 1 BLOCK_UNINIT and
-#  INODE_UNINIT, groups 2-3 INODE_UNINIT), edited with debugfs:
-#    group 1 free blocks 0 (BLOCK_UNINIT: the count is the synthesised one)
-#    group 2 free blocks 60000 (more than the group holds)
-#    group 3 free inodes 7 (INODE_UNINIT: every inode is free)
+#  INODE_UNINIT, groups 2-3 INODE_UNINIT, the journal in group 2).
+#  counts, edited with debugfs (checksums recomputed):
+#    group 0 free blocks 100 (too few), free inodes 2040 (too many)
+#    group 2 free blocks 8000 (too many: the journal's blocks are in use)
 #    superblock free blocks 5, free inodes 3
 #  -n: exit 4, each group named with both counts, image unchanged
 #  -p, -y: exit 1; every count back to mke2fs's (dumpe2fs compared with the
 #  unedited image), reference e2fsck -fn clean, the kernel mounts it.
+#  uninit: group 1 free blocks 0 (BLOCK_UNINIT), group 3 free inodes 7
+#  and unused inodes 0 (INODE_UNINIT; 2048 unused would be a bound
+#  fault): the synthesised bitmap is only the flag again, and either may
+#  be the damaged one (a stray BLOCK_UNINIT on the journal's group would
+#  count the journal free): -n, -p, -y exit 4, unchanged.
+#  toobig: group 2 free blocks 60000 (more than the group holds): damage
+#  (the backup descriptors are used for the run), exit 4, unchanged.
 #  zeroed: group 0's block bitmap zeroed (no metadata_csum): a bitmap that
 #  marks the group's own metadata free is not believed: exit 4, left to
 #  the full check, the counts untouched.
@@ -21,7 +30,9 @@
 # Bugs caught: a count too large was set to 0 ("the full check recounts"),
 # which e2fsck then finds wrong; a count too small was not seen at all
 # (exit 0 "clean" while e2fsck -fn says "Free blocks count wrong for group
-# #1").
+# #1"); a count an uninit flag contradicts was "recounted" from the flag
+# (set_bg 2 flags 3 with its checksum, then -p: the journal's blocks
+# counted free, exit 1, and the kernel allocates over the journal).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -50,12 +61,11 @@ want=$(counts "$orig")
 img=$T/counts.img
 cp "$orig" "$img"
 "$REF_DEBUGFS" -w -f - "$img" >/dev/null 2>&1 <<'EOF' || fail "debugfs failed"
-set_bg 1 free_blocks_count 0
-set_bg 1 checksum calc
-set_bg 2 free_blocks_count 60000
+set_bg 0 free_blocks_count 100
+set_bg 0 free_inodes_count 2040
+set_bg 0 checksum calc
+set_bg 2 free_blocks_count 8000
 set_bg 2 checksum calc
-set_bg 3 free_inodes_count 7
-set_bg 3 checksum calc
 ssv free_blocks_count 5
 ssv free_inodes_count 3
 EOF
@@ -63,9 +73,9 @@ EOF
 
 cp "$img" "$T/n.img"
 run counts "$T/n.img" n 4
-for pat in "Group 1's free blocks count is 0; its block bitmap says 7935" \
-	"Group 2's free blocks count is 60000; its block bitmap says 4096" \
-	"Group 3's free inodes count is 7; its inode bitmap says 2048"; do
+for pat in "Group 0's free blocks count is 100; its block bitmap says 5865" \
+	"Group 0's free inodes count is 2040; its inode bitmap says 2037" \
+	"Group 2's free blocks count is 8000; its block bitmap says 4096"; do
 	grepq -F "$pat" "$T/counts.n.out" || fail "counts -n: no '$pat': $(cat "$T/counts.n.out")"
 done
 cmp -s "$img" "$T/n.img" || fail "counts -n: the image changed"
@@ -78,6 +88,28 @@ for mode in p y; do
 		fail "counts -$mode: counts differ from mke2fs's: $(diff <(echo "$want") <(counts "$T/$mode.img"))"
 	ref_clean "$T/$mode.img" || fail "counts -$mode: reference -fn not clean: $REF_CLEAN_OUT"
 done
+
+# uninit, toobig: counts that are damage, not to be recounted
+damaged() {	# damaged NAME PATTERN SET_BG...: -n, -p, -y exit 4, nothing written
+	local name=$1 pat=$2 mode a
+	shift 2
+	cp "$orig" "$T/$name.img"
+	for a in "$@"; do
+		printf 'set_bg %s\nset_bg %s checksum calc\n' "$a" "${a%% *}"
+	done | "$REF_DEBUGFS" -w -f - "$T/$name.img" >/dev/null 2>&1 || fail "$name: debugfs failed"
+	for mode in n p y; do
+		cp "$T/$name.img" "$T/$name.$mode.img"
+		run $name "$T/$name.$mode.img" $mode 4
+		grepq -F "$pat" "$T/$name.$mode.out" ||
+			fail "$name -$mode: no '$pat': $(cat "$T/$name.$mode.out")"
+		cmp -s "$T/$name.img" "$T/$name.$mode.img" || fail "$name -$mode: the image changed"
+	done
+}
+damaged uninit "Group 1 is marked BLOCK_UNINIT, but its free blocks count is 0 where that flag means 7935" \
+	"1 free_blocks_count 0" "3 free_inodes_count 7" "3 itable_unused 0"
+grepq -F "Group 3 is marked INODE_UNINIT, but its free inodes count is 7 where that flag means 2048" \
+	"$T/uninit.p.out" || fail "uninit -p: group 3 not said: $(cat "$T/uninit.p.out")"
+damaged toobig "Group 2's free blocks count is 60000; at most 8192 allowed" "2 free_blocks_count 60000"
 
 # zeroed: group 0's block bitmap block full of zeros
 img=$T/zero.img

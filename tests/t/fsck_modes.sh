@@ -15,7 +15,11 @@
 #    nothing (exit 4: a full check is due); -y uses it and writes the
 #    primary back (state "not clean": the full check stays due, exit 4),
 #    after which the reference e2fsck -fn is clean; -b with the backup's
-#    block number works the same way.
+#    block number works the same way;
+#  - -b: a block that holds no superblock is named in the message, which
+#    suggests only copies that open (never the block just tried, as the
+#    old "try -b 8193" did); a block past the end of the device says so;
+#    -b 0 is the primary only (as e2fsck): no backup is searched.
 # Catches: a primary superblock written back from the backup with a last
 # write time in the future (the reference -fn says so and still exits 0).
 # Checked: with s_wtime set 3 days ahead there, the exit-code check passed;
@@ -121,6 +125,26 @@ run 4 bk_y2 -n "$bimg"
 grep -q "backup" "$T/bk_y2.out" && fail "backup -y: the primary was not written back"
 run 4 bk_b -y -b 8193 -B 1024 "$T/bk2.img"
 ref_clean "$T/bk2.img" || fail "-b 8193: reference -fn not clean: $(head -20 <<<"$REF_CLEAN_OUT")"
+
+# ---- -b: what was tried is named, never suggested again ----
+bimg=$T/bb.img
+"$REF_MKE2FS" -q -F -t ext4 -b 1024 "$bimg" 32M >/dev/null 2>&1 || fail "mke2fs failed"
+dd if=/dev/zero of="$bimg" bs=1024 seek=8193 count=1 conv=notrunc status=none
+run 8 b_bad -n -b 8193 "$bimg"
+grepq -F -- "-b: no usable superblock at block 8193: Bad magic number" "$T/b_bad.err" ||
+	fail "-b 8193: the block tried is not named: $(cat "$T/b_bad.err")"
+grepq -F -- "superblock copies that open: -b 24577 -B 1024" "$T/b_bad.err" ||
+	fail "-b 8193: the copy that opens is not named: $(cat "$T/b_bad.err")"
+grepq -E -- "-b 8193([^0-9]|$)" "$T/b_bad.err" && fail "-b 8193: suggested again: $(cat "$T/b_bad.err")"
+run 8 b_past -n -b 99999999 "$bimg"
+grepq -F -- "-b 99999999: the device ends before that block (it holds 32768 blocks of 1024 bytes)" \
+	"$T/b_past.err" || fail "-b 99999999: not said: $(cat "$T/b_past.err")"
+# -b 0 is the primary and only it (as e2fsck): no backup is searched
+run 0 b_zero -n -b 0 "$T/clean.img"
+dd if=/dev/zero of="$bimg" bs=1024 seek=1 count=1 conv=notrunc status=none
+run 8 b_zero_bad -n -b 0 "$bimg"
+grepq -F -- "-b 0 names the primary superblock only" "$T/b_zero_bad.err" ||
+	fail "-b 0: not said: $(cat "$T/b_zero_bad.err")"
 
 info "modes, usage errors, clock, recovery with -n/-p and backup superblocks as documented ($(elapsed)s)"
 exit 0

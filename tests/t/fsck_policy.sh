@@ -22,6 +22,11 @@
 #             superblock "has a bad magic"; resetting
 #             it would write over the file (e2fsck
 #             1.47.0 -fy does)
+#  noinum     s_journal_inum set to 0 (needs_recovery   4    4    1 re-pointed
+#             set): inode 8 still holds the log                   to inode 8,
+#                                                                 replayed
+#  noinum_    the same on the reference's replay        4    4    1 re-pointed,
+#  clean      (nothing to replay)                                 ref -fn clean
 #
 # -p stops with "UNEXPECTED INCONSISTENCY" and writes nothing; -n writes
 # nothing; "untouched" means byte for byte.  A replayed result equals the
@@ -33,6 +38,9 @@
 # clear (discarding it): e4fsck keeps what can be recovered.
 # Also: doc/e4fsck-destructive.md is what `e4fsck --list-destructive`
 # prints from the problem table.
+# noinum: e2fsck 1.47.0 says "The journal superblock is corrupt" and
+# stops (-fn exit 12); cleared, its pass 1 finds "Journal inode is not in
+# use, but contains data": e4fsck names inode 8 again instead.
 # Bug it catches: -y answering "no" to the replay of a log needs_recovery
 # does not announce and "yes" to discarding it (exit 4, data gone), or -p
 # discarding it.
@@ -84,6 +92,8 @@ make_case() {	# make_case NAME -> $T/NAME.img
 		"$REF_DEBUGFS" -w -R "write $T/victim victim" "$img"
 		# i_block[5]: ee_start_lo of the journal inode's first extent
 		"$REF_DEBUGFS" -w -R "sif <8> block[5] $("$REF_DEBUGFS" -R "bmap victim 0" "$img")" "$img" ;;
+	noinum) cp "$base" "$img"; "$REF_DEBUGFS" -w -R "ssv journal_inum 0" "$img" ;;
+	noinum_clean) cp "$T/ref.img" "$img"; "$REF_DEBUGFS" -w -R "ssv journal_inum 0" "$img" ;;
 	fastcommit)
 		[ -f "$E4KIT_SHARED/corpus/journal/j_recover_fast_commit.img.gz" ] ||
 			skip "no corpus image j_recover_fast_commit"
@@ -113,12 +123,14 @@ run() {
 		[ "$d" = 0 ] || fail "$name -$mode: $d bytes differ from the reference's replay"
 		grep -q needs_recovery <<<"$("$REF_DUMPE2FS" -h "$img" 2>/dev/null)" &&
 			fail "$name -$mode: needs_recovery still set" ;;
+	refclean)
+		ref_clean "$img" || fail "$name -$mode: reference -fn not clean: $REF_CLEAN_OUT" ;;
 	esac
 	[ "$rc" -gt 1 ] || fsck_result_mounts "$img" "$name -$mode"
 	verbose "$name -$mode: exit $rc, $result"
 }
 
-for name in norecover magic csum nofeature fastcommit straymap; do
+for name in norecover magic csum nofeature fastcommit straymap noinum noinum_clean; do
 	make_case $name
 done
 
@@ -154,6 +166,19 @@ run straymap y 4 untouched
 grep -q "block map differs from the superblock's backup" "$T/straymap.y.out" ||
 	fail "straymap -y: the kept journal is not explained: $(cat "$T/straymap.y.out")"
 
+for name in noinum noinum_clean; do
+	run $name n 4 untouched
+	run $name p 4 untouched
+	grepq "not done without a human: inode 8 holds the journal" "$T/$name.p.out" ||
+		fail "$name -p: the stop is not explained: $(cat "$T/$name.p.out")"
+done
+run noinum y 1 replayed
+run noinum_clean y 1 refclean
+for img in "$T/noinum.y" "$T/noinum_clean.y"; do
+	grepq '^Journal inode: *8$' <<<"$("$REF_DUMPE2FS" -h "$img" 2>/dev/null)" ||
+		fail "${img##*/}: s_journal_inum is not 8 again"
+done
+
 # what was kept is what the kernel replays: a file only the fast commit made
 mount_loop "$T/fastcommit.y" "$T/mnt" || fail "fastcommit: the kernel does not mount the kept journal"
 [ -e "$T/mnt/a/new" ] || fail "fastcommit: the kernel's replay lacks a/new (test premise)"
@@ -164,5 +189,5 @@ umount_retry "$T/mnt"
 cmp -s "$T/destructive.md" "$E4_SRCDIR/doc/e4fsck-destructive.md" ||
 	fail "doc/e4fsck-destructive.md differs from the table: $(diff "$E4_SRCDIR/doc/e4fsck-destructive.md" "$T/destructive.md" | head -5)"
 
-info "committed journal data: -y replays or keeps it, -p stops, -n reports, in 6 cases ($(elapsed)s)"
+info "committed journal data: -y replays or keeps it, -p stops, -n reports, in 8 cases ($(elapsed)s)"
 exit 0

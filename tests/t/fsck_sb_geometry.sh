@@ -6,12 +6,18 @@
 #  image: 4 MiB, 1 KiB blocks, one group (8192 blocks per group, 1024
 #  inodes); one field set with debugfs ssv per case:
 #    inodes_count 100, blocks_per_group 0, clusters_per_group 7,
-#    inodes_per_group 0, first_data_block 0, first_ino 3
+#    inodes_per_group 0, first_data_block 0, first_ino 3,
+#    min_extra_isize 1000, want_extra_isize 200 (the kernel refuses both:
+#    "bad s_min_extra_isize"; mke2fs's 32 for 256-byte inodes)
 #  -n: exit 4, "The superblock's <field> is <bad>; the geometry says
 #  <good>", nothing written.  -p (and -y for one case): exit 1, the six
 #  geometry fields as mke2fs wrote them, reference e2fsck -fn clean, the
 #  kernel mounts it.
 #
+#  r_blocks_count 70000, checksum_type 7, orphan_file without its inode:
+#  nothing recomputes them and no backup exists: -n and -p exit 8 naming
+#  the field, nothing written (e2fsck exits 8 too; the kernel refuses the
+#  last two; before, e4fsck called all five "clean").
 # Bugs caught: every case but one ended "no usable superblock" (exit 8);
 # first_data_block 0 with 1 KiB blocks was accepted as "clean" although
 # the kernel refuses it ("first data block is 0 with a 1k block and
@@ -25,7 +31,7 @@ export E2FSCK_CONFIG=/dev/null TZ=UTC
 
 geometry() {	# geometry IMG: the fields the geometry decides
 	"$REF_DUMPE2FS" -h "$1" 2>/dev/null |
-		grep -E '^(Inode count|Block count|First block|Blocks per group|Fragments per group|Inodes per group|First inode):'
+		grep -E '^(Inode count|Block count|First block|Blocks per group|Fragments per group|Inodes per group|First inode|Required extra isize|Desired extra isize):'
 }
 
 run() {	# run NAME IMG MODE WANT_RC
@@ -70,6 +76,27 @@ clusters_per_group 7 clusters_per_group 8192
 inodes_per_group 0 inodes_per_group 1024
 first_data_block 0 first_data_block 1
 first_ino 3 first_inode 11
+min_extra_isize 1000 minimum_extra_inode_size 32
+want_extra_isize 200 wanted_extra_inode_size 32
+EOF
+
+# fields no geometry decides and no backup restores: exit 8, one clear
+# message, nothing written
+while IFS='|' read -r what msg; do
+	img=$T/x.img
+	cp "$orig" "$img"
+	"$REF_DEBUGFS" -w -R "$what" "$img" >/dev/null 2>&1 || fail "$what: debugfs failed"
+	for mode in n p; do
+		cp "$img" "$T/$mode.img"
+		run "x" "$T/$mode.img" $mode 8
+		grepq -F "$msg while trying to open the filesystem" "$T/x.$mode.err" ||
+			fail "$what -$mode: no '$msg': $(cat "$T/x.$mode.err")"
+		cmp -s "$img" "$T/$mode.img" || fail "$what -$mode: the image changed"
+	done
+done <<'EOF'
+ssv r_blocks_count 70000|Reserved blocks count (s_r_blocks_count) is more than half the blocks
+ssv checksum_type 7|Unknown metadata checksum algorithm (s_checksum_type is not crc32c)
+feature orphan_file|The orphan_file feature is set but s_orphan_file_inum names no inode
 EOF
 
 info "one-group superblock: geometry fields recomputed and said ($(elapsed)s)"

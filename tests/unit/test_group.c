@@ -1,7 +1,7 @@
 /* Unit tests for the rules e4fsck's superblock and descriptor checks share
- * (issue 11): descriptor locations (group.c), where backup superblocks
- * may lie (group.c) and the superblock fields the geometry decides
- * (super.c).  Format doc sections 1.1-1.3, 4. */
+ * (issue 11): descriptor locations and field bounds (group.c), where
+ * backup superblocks may lie (group.c), the superblock fields the
+ * geometry decides and those the kernel checks at mount (super.c).  Format doc sections 1.1-1.3, 4. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -126,7 +126,7 @@ static void fix_geometry(void **state)
 /* ---- descriptor locations ----------------------------------------------- */
 /* 2 groups of 32768 4 KiB blocks, sparse_super, 8192 inodes of 256 bytes
  * per group (512 table blocks), one GDT block, no reserved GDT. */
-static e4_fs *make_fs(int flex, char *path)
+static e4_fs *make_fs_ro(int flex, uint32_t ro, char *path)
 {
 	struct ext4_super_block sb;
 	e4_io *io;
@@ -148,7 +148,7 @@ static e4_fs *make_fs(int flex, char *path)
 	sb.s_inodes_count = e4_cpu_to_le32(16384);
 	sb.s_first_ino = e4_cpu_to_le32(11);
 	sb.s_inode_size = e4_cpu_to_le16(256);
-	sb.s_feature_ro_compat = e4_cpu_to_le32(EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER);
+	sb.s_feature_ro_compat = e4_cpu_to_le32(EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER | ro);
 	if (flex)
 		sb.s_feature_incompat = e4_cpu_to_le32(EXT4_FEATURE_INCOMPAT_FLEX_BG);
 	assert_int_equal(e4_io_open(path, E4_IO_RW, &io), 0);
@@ -163,6 +163,11 @@ static e4_fs *make_fs(int flex, char *path)
 		assert_int_equal(e4_group_set(fs, g, &d), 0);
 	}
 	return fs;
+}
+
+static e4_fs *make_fs(int flex, char *path)
+{
+	return make_fs_ro(flex, 0, path);
 }
 
 static void set_loc(e4_fs *fs, e4_group_t g, int item, e4_blk_t blk)
@@ -268,12 +273,156 @@ static void locations(void **state)
 	unlink(path);
 }
 
+/* ---- superblock fields the kernel checks at mount (super.c) ---------- */
+static void mount_checks(void **state)
+{
+	struct ext4_super_block sb, good;
+	struct e4_sb_fix fixes[E4_SB_MAX_FIXES];
+	unsigned n;
+
+	(void)state;
+	one_group_sb(&good);
+	good.s_feature_ro_compat = e4_cpu_to_le32(EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE);
+	good.s_min_extra_isize = e4_cpu_to_le16(32);
+	good.s_want_extra_isize = e4_cpu_to_le16(32);
+	assert_int_equal(e4_super_validate(&good, 0), 0);
+	/* reserved blocks: up to half (e2fsck's bound) */
+	sb = good;
+	sb.s_r_blocks_count_lo = e4_cpu_to_le32(2048);
+	assert_int_equal(e4_super_validate_mount(&sb), 0);
+	sb.s_r_blocks_count_lo = e4_cpu_to_le32(2049);
+	assert_int_equal(e4_super_validate(&sb, 0), E4_ERR_SB_R_BLOCKS);
+	assert_true(e4_err_is_mount_check(E4_ERR_SB_R_BLOCKS));
+	assert_false(e4_err_is_mount_check(E4_ERR_BAD_GEOMETRY));
+	/* flex groups: 2^31 groups at most, and only flex_bg gives it meaning */
+	sb = good;
+	sb.s_log_groups_per_flex = 32;
+	assert_int_equal(e4_super_validate_mount(&sb), 0);
+	sb.s_feature_incompat = e4_cpu_to_le32(EXT4_FEATURE_INCOMPAT_FLEX_BG);
+	assert_int_equal(e4_super_validate_mount(&sb), E4_ERR_SB_GROUPS_PER_FLEX);
+	sb.s_log_groups_per_flex = 31;
+	assert_int_equal(e4_super_validate_mount(&sb), 0);
+	/* extra inode sizes: 0 or a multiple of 4 within inode size - 128 */
+	sb = good;
+	sb.s_min_extra_isize = e4_cpu_to_le16(128);
+	assert_int_equal(e4_super_validate_mount(&sb), 0);
+	sb.s_min_extra_isize = e4_cpu_to_le16(132);
+	assert_int_equal(e4_super_validate_mount(&sb), E4_ERR_SB_MIN_EXTRA_ISIZE);
+	sb.s_min_extra_isize = e4_cpu_to_le16(1);
+	assert_int_equal(e4_super_validate_mount(&sb), E4_ERR_SB_MIN_EXTRA_ISIZE);
+	sb.s_min_extra_isize = 0;
+	sb.s_want_extra_isize = e4_cpu_to_le16(1000);
+	assert_int_equal(e4_super_validate_mount(&sb), E4_ERR_SB_WANT_EXTRA_ISIZE);
+	/* ... repaired to what mke2fs writes */
+	assert_int_equal(e4_super_fix_geometry(&sb, fixes, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(fixes[0].name, "wanted extra inode size");
+	assert_int_equal(fixes[0].was, 1000);
+	assert_int_equal(e4_le16(sb.s_want_extra_isize), 32);
+	/* without extra_isize the kernel does not look */
+	sb.s_feature_ro_compat = 0;
+	sb.s_want_extra_isize = e4_cpu_to_le16(1000);
+	assert_int_equal(e4_super_validate_mount(&sb), 0);
+	/* metadata_csum: crc32c only */
+	sb = good;
+	sb.s_feature_ro_compat |= e4_cpu_to_le32(EXT4_FEATURE_RO_COMPAT_METADATA_CSUM);
+	sb.s_checksum_type = 7;
+	assert_int_equal(e4_super_validate_mount(&sb), E4_ERR_SB_CSUM_TYPE);
+	sb.s_checksum_type = EXT4_CRC32C_CHKSUM;
+	assert_int_equal(e4_super_validate_mount(&sb), 0);
+	/* orphan_file: an inode from 2 to the inode count */
+	sb = good;
+	sb.s_feature_compat = e4_cpu_to_le32(EXT4_FEATURE_COMPAT_ORPHAN_FILE);
+	assert_int_equal(e4_super_validate_mount(&sb), E4_ERR_SB_ORPHAN_FILE_INUM);
+	sb.s_orphan_file_inum = e4_cpu_to_le32(1025);
+	assert_int_equal(e4_super_validate_mount(&sb), E4_ERR_SB_ORPHAN_FILE_INUM);
+	sb.s_orphan_file_inum = e4_cpu_to_le32(12);
+	assert_int_equal(e4_super_validate_mount(&sb), 0);
+}
+
+/* ---- descriptor fields (group.c) ------------------------------------- */
+static void set_fields(e4_fs *fs, e4_group_t g, uint32_t fb, uint32_t fi, uint32_t dirs,
+		       uint32_t unused, uint16_t flags)
+{
+	struct e4_group d;
+
+	e4_group_get(fs, g, &d);
+	d.free_blocks = fb;
+	d.free_inodes = fi;
+	d.used_dirs = dirs;
+	d.itable_unused = unused;
+	d.flags = flags;
+	assert_int_equal(e4_group_set(fs, g, &d), 0);
+}
+
+static void fields(void **state)
+{
+	char path[] = "/tmp/e4unit.group.XXXXXX";
+	uint8_t a[64], b[64];
+	struct faults r;
+	e4_fs *fs;
+
+	(void)state;
+	fs = make_fs(1, path);
+	/* no checksum feature: flags and unused counts are not judged */
+	set_fields(fs, 1, 32000, 8000, 3, 9999, EXT4_BG_BLOCK_UNINIT);
+	assert_int_equal(e4_group_check_fields(fs, NULL, NULL, NULL), 0);
+	set_fields(fs, 1, 32000, 8000, 3, 0, 0);
+	set_fields(fs, 0, 32769, 8193, 0, 0, 0x8);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(e4_group_check_fields(fs, collect, &r, NULL), E4_ERR_GD_FLAGS);
+	assert_int_equal(r.n, 3);
+	assert_int_equal(r.f[0].value, 8);
+	assert_int_equal(r.f[1].err, E4_ERR_GD_FREE_BLOCKS_COUNT);
+	assert_int_equal(r.f[1].limit, 32768);
+	assert_int_equal(r.f[2].err, E4_ERR_GD_FREE_INODES_COUNT);
+	/* directories: no more than the inodes in use */
+	set_fields(fs, 0, 100, 8000, 192, 0, 0);
+	assert_int_equal(e4_group_check_fields(fs, NULL, NULL, NULL), 0);
+	set_fields(fs, 0, 100, 8000, 193, 0, 0);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(e4_group_check_fields(fs, collect, &r, NULL), E4_ERR_GD_USED_DIRS);
+	assert_int_equal(r.f[0].limit, 192);
+	set_fields(fs, 0, 100, 8000, 2, 0, 0);
+	/* the same raw descriptor but for the counts: the same static fields */
+	memcpy(a, e4_group_desc_raw(fs, 0), 64);
+	set_fields(fs, 0, 5, 6, 7, 0, EXT4_BG_INODE_ZEROED);
+	memcpy(b, e4_group_desc_raw(fs, 0), 64);
+	assert_true(e4_group_desc_same_static(fs, a, b));
+	set_loc(fs, 0, E4_GD_INODE_TABLE, 5);
+	assert_false(e4_group_desc_same_static(fs, a, e4_group_desc_raw(fs, 0)));
+	e4_close(fs);
+	unlink(path);
+
+	/* gdt_csum: the unused inodes count and BLOCK_UNINIT mean something */
+	strcpy(path, "/tmp/e4unit.group.XXXXXX");
+	fs = make_fs_ro(1, EXT4_FEATURE_RO_COMPAT_GDT_CSUM, path);
+	set_fields(fs, 0, 100, 8000, 2, 8000, 0);
+	assert_int_equal(e4_group_check_fields(fs, NULL, NULL, NULL), 0);
+	set_fields(fs, 0, 100, 8000, 2, 8001, 0);
+	assert_int_equal(e4_group_check_fields(fs, NULL, NULL, NULL), E4_ERR_GD_ITABLE_UNUSED);
+	set_fields(fs, 0, 100, 8000, 2, 0, 0);
+	/* the last group's bitmap needs its padding */
+	set_fields(fs, 1, 100, 8000, 0, 0, EXT4_BG_BLOCK_UNINIT);
+	assert_int_equal(e4_group_check_fields(fs, NULL, NULL, NULL), E4_ERR_GD_BLOCK_UNINIT_LAST);
+	set_fields(fs, 1, 100, 8000, 0, 0, 0);
+	/* group 0 holds group 1's bitmaps (flex_bg): never BLOCK_UNINIT */
+	set_fields(fs, 0, 100, 8000, 2, 0, EXT4_BG_BLOCK_UNINIT);
+	assert_int_equal(e4_group_check_fields(fs, NULL, NULL, NULL), 0);
+	set_loc(fs, 1, E4_GD_BLOCK_BITMAP, 1000);
+	assert_int_equal(e4_group_check_fields(fs, NULL, NULL, NULL), E4_ERR_GD_BLOCK_UNINIT_META);
+	e4_close(fs);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(backup_locations),
 		cmocka_unit_test(fix_geometry),
 		cmocka_unit_test(locations),
+		cmocka_unit_test(mount_checks),
+		cmocka_unit_test(fields),
 	};
 
 	e4_init_errors();
