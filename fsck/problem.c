@@ -207,6 +207,10 @@ static const struct problem table[] = {
 	  "The filesystem has an internal journal (inode %i), but the superblock "
 	  "also names an external journal (%s).\n",
 	  PROMPT_CLEAR, PR_PREEN_OK },
+	{ PR_0_ROOT_UNMOUNTABLE,
+	  "The root inode is one the kernel refuses at mount (%e); the full "
+	  "check must repair it.\n",
+	  PROMPT_NONE, PR_FULL_CHECK },
 	{ PR_0_JOURNAL_REPOINT,
 	  "Inode %i holds the journal: the superblock's s_journal_inum will name "
 	  "it again.\n",

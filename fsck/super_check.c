@@ -422,6 +422,15 @@ errcode_t e4fsck_check_super(struct e4fsck *ctx)
 		ctx->sb_dirty = 1;
 	}
 	check_journal_name(ctx);
+	/* The kernel reads the root inode at mount: one it refuses makes any
+	 * "clean" false (I/O errors are the device's, reported elsewhere). */
+	if (!ctx->gd_copy && !ctx->gd_damaged) {
+		err = e4_inode_check_root(fs);
+		if (err && !e4_err_is_io(err)) {
+			pctx.err = err;
+			fix_problem(ctx, PR_0_ROOT_UNMOUNTABLE, &pctx);
+		}
+	}
 	/* Descriptors read from a backup are as old as the backup, damaged
 	 * ones unproven: judging (and writing) them is the full check's
 	 * business. */

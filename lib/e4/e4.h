@@ -549,6 +549,12 @@ uint64_t e4_inode_blocks(e4_fs *fs, const struct ext4_inode *inode);
  * count in filesystem blocks (rounded down).  E4_ERR_FILE_TOO_BIG when it
  * does not fit (nothing changed). */
 errcode_t e4_inode_blocks_set(e4_fs *fs, struct ext4_inode *inode, uint64_t sectors);
+/* The root inode as the kernel checks it at mount (ext4_fill_super and
+ * ext4_iget): readable with a valid checksum, no EA_INODE flag, linked, a
+ * directory with a size and blocks.  0, or E4_ERR_ROOT_EA_INODE,
+ * E4_ERR_ROOT_UNLINKED, E4_ERR_ROOT_NOT_DIR, or the read's error
+ * (E4_ERR_INODE_CSUM, I/O errors). */
+errcode_t e4_inode_check_root(e4_fs *fs);
 uint32_t e4_inode_uid(const struct ext4_inode *inode);
 uint32_t e4_inode_gid(const struct ext4_inode *inode);
 /* Xattr block (high half only with 64bit). */

@@ -193,3 +193,20 @@ int e4_inode_time(e4_fs *fs, const struct ext4_inode *inode, enum e4_time_field 
 	t->sec = e4_time_decode(base, extra, has_extra, &t->nsec);
 	return 1;
 }
+
+errcode_t e4_inode_check_root(e4_fs *fs)
+{
+	union e4_inode_buf ib;
+	errcode_t err = e4_inode_read(fs, EXT4_ROOT_INO, &ib);
+
+	if (err)
+		return err;
+	if (e4_le32(ib.inode.i_flags) & EXT4_EA_INODE_FL)
+		return E4_ERR_ROOT_EA_INODE;
+	if (!e4_le16(ib.inode.i_links_count))
+		return E4_ERR_ROOT_UNLINKED;
+	if (!e4_is_dir(&ib.inode) || !e4_inode_size(&ib.inode) ||
+	    !e4_inode_blocks(fs, &ib.inode))
+		return E4_ERR_ROOT_NOT_DIR;
+	return 0;
+}

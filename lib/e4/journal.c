@@ -119,6 +119,10 @@ static errcode_t open_internal(e4_journal *j)
 		return E4_ERR_JOURNAL_INODE;
 	if (!e4_le16(ib.inode.i_links_count) && !e4_le16(ib.inode.i_mode))
 		return E4_ERR_JOURNAL_INODE;
+	/* the kernel refuses an encrypted journal inode at mount ("invalid
+	 * journal inode"): its blocks could not be read as a log */
+	if (e4_le32(ib.inode.i_flags) & EXT4_ENCRYPT_FL)
+		return E4_ERR_JOURNAL_INODE;
 	nblocks = e4_inode_size(&ib.inode) / fs->geom.block_size;
 	/* a journal cannot be larger than the filesystem holding it; a
 	 * damaged i_size must not size the map */
