@@ -1651,6 +1651,8 @@ errcode_t e4_online_set_uuid(int fd, const uint8_t uuid[16]);
  * the device (through a loop device: in the image file). */
 errcode_t e4_online_sync(int fd);
 
+#include "dir_write.h"	/* directory writing (dir_write.c, htree_write.c, dir_build.c) */
+
 #ifdef __cplusplus
 }
 #endif

@@ -120,4 +120,9 @@ errcode_t e4_xattr_ibody_find(e4_fs *fs, const struct ext4_inode *inode, uint8_t
 			      const char *name, size_t name_len, const void **value,
 			      uint32_t *value_len);
 
+/* i_blocks += blocks filesystem blocks (negative: fewer, not below 0), in
+ * 512-byte units, or in blocks with huge_file and HUGE_FILE_FL; the high
+ * half only with huge_file (section 6.4; inode.c). */
+void e4_inode_iblocks_add(e4_fs *fs, struct ext4_inode *inode, int64_t blocks);
+
 #endif

@@ -164,3 +164,22 @@ int e4_inode_time(e4_fs *fs, const struct ext4_inode *inode, enum e4_time_field 
 	t->sec = e4_time_decode(base, extra, has_extra, &t->nsec);
 	return 1;
 }
+
+void e4_inode_iblocks_add(e4_fs *fs, struct ext4_inode *inode, int64_t blocks)
+{
+	uint64_t cur = e4_le32(inode->i_blocks_lo);
+	int huge_units = e4_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE) &&
+			 (e4_le32(inode->i_flags) & EXT4_HUGE_FILE_FL);
+	uint64_t per = huge_units ? 1 : fs->geom.block_size / 512;
+	uint64_t units = (uint64_t)(blocks < 0 ? -blocks : blocks) * per;
+
+	if (e4_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE))
+		cur |= (uint64_t)e4_le16(inode->l_i_blocks_high) << 32;
+	if (blocks < 0)
+		cur = cur > units ? cur - units : 0;
+	else
+		cur += units;
+	inode->i_blocks_lo = e4_cpu_to_le32((uint32_t)cur);
+	if (e4_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE))
+		inode->l_i_blocks_high = e4_cpu_to_le16((uint16_t)(cur >> 32));
+}
