@@ -13,7 +13,8 @@
 
 /* Allocate and write a directory inode without blocks (mode 040755,
  * links 2, times now, extra isize as the superblock wants, EXTENTS_FL with
- * the extent feature).  The caller gives it blocks (e4_dir_build) and a
+ * the extent feature, i_generation not 0 as the kernel's are, so the
+ * checksums' use of it is tested).  The caller gives it blocks (e4_dir_build) and a
  * name in its parent. */
 static inline errcode_t udir_new_inode(e4_fs *fs, e4_ino_t parent, e4_ino_t *ino)
 {
@@ -30,6 +31,7 @@ static inline errcode_t udir_new_inode(e4_fs *fs, e4_ino_t parent, e4_ino_t *ino
 	memset(&ib, 0, sizeof(ib));
 	ib.inode.i_mode = e4_cpu_to_le16(040755);
 	ib.inode.i_links_count = e4_cpu_to_le16(2);
+	ib.inode.i_generation = e4_cpu_to_le32(0x9E3779B9u * *ino);
 	ib.inode.i_atime = ib.inode.i_ctime = ib.inode.i_mtime = e4_cpu_to_le32(now);
 	if (e4_geom(fs)->inode_size > 128) {
 		ib.inode.i_extra_isize = sb->s_want_extra_isize ? sb->s_want_extra_isize
@@ -39,6 +41,17 @@ static inline errcode_t udir_new_inode(e4_fs *fs, e4_ino_t parent, e4_ino_t *ino
 	if (e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS))
 		ib.inode.i_flags = e4_cpu_to_le32(EXT4_EXTENTS_FL);
 	return e4_inode_write(fs, *ino, &ib);
+}
+
+/* Zero inode ino and mark it free (undo udir_new_inode). */
+static inline errcode_t udir_free_inode(e4_fs *fs, e4_ino_t ino)
+{
+	union e4_inode_buf ib;
+	errcode_t err;
+
+	memset(&ib, 0, sizeof(ib));
+	err = e4_inode_write(fs, ino, &ib);
+	return err ? err : e4_inode_mark(fs, ino, 0, 1, NULL);
 }
 
 /* Add delta to inode ino's link count. */
