@@ -603,6 +603,13 @@ static void blocks_64k(void **state)
 	assert_int_equal(e4_dir_block_read(fs, d, &ib.inode, 1, buf, NULL), 0);
 	assert_int_equal(e4_get_le32(buf), 0);
 	assert_int_equal(e4_get_le16(buf + 4), 0xFFFF);
+	/* block 0 still has no room: the name takes the whole record again */
+	assert_int_equal(e4_dir_insert(fs, d, m.pool[i], strlen(m.pool[i]), f,
+				       EXT4_FT_REG_FILE), 0);
+	m.in[i] = 1;
+	assert_int_equal(e4_dir_block_read(fs, d, &ib.inode, 1, buf, NULL), 0);
+	assert_int_equal(e4_get_le32(buf), f);
+	assert_int_equal(e4_get_le16(buf + 4), 0xFFFF);
 	random_ops(fs, &m, f, 600, 60, 600, &seed);
 	finish(fs, img, f, &m, 1);
 	model_free(&m);
