@@ -8,6 +8,9 @@
  *                                        one pass (e4_dir_build) with each
  *                                        name -> INO
  *   dir_drv IMAGE links INO N            set INO's link count to N
+ *   dir_drv names N MIN MAX SEED         print N distinct names "<i>_..." of
+ *                                        MIN..MAX bytes of [a-z0-9_] (xorshift
+ *                                        from SEED: the same on every machine)
  * DIR and PARENT are paths from the root.  Prints one summary line; exits
  * 1 on the first error, naming the entry.
  */
@@ -50,6 +53,33 @@ static char **read_names(size_t *n)
 	return v;
 }
 
+static int print_names(unsigned long n, unsigned lo, unsigned hi, uint32_t seed)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyz0123456789_";
+	char buf[300];
+
+	if (!seed || lo > hi || hi > 255)
+		return 2;
+	for (unsigned long i = 0; i < n; i++) {
+		unsigned len, k;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 17;
+		seed ^= seed << 5;
+		len = lo + seed % (hi - lo + 1);
+		k = (unsigned)snprintf(buf, sizeof(buf), "%lu_", i);
+		for (; k < len; k++) {
+			seed ^= seed << 13;
+			seed ^= seed >> 17;
+			seed ^= seed << 5;
+			buf[k] = set[seed % (sizeof(set) - 1)];
+		}
+		buf[k] = '\0';
+		puts(buf);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	e4_fs *fs;
@@ -62,6 +92,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: dir_drv IMAGE insert|remove|build|links ...\n");
 		return 2;
 	}
+	if (!strcmp(argv[1], "names") && argc == 6)
+		return print_names(strtoul(argv[2], NULL, 0), (unsigned)atoi(argv[3]),
+				   (unsigned)atoi(argv[4]), (uint32_t)strtoul(argv[5], NULL, 0));
 	e4_init_errors();
 	if (check("open", NULL, e4_open(argv[1], E4_OPEN_RW, 0, 0, &fs)))
 		return 1;

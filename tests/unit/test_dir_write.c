@@ -205,7 +205,9 @@ static e4_fs *image(const char *name, const char *opts, const char *size, e4_ino
 	char o[256];
 	e4_fs *fs;
 
-	snprintf(o, sizeof(o), "%s -N 256 -O ^has_journal -d %s", opts, src);
+	/* fixed UUID and hash seed: the same hashes, so the same trees, every run */
+	snprintf(o, sizeof(o), "%s -N 256 -O ^has_journal -U 6d1c2b8e-3f4a-4c5d-9e7f-a1b2c3d4e5f6 "
+		 "-E hash_seed=0b9f3c1e-5a7d-4e22-8c6b-d4f0a1e2b3c4 -d %s", opts, src);
 	*path = unit_image_add(&imgs, name, o, size);
 	if (!imgs.ok)
 		skip();

@@ -40,8 +40,10 @@ static int oracle_same(const char *what, char **got, size_t ng, char **want, siz
 {
 	size_t i;
 
-	qsort(got, ng, sizeof(*got), oracle_strcmp);
-	qsort(want, nw, sizeof(*want), oracle_strcmp);
+	if (ng)
+		qsort(got, ng, sizeof(*got), oracle_strcmp);
+	if (nw)
+		qsort(want, nw, sizeof(*want), oracle_strcmp);
 	for (i = 0; i < ng && i < nw; i++)
 		if (strcmp(got[i], want[i])) {
 			fprintf(stderr, "%s: name %zu differs: got '%s', expected '%s'\n", what, i,
