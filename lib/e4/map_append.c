@@ -207,8 +207,13 @@ retry:
 
 		for (level = k + 1; level <= depth; level++) {
 			err = meta_alloc(fs, inode, pblk + 1, &nblk[level]);
-			if (err)
+			if (err) {
+				while (--level > k) {	/* give back what was taken */
+					e4_block_mark(fs, nblk[level], 1, 0, NULL);
+					e4_inode_iblocks_add(fs, inode, -1);
+				}
 				goto out;
+			}
 		}
 		for (level = depth; level > k; level--) {
 			struct ext4_extent_header *h = (struct ext4_extent_header *)nb;
