@@ -430,9 +430,10 @@ errcode_t e4_dir_build(e4_fs *fs, e4_ino_t dir, e4_ino_t parent, const struct e4
 				 !indexed && i == 0, tmp, buf);
 	if (!err && indexed)
 		err = write_index(&w, &r, &pl, parent, stored, buf);
+	if (!err)
+		err = e4_dirw_blocks_add(fs, &w.ib.inode, (int64_t)(pl.nblocks + meta));
 	if (err)
 		goto out;
-	e4_inode_iblocks_add(fs, &w.ib.inode, (int64_t)(pl.nblocks + meta));
 	size = (uint64_t)pl.nblocks * w.bs;
 	w.ib.inode.i_size_lo = e4_cpu_to_le32((uint32_t)size);
 	w.ib.inode.i_size_high = e4_cpu_to_le32((uint32_t)(size >> 32));

@@ -27,6 +27,13 @@ static inline void e4_put_le32(void *p, uint32_t v)
 	__builtin_memcpy(p, &v, 4);
 }
 
+/* i_blocks of inode += blocks filesystem blocks (negative: fewer). */
+static inline errcode_t e4_dirw_blocks_add(e4_fs *fs, struct ext4_inode *inode, int64_t blocks)
+{
+	return e4_inode_blocks_set(fs, inode, e4_inode_blocks(fs, inode) +
+				   (uint64_t)blocks * (fs->geom.block_size / 512));
+}
+
 /* Minimum record of an entry with a name of name_len bytes (section 8.1). */
 static inline unsigned e4_dirent_min_rec(unsigned name_len)
 {

@@ -151,11 +151,12 @@ errcode_t e4_dirw_append(struct e4_dirw *w, uint64_t *lblk)
 	if (err)
 		return err;
 	err = e4_map_append_block(fs, w->ino, &w->ib, w->nblocks, pblk);
+	if (!err)
+		err = e4_dirw_blocks_add(fs, &w->ib.inode, 1);
 	if (err) {
 		e4_block_mark(fs, pblk, 1, 0, NULL);
 		return err;
 	}
-	e4_inode_iblocks_add(fs, &w->ib.inode, 1);
 	*lblk = w->nblocks++;
 	size = w->nblocks * w->bs;
 	w->ib.inode.i_size_lo = e4_cpu_to_le32((uint32_t)size);

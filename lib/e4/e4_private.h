@@ -120,9 +120,11 @@ errcode_t e4_xattr_ibody_find(e4_fs *fs, const struct ext4_inode *inode, uint8_t
 			      const char *name, size_t name_len, const void **value,
 			      uint32_t *value_len);
 
-/* i_blocks += blocks filesystem blocks (negative: fewer, not below 0), in
- * 512-byte units, or in blocks with huge_file and HUGE_FILE_FL; the high
- * half only with huge_file (section 6.4; inode.c). */
-void e4_inode_iblocks_add(e4_fs *fs, struct ext4_inode *inode, int64_t blocks);
+/* Set i_blocks to sectors (512-byte units) by the kernel's rule (section
+ * 6.4): i_blocks_lo up to 2^32 - 1; with huge_file l_i_blocks_high up to
+ * 2^48 - 1 (HUGE_FILE_FL cleared), beyond that HUGE_FILE_FL set and the
+ * count in filesystem blocks.  E4_ERR_FILE_TOO_BIG when it does not fit
+ * (nothing changed).  inode.c. */
+errcode_t e4_inode_blocks_set(e4_fs *fs, struct ext4_inode *inode, uint64_t sectors);
 
 #endif

@@ -70,6 +70,26 @@ uint64_t e4_inode_blocks(e4_fs *fs, const struct ext4_inode *inode)
 	return b;
 }
 
+errcode_t e4_inode_blocks_set(e4_fs *fs, struct ext4_inode *inode, uint64_t sectors)
+{
+	uint64_t per_block = fs->geom.block_size / 512, v = sectors;
+	uint32_t flags = e4_le32(inode->i_flags) & ~(uint32_t)EXT4_HUGE_FILE_FL;
+
+	if (!e4_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE)) {
+		if (sectors >> 32)
+			return E4_ERR_FILE_TOO_BIG;
+	} else if (sectors >> 48) {
+		v = sectors / per_block;	/* HUGE_FILE_FL: filesystem blocks */
+		if (v >> 48)
+			return E4_ERR_FILE_TOO_BIG;
+		flags |= EXT4_HUGE_FILE_FL;
+	}
+	inode->i_blocks_lo = e4_cpu_to_le32((uint32_t)v);
+	inode->l_i_blocks_high = e4_cpu_to_le16((uint16_t)(v >> 32));
+	inode->i_flags = e4_cpu_to_le32(flags);
+	return 0;
+}
+
 uint32_t e4_inode_uid(const struct ext4_inode *inode)
 {
 	return e4_le16(inode->i_uid) | ((uint32_t)e4_le16(inode->l_i_uid_high) << 16);
@@ -165,21 +185,3 @@ int e4_inode_time(e4_fs *fs, const struct ext4_inode *inode, enum e4_time_field 
 	return 1;
 }
 
-void e4_inode_iblocks_add(e4_fs *fs, struct ext4_inode *inode, int64_t blocks)
-{
-	uint64_t cur = e4_le32(inode->i_blocks_lo);
-	int huge_units = e4_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE) &&
-			 (e4_le32(inode->i_flags) & EXT4_HUGE_FILE_FL);
-	uint64_t per = huge_units ? 1 : fs->geom.block_size / 512;
-	uint64_t units = (uint64_t)(blocks < 0 ? -blocks : blocks) * per;
-
-	if (e4_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE))
-		cur |= (uint64_t)e4_le16(inode->l_i_blocks_high) << 32;
-	if (blocks < 0)
-		cur = cur > units ? cur - units : 0;
-	else
-		cur += units;
-	inode->i_blocks_lo = e4_cpu_to_le32((uint32_t)cur);
-	if (e4_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE))
-		inode->l_i_blocks_high = e4_cpu_to_le16((uint16_t)(cur >> 32));
-}

@@ -31,8 +31,11 @@ static errcode_t meta_alloc(e4_fs *fs, struct ext4_inode *inode, e4_blk_t goal, 
 {
 	errcode_t err = e4_dirw_alloc(fs, goal, 1, blk);
 
-	if (!err)
-		e4_inode_iblocks_add(fs, inode, 1);
+	if (!err) {
+		err = e4_dirw_blocks_add(fs, inode, 1);
+		if (err)
+			e4_block_mark(fs, *blk, 1, 0, NULL);
+	}
 	return err;
 }
 
@@ -210,7 +213,7 @@ retry:
 			if (err) {
 				while (--level > k) {	/* give back what was taken */
 					e4_block_mark(fs, nblk[level], 1, 0, NULL);
-					e4_inode_iblocks_add(fs, inode, -1);
+					(void)e4_dirw_blocks_add(fs, inode, -1);
 				}
 				goto out;
 			}
