@@ -24,7 +24,7 @@ struct listing {
 	json_object *stack[LISTING_MAX_DEPTH];
 	int depth;			/* stack[depth - 1] is the innermost */
 	/* list being collected (listing_list_*) */
-	char *list_label;
+	struct listing_field list_field;	/* strdup'd label and key */
 	char *list_text;
 	size_t list_len, list_cap;
 	json_object *list_arr;
@@ -56,29 +56,6 @@ enum listing_format listing_get_format(const listing *l)
 	return l->fmt;
 }
 
-char *listing_key(const char *label, char *buf, size_t len)
-{
-	size_t n = 0;
-	int sep = 0;
-
-	if (!len)
-		return buf;
-	for (; *label && n + 1 < len; label++) {
-		unsigned char c = (unsigned char)*label;
-
-		if (isalnum(c)) {
-			if (sep && n && n + 2 < len)
-				buf[n++] = '_';
-			sep = 0;
-			buf[n++] = (char)tolower(c);
-		} else {
-			sep = 1;
-		}
-	}
-	buf[n] = 0;
-	return buf;
-}
-
 const char *listing_ctime(int64_t sec, char *buf, size_t len)
 {
 	time_t t = (time_t)sec;
@@ -89,29 +66,28 @@ const char *listing_ctime(int64_t sec, char *buf, size_t len)
 	return buf;
 }
 
-/* JSON: attach v under label's key (or append inside an array). */
-static void json_put(listing *l, const char *label, json_object *v)
+/* JSON: attach v (NULL is JSON null) under f's key, or append it inside
+ * an array.  A field without a key outside an array is a caller's error:
+ * it fails the listing rather than invent a key. */
+static void json_put(listing *l, const struct listing_field *f, json_object *v, int null)
 {
 	json_object *top = l->stack[l->depth - 1];
-	char key[128];
 
-	if (!v) {
+	if (!v && !null) {
 		l->failed = 1;
 		return;
 	}
-	if (json_object_is_type(top, json_type_array)) {
-		if (json_object_array_add(top, v))
-			l->failed = 1;
-		return;
-	}
-	listing_key(label ? label : "value", key, sizeof(key));
-	if (json_object_object_add(top, key, v))
+	if (json_object_is_type(top, json_type_array) ? json_object_array_add(top, v) :
+	    !f || !f->key || json_object_object_add(top, f->key, v)) {
+		json_object_put(v);
 		l->failed = 1;
+	}
 }
 
 /* Text: "Label:" padded to the value column, then the value. */
-static void text_line(listing *l, const char *label, const char *value)
+static void text_line(listing *l, const struct listing_field *f, const char *value)
 {
+	const char *label = f ? f->label : NULL;
 	int n;
 
 	if (!label) {
@@ -122,41 +98,41 @@ static void text_line(listing *l, const char *label, const char *value)
 	fprintf(l->out, "%*s%s\n", n < l->width ? l->width - n : 1, "", value);
 }
 
-void listing_u64(listing *l, const char *label, uint64_t v)
+void listing_u64(listing *l, const struct listing_field *f, uint64_t v)
 {
 	char buf[32];
 
 	if (l->fmt == LISTING_JSON) {
-		json_put(l, label, json_object_new_uint64(v));
+		json_put(l, f, json_object_new_uint64(v), 0);
 		return;
 	}
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
-	text_line(l, label, buf);
+	text_line(l, f, buf);
 }
 
-void listing_i64(listing *l, const char *label, int64_t v)
+void listing_i64(listing *l, const struct listing_field *f, int64_t v)
 {
 	char buf[32];
 
 	if (l->fmt == LISTING_JSON) {
-		json_put(l, label, json_object_new_int64(v));
+		json_put(l, f, json_object_new_int64(v), 0);
 		return;
 	}
 	snprintf(buf, sizeof(buf), "%lld", (long long)v);
-	text_line(l, label, buf);
+	text_line(l, f, buf);
 }
 
-void listing_hex(listing *l, const char *label, uint64_t v, int digits, int upper)
+void listing_hex(listing *l, const struct listing_field *f, uint64_t v, int digits, int upper)
 {
 	char buf[40];
 
 	if (l->fmt == LISTING_JSON) {
-		json_put(l, label, json_object_new_uint64(v));
+		json_put(l, f, json_object_new_uint64(v), 0);
 		return;
 	}
 	snprintf(buf, sizeof(buf), upper ? "0x%0*llX" : "0x%0*llx", digits,
 		 (unsigned long long)v);
-	text_line(l, label, buf);
+	text_line(l, f, buf);
 }
 
 /* Length of the well-formed UTF-8 sequence at p (at most n bytes), 0 if
@@ -239,17 +215,17 @@ static struct json_object *json_text(const char *s)
 	return o;
 }
 
-void listing_str(listing *l, const char *label, const char *s)
+void listing_str(listing *l, const struct listing_field *f, const char *s)
 {
 	if (l->fmt == LISTING_JSON) {
-		json_put(l, label, json_text(s));
+		json_put(l, f, json_text(s), 0);
 		return;
 	}
-	text_line(l, label, s);
+	text_line(l, f, s);
 }
 
 /* listing_str() of a printf-formatted value */
-static void put_strv(listing *l, const char *label, const char *fmt, va_list ap)
+static void put_strv(listing *l, const struct listing_field *f, const char *fmt, va_list ap)
 {
 	char *s = NULL;
 
@@ -257,61 +233,91 @@ static void put_strv(listing *l, const char *label, const char *fmt, va_list ap)
 		l->failed = 1;
 		return;
 	}
-	listing_str(l, label, s);
+	listing_str(l, f, s);
 	free(s);
 }
 
-void listing_fmt(listing *l, const char *label, const char *fmt, ...)
+void listing_fmt(listing *l, const struct listing_field *f, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	put_strv(l, label, fmt, ap);
+	put_strv(l, f, fmt, ap);
 	va_end(ap);
 }
 
-void listing_num_text(listing *l, const char *label, int64_t v, const char *fmt, ...)
+void listing_num_text(listing *l, const struct listing_field *f, uint64_t v,
+		      const char *fmt, ...)
 {
 	va_list ap;
 
 	if (l->fmt == LISTING_JSON) {
-		json_put(l, label, json_object_new_int64(v));
+		json_put(l, f, json_object_new_uint64(v), 0);
 		return;
 	}
 	va_start(ap, fmt);
-	put_strv(l, label, fmt, ap);
+	put_strv(l, f, fmt, ap);
 	va_end(ap);
 }
 
-void listing_time(listing *l, const char *label, int64_t sec)
+void listing_null(listing *l, const struct listing_field *f, const char *text)
+{
+	if (l->fmt == LISTING_JSON)
+		json_put(l, f, NULL, 1);
+	else
+		text_line(l, f, text);
+}
+
+void listing_bool(listing *l, const struct listing_field *f, int v)
+{
+	if (l->fmt == LISTING_JSON)
+		json_put(l, f, json_object_new_boolean(v != 0), 0);
+	else
+		text_line(l, f, v ? "yes" : "no");
+}
+
+void listing_time(listing *l, const struct listing_field *f, int64_t sec)
 {
 	char buf[64];
 
 	if (l->fmt == LISTING_JSON) {
-		json_put(l, label, json_object_new_int64(sec));
+		json_put(l, f, json_object_new_int64(sec), 0);
 		return;
 	}
-	text_line(l, label, listing_ctime(sec, buf, sizeof(buf)));
+	text_line(l, f, listing_ctime(sec, buf, sizeof(buf)));
 }
 
-/* ---- lists of words --------------------------------------------------- */
+/* ---- lists ----------------------------------------------------------- */
 static void list_reset(listing *l)
 {
-	free(l->list_label);
+	free((char *)l->list_field.label);
+	free((char *)l->list_field.key);
 	free(l->list_text);
-	l->list_label = l->list_text = NULL;
+	l->list_field.label = l->list_field.key = NULL;
+	l->list_text = NULL;
 	l->list_len = l->list_cap = 0;
 	if (l->list_arr)
 		json_object_put(l->list_arr);
 	l->list_arr = NULL;
 }
 
-void listing_list_begin(listing *l, const char *label)
+/* strdup of s, NULL staying NULL; a failure marks the listing failed */
+static char *dup_or_null(listing *l, const char *s)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	if (s && !d)
+		l->failed = 1;
+	return d;
+}
+
+void listing_list_begin(listing *l, const struct listing_field *f)
 {
 	list_reset(l);
-	l->list_label = strdup(label ? label : "");
-	if (!l->list_label)
-		l->failed = 1;
+	if (f) {
+		l->list_field.label = dup_or_null(l, f->label);
+		l->list_field.key = dup_or_null(l, f->key);
+	}
 	if (l->fmt == LISTING_JSON) {
 		l->list_arr = json_object_new_array();
 		if (!l->list_arr)
@@ -319,15 +325,11 @@ void listing_list_begin(listing *l, const char *label)
 	}
 }
 
-void listing_list_add(listing *l, const char *word)
+/* Text: append word to the list's line. */
+static void list_text_add(listing *l, const char *word)
 {
 	size_t wl = strlen(word);
 
-	if (l->fmt == LISTING_JSON) {
-		if (l->list_arr && json_object_array_add(l->list_arr, json_text(word)))
-			l->failed = 1;
-		return;
-	}
 	if (l->list_len + wl + 2 > l->list_cap) {
 		size_t cap = (l->list_len + wl + 2) * 2;
 		char *p = realloc(l->list_text, cap);
@@ -346,20 +348,57 @@ void listing_list_add(listing *l, const char *word)
 	l->list_text[l->list_len] = 0;
 }
 
+/* JSON: append v (NULL: null) to the list's array. */
+static void list_json_add(listing *l, json_object *v, int null)
+{
+	if ((!v && !null) || !l->list_arr || json_object_array_add(l->list_arr, v)) {
+		json_object_put(v);
+		l->failed = 1;
+	}
+}
+
+void listing_list_add(listing *l, const char *word)
+{
+	if (l->fmt == LISTING_JSON)
+		list_json_add(l, json_text(word), 0);
+	else
+		list_text_add(l, word);
+}
+
+void listing_list_add_u64(listing *l, uint64_t v)
+{
+	char buf[32];
+
+	if (l->fmt == LISTING_JSON) {
+		list_json_add(l, json_object_new_uint64(v), 0);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	list_text_add(l, buf);
+}
+
+void listing_list_add_null(listing *l, const char *text)
+{
+	if (l->fmt == LISTING_JSON)
+		list_json_add(l, NULL, 1);
+	else
+		list_text_add(l, text);
+}
+
 void listing_list_end(listing *l, const char *empty_text)
 {
 	if (l->fmt == LISTING_JSON) {
-		json_put(l, l->list_label, l->list_arr);
+		json_put(l, &l->list_field, l->list_arr, 0);
 		l->list_arr = NULL;	/* now owned by the document */
 	} else {
-		text_line(l, l->list_label ? l->list_label : "",
+		text_line(l, &l->list_field,
 			  l->list_len ? l->list_text : (empty_text ? empty_text : ""));
 	}
 	list_reset(l);
 }
 
 /* ---- nesting ---------------------------------------------------------- */
-static void open_container(listing *l, const char *key, json_object *c)
+static void open_container(listing *l, const struct listing_field *f, json_object *c)
 {
 	if (l->fmt != LISTING_JSON) {
 		if (c)
@@ -377,19 +416,19 @@ static void open_container(listing *l, const char *key, json_object *c)
 		}
 		return;
 	}
-	json_put(l, key, c);
-	json_object_get(c);
+	json_object_get(c);	/* one reference for the stack */
+	json_put(l, f, c, 0);
 	l->stack[l->depth++] = c;
 }
 
-void listing_object(listing *l, const char *key)
+void listing_object(listing *l, const struct listing_field *f)
 {
-	open_container(l, key, l->fmt == LISTING_JSON ? json_object_new_object() : NULL);
+	open_container(l, f, l->fmt == LISTING_JSON ? json_object_new_object() : NULL);
 }
 
-void listing_array(listing *l, const char *key)
+void listing_array(listing *l, const struct listing_field *f)
 {
-	open_container(l, key, l->fmt == LISTING_JSON ? json_object_new_array() : NULL);
+	open_container(l, f, l->fmt == LISTING_JSON ? json_object_new_array() : NULL);
 }
 
 void listing_close(listing *l)

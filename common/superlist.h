@@ -1,6 +1,8 @@
 /*
  * superlist.h: the superblock and the journal superblock as listing
- * fields, labelled as dumpe2fs -h labels them (common/listing.h).
+ * fields, labelled as dumpe2fs -h labels them (common/listing.h).  Each
+ * field's JSON key is declared beside its label in superlist.c's row
+ * table; JSON values are typed (sizes in bytes, absent values null).
  */
 #ifndef E4_COMMON_SUPERLIST_H
 #define E4_COMMON_SUPERLIST_H

@@ -99,10 +99,10 @@ static int json_xattr_cb(e4_fs *fs, const struct e4_xattr *x, void *priv)
 	(void)fs;
 	snprintf(name, sizeof(name), "%s%s", x->prefix, x->name);
 	listing_object(l, NULL);
-	listing_str(l, "Name", name);
-	listing_u64(l, "Value length", x->value_len);
+	listing_str(l, LISTING_KEY("name"), name);
+	listing_u64(l, LISTING_KEY("value_length"), x->value_len);
 	if (x->value_inum)
-		listing_u64(l, "Value inode", x->value_inum);
+		listing_u64(l, LISTING_KEY("value_inode"), x->value_inum);
 	listing_close(l);
 	return 0;
 }
@@ -114,34 +114,35 @@ static int json_map_cb(e4_fs *fs, const struct e4_map_extent *e, void *priv)
 	(void)fs;
 	listing_object(l, NULL);
 	if (e->flags & E4_MAP_META) {
-		listing_u64(l, "Level", (uint64_t)e->level);
-		listing_u64(l, "Physical", e->pblk);
-		listing_u64(l, "Meta", 1);
+		listing_u64(l, LISTING_KEY("level"), (uint64_t)e->level);
+		listing_u64(l, LISTING_KEY("physical"), e->pblk);
+		listing_bool(l, LISTING_KEY("meta"), 1);
 	} else {
-		listing_u64(l, "Logical", e->lblk);
-		listing_u64(l, "Physical", e->pblk);
-		listing_u64(l, "Length", e->len);
-		listing_u64(l, "Unwritten", (e->flags & E4_MAP_UNWRITTEN) != 0);
+		listing_u64(l, LISTING_KEY("logical"), e->lblk);
+		listing_u64(l, LISTING_KEY("physical"), e->pblk);
+		listing_u64(l, LISTING_KEY("length"), e->len);
+		listing_bool(l, LISTING_KEY("unwritten"), (e->flags & E4_MAP_UNWRITTEN) != 0);
 	}
 	listing_close(l);
 	return 0;
 }
 
 static void json_time(listing *l, e4_fs *fs, const struct ext4_inode *inode,
-		      const char *label, enum e4_time_field which)
+		      const char *key, enum e4_time_field which)
 {
 	struct e4_time t;
 
 	if (!e4_inode_time(fs, inode, which, &t))
 		return;
-	listing_object(l, label);
-	listing_i64(l, "Seconds", t.sec);
-	listing_u64(l, "Nanoseconds", t.nsec);
+	listing_object(l, LISTING_KEY(key));
+	listing_i64(l, LISTING_KEY("seconds"), t.sec);
+	listing_u64(l, LISTING_KEY("nanoseconds"), t.nsec);
 	listing_close(l);
 }
 
 /* The fields "stat" prints, as one JSON object through the listing layer:
- * numbers as numbers (mode, flags, times in seconds since the epoch). */
+ * numbers as numbers (mode, flags, times in seconds since the epoch),
+ * yes/no as true/false. */
 static int stat_json(const char *cmd, e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode)
 {
 	listing *l = listing_new(stdout, LISTING_JSON, 0);
@@ -154,53 +155,54 @@ static int stat_json(const char *cmd, e4_fs *fs, e4_ino_t ino, const struct ext4
 		com_err(cmd, E4_ERR_NO_MEMORY, "while listing inode %u", ino);
 		return 1;
 	}
-	listing_u64(l, "Inode", ino);
-	listing_str(l, "Type", stat_type_name(mode));
-	listing_u64(l, "Mode", mode & 07777);
-	listing_u64(l, "Flags", flags);
-	listing_list_begin(l, "Flag names");
+	listing_u64(l, LISTING_KEY("inode"), ino);
+	listing_str(l, LISTING_KEY("type"), stat_type_name(mode));
+	listing_u64(l, LISTING_KEY("mode"), mode & 07777);
+	listing_u64(l, LISTING_KEY("flags"), flags);
+	listing_list_begin(l, LISTING_KEY("flag_names"));
 	for (i = 0; i < sizeof(inode_flag_names) / sizeof(inode_flag_names[0]); i++)
 		if (flags & inode_flag_names[i].mask)
 			listing_list_add(l, inode_flag_names[i].name);
 	listing_list_end(l, "");
 	if (!current_catastrophic && !e4_test_inode(fs, ino, &in_use))
-		listing_u64(l, "In use", in_use);
-	listing_u64(l, "Generation", e4_le32(inode->i_generation));
-	listing_u64(l, "Version", ((uint64_t)(HAS_FIELD(fs, inode, i_version_hi) ?
+		listing_bool(l, LISTING_KEY("in_use"), in_use);
+	listing_u64(l, LISTING_KEY("generation"), e4_le32(inode->i_generation));
+	listing_u64(l, LISTING_KEY("version"), ((uint64_t)(HAS_FIELD(fs, inode, i_version_hi) ?
 					      e4_le32(inode->i_version_hi) : 0) << 32) |
 		    e4_le32(inode->l_i_version));
-	listing_u64(l, "User", e4_inode_uid(inode));
-	listing_u64(l, "Group", e4_inode_gid(inode));
-	listing_u64(l, "Project", HAS_FIELD(fs, inode, i_projid) ? e4_le32(inode->i_projid) : 0);
-	listing_u64(l, "Size", e4_inode_size(inode));
-	listing_u64(l, "File ACL", e4_inode_file_acl(fs, inode));
-	listing_u64(l, "Links", e4_le16(inode->i_links_count));
-	listing_u64(l, "Blockcount", e4_inode_blocks(fs, inode));
-	listing_u64(l, "Fragment address", e4_le32(inode->i_faddr));
+	listing_u64(l, LISTING_KEY("user"), e4_inode_uid(inode));
+	listing_u64(l, LISTING_KEY("group"), e4_inode_gid(inode));
+	listing_u64(l, LISTING_KEY("project"), HAS_FIELD(fs, inode, i_projid) ? e4_le32(inode->i_projid) : 0);
+	listing_u64(l, LISTING_KEY("size"), e4_inode_size(inode));
+	listing_u64(l, LISTING_KEY("file_acl"), e4_inode_file_acl(fs, inode));
+	listing_u64(l, LISTING_KEY("links"), e4_le16(inode->i_links_count));
+	listing_u64(l, LISTING_KEY("blockcount"), e4_inode_blocks(fs, inode));
+	listing_u64(l, LISTING_KEY("fragment_address"), e4_le32(inode->i_faddr));
 	json_time(l, fs, inode, "ctime", E4_CTIME);
 	json_time(l, fs, inode, "atime", E4_ATIME);
 	json_time(l, fs, inode, "mtime", E4_MTIME);
 	if (HAS_FIELD(fs, inode, i_crtime))
 		json_time(l, fs, inode, "crtime", E4_CRTIME);
 	if (inode->i_dtime)
-		listing_u64(l, "dtime", e4_le32(inode->i_dtime));
+		listing_u64(l, LISTING_KEY("dtime"), e4_le32(inode->i_dtime));
 	if (e4_geom(fs)->inode_size > EXT4_GOOD_OLD_INODE_SIZE)
-		listing_u64(l, "Size of extra inode fields", e4_le16(inode->i_extra_isize));
+		listing_u64(l, LISTING_KEY("size_of_extra_inode_fields"), e4_le16(inode->i_extra_isize));
 	if (e4_geom(fs)->metadata_csum) {
 		uint32_t stored = e4_le16(inode->l_i_checksum_lo);
 
 		if (HAS_FIELD(fs, inode, i_checksum_hi))
 			stored |= (uint32_t)e4_le16(inode->i_checksum_hi) << 16;
-		listing_u64(l, "Inode checksum", stored);
-		listing_u64(l, "Inode checksum ok", e4_inode_csum_verify(fs, ino, inode));
+		listing_u64(l, LISTING_KEY("inode_checksum"), stored);
+		listing_bool(l, LISTING_KEY("inode_checksum_ok"), e4_inode_csum_verify(fs, ino, inode));
 	}
-	listing_array(l, "Extended attributes");
+	listing_array(l, LISTING_KEY("extended_attributes"));
 	if (e4_xattr_iterate(fs, ino, inode, json_xattr_cb, l))
 		ret = 1;
 	listing_close(l);
 	if (!(flags & EXT4_INLINE_DATA_FL) && !e4_inode_is_fast_symlink(fs, inode) &&
 	    !EXT4_S_ISDEVLIKE(mode)) {
-		listing_array(l, (flags & EXT4_EXTENTS_FL) ? "Extents" : "Blocks");
+		listing_array(l, (flags & EXT4_EXTENTS_FL) ? LISTING_KEY("extents") :
+			      LISTING_KEY("blocks"));
 		if (e4_map_iterate(fs, ino, inode, E4_ITER_META, json_map_cb, l))
 			ret = 1;
 		listing_close(l);

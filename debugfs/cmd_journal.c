@@ -65,6 +65,14 @@ static const char *verdict_name(int v)
 	}
 }
 
+/* JSON value of a verdict: its name, or null where there is no checksum
+ * to judge or it was not judged. */
+static json_object *json_verdict(int v)
+{
+	return v == E4_JCSUM_NONE || v == E4_JCSUM_UNCHECKED ? NULL :
+	       json_object_new_string(verdict_name(v));
+}
+
 static int has_csum(const struct logdump *ld)
 {
 	return !!(ld->incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 |
@@ -299,7 +307,7 @@ static unsigned dump_descriptor(struct logdump *ld, uint32_t jblk, uint32_t tid,
 			json_object_object_add(o, "fs_block", json_object_new_int64((int64_t)fsblk));
 			json_object_object_add(o, "journal_block", json_object_new_int64(blk));
 			json_object_object_add(o, "flags", json_object_new_int64(flags));
-			json_object_object_add(o, "checksum", json_object_new_string(verdict_name(vt)));
+			json_object_object_add(o, "checksum", json_verdict(vt));
 			json_object_array_add(json_object_object_get(jt, "tags"), o);
 		} else if (ld->dump_all || (ld->have_block && fsblk == ld->want_block)) {
 			printf("  FS block %llu logged at journal block %u (flags 0x%x)",
@@ -382,7 +390,7 @@ static void dump_commit(struct logdump *ld, uint32_t jblk, uint32_t tid)
 		json_object_object_add(jt, "commit_nsec",
 				       json_object_new_int64(e4_be32(ch.h_commit_nsec)));
 		json_object_object_add(jt, "commit_checksum",
-				       json_object_new_string(verdict_name(v)));
+				       json_verdict(v));
 		return;
 	}
 	if (!ld->dump_all)

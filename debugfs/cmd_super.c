@@ -21,7 +21,39 @@
 /* The listing "stats" prints through (text or JSON). */
 static listing *L;
 
-#define num(label, v)		listing_u64(L, label, v)
+/* The fields "stats" adds to common/superlist.c's: text label and JSON key
+ * side by side.  The group fields are JSON only (the text lines have the
+ * reference's own layout).  ROW(id, label, key) */
+#define STATS_ROWS(ROW) \
+	ROW(SUPERBLOCK,		NULL, "superblock") \
+	ROW(BAD_BLOCKS,		NULL, "bad_blocks") \
+	ROW(DIRECTORIES,	"Directories", "directories") \
+	ROW(GROUPS,		NULL, "groups") \
+	ROW(G_GROUP,		NULL, "group") \
+	ROW(G_BLOCK_BITMAP,	NULL, "block_bitmap") \
+	ROW(G_INODE_BITMAP,	NULL, "inode_bitmap") \
+	ROW(G_INODE_TABLE,	NULL, "inode_table") \
+	ROW(G_FREE_BLOCKS,	NULL, "free_blocks") \
+	ROW(G_FREE_CLUSTERS,	NULL, "free_clusters") \
+	ROW(G_FREE_INODES,	NULL, "free_inodes") \
+	ROW(G_USED_DIRS,	NULL, "used_directories") \
+	ROW(G_UNUSED_INODES,	NULL, "unused_inodes") \
+	ROW(G_CSUM,		NULL, "checksum") \
+	ROW(G_CSUM_OK,		NULL, "checksum_ok") \
+	ROW(G_FLAGS,		NULL, "flags")
+
+enum stats_row {
+#define ROW_ENUM(id, label, key)	S_##id,
+	STATS_ROWS(ROW_ENUM)
+	S_COUNT
+};
+
+static const struct listing_field stats_rows[S_COUNT] = {
+#define ROW_TABLE(id, label, key)	[S_##id] = { label, key },
+	STATS_ROWS(ROW_TABLE)
+};
+
+#define S(id)	(&stats_rows[S_##id])
 
 /* Journal part: the shared superlist layer prints it; a journal superblock
  * that cannot be read only gives a warning (the superblock listing stands,
@@ -98,7 +130,7 @@ static void print_bad_blocks(e4_fs *fs)
 	if (l.n) {
 		qsort(l.blk, l.n, sizeof(*l.blk), cmp_blk);
 		if (listing_get_format(L) == LISTING_JSON) {
-			listing_array(L, "Bad blocks");
+			listing_array(L, S(BAD_BLOCKS));
 			for (i = 0; i < l.n; i++)
 				if (!i || l.blk[i] != l.blk[i - 1])
 					listing_u64(L, NULL, l.blk[i]);
@@ -143,20 +175,20 @@ static int print_group(const char *cmd, e4_fs *fs, e4_group_t g)
 	snprintf(many, sizeof(many), "%ss", unit);
 	if (listing_get_format(L) == LISTING_JSON) {
 		listing_object(L, NULL);
-		listing_u64(L, "Group", g);
-		listing_u64(L, "Block bitmap", gd.block_bitmap);
-		listing_u64(L, "Inode bitmap", gd.inode_bitmap);
-		listing_u64(L, "Inode table", gd.inode_table);
-		listing_u64(L, geo->cluster_bits ? "Free clusters" : "Free blocks",
+		listing_u64(L, S(G_GROUP), g);
+		listing_u64(L, S(G_BLOCK_BITMAP), gd.block_bitmap);
+		listing_u64(L, S(G_INODE_BITMAP), gd.inode_bitmap);
+		listing_u64(L, S(G_INODE_TABLE), gd.inode_table);
+		listing_u64(L, geo->cluster_bits ? S(G_FREE_CLUSTERS) : S(G_FREE_BLOCKS),
 			    gd.free_blocks);
-		listing_u64(L, "Free inodes", gd.free_inodes);
-		listing_u64(L, "Used directories", gd.used_dirs);
+		listing_u64(L, S(G_FREE_INODES), gd.free_inodes);
+		listing_u64(L, S(G_USED_DIRS), gd.used_dirs);
 		if (csum) {
-			listing_u64(L, "Unused inodes", gd.itable_unused);
-			listing_hex(L, "Checksum", gd.checksum, 4, 0);
-			listing_u64(L, "Checksum ok", e4_group_csum_ok(fs, g));
+			listing_u64(L, S(G_UNUSED_INODES), gd.itable_unused);
+			listing_hex(L, S(G_CSUM), gd.checksum, 4, 0);
+			listing_bool(L, S(G_CSUM_OK), e4_group_csum_ok(fs, g));
 		}
-		listing_list_begin(L, "Flags");
+		listing_list_begin(L, S(G_FLAGS));
 		if (gd.flags & EXT4_BG_INODE_UNINIT)
 			listing_list_add(L, "INODE_UNINIT");
 		if (gd.flags & EXT4_BG_BLOCK_UNINIT)
@@ -226,7 +258,7 @@ int do_stats(int argc, char **argv)
 		com_err(argv[0], E4_ERR_NO_MEMORY, "while listing the superblock");
 		return 1;
 	}
-	listing_object(L, "Superblock");
+	listing_object(L, S(SUPERBLOCK));
 	superlist_super(L, current_fs);
 	listing_close(L);
 	ret = 0;
@@ -238,9 +270,9 @@ int do_stats(int argc, char **argv)
 		if (!e4_group_get(current_fs, g, &gd))
 			dirs += gd.used_dirs;
 	}
-	num("Directories", dirs);
+	listing_u64(L, S(DIRECTORIES), dirs);
 	if (!header_only) {
-		listing_array(L, "Groups");
+		listing_array(L, S(GROUPS));
 		for (g = 0; g < e4_geom(current_fs)->group_count; g++)
 			ret |= print_group(argv[0], current_fs, g);
 		listing_close(L);

@@ -613,10 +613,18 @@ static void run_interactive(void)
 	compl_reset();
 }
 
-static void main_usage(void)
+/* The usage line: on stdout for --help, else on stderr. */
+static void main_usage(FILE *out)
 {
-	fprintf(stderr, "Usage: %s %s\n", DEBUGFS_NAME, MAIN_USAGE);
+	fprintf(out, "Usage: %s %s\n", DEBUGFS_NAME, MAIN_USAGE);
+	if (out == stdout)
+		fprintf(out, "       %s -V | --help\n", DEBUGFS_NAME);
 }
+
+static const struct option main_long_opts[] = {
+	{ "help", no_argument, NULL, 'h' + 256 },
+	{ NULL, 0, NULL, 0 },
+};
 
 int main(int argc, char **argv)
 {
@@ -627,7 +635,7 @@ int main(int argc, char **argv)
 
 	e4_init_errors();
 	opterr = 0;
-	while ((c = getopt(argc, argv, "wcs:b:R:f:V")) != -1) {
+	while ((c = getopt_long(argc, argv, "wcs:b:R:f:V", main_long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			com_err(DEBUGFS_NAME, 0, WRITE_REFUSED);
@@ -651,19 +659,24 @@ int main(int argc, char **argv)
 			cmd_file = optarg;
 			break;
 		case 'V':
-			printf("%s %s (libe4)\n", DEBUGFS_NAME, PACKAGE_VERSION);
+			printf("%s %s (e4kit)\n", DEBUGFS_NAME, PACKAGE_VERSION);
+			return 0;
+		case 'h' + 256:
+			main_usage(stdout);
 			return 0;
 		default:
 			if (optopt && strchr("sbRf", optopt))
 				com_err(DEBUGFS_NAME, 0, "option -%c needs an argument", optopt);
-			else
+			else if (optopt)
 				com_err(DEBUGFS_NAME, 0, "invalid option -%c", optopt);
-			main_usage();
+			else
+				com_err(DEBUGFS_NAME, 0, "unrecognized option '%s'", argv[optind - 1]);
+			main_usage(stderr);
 			return 1;
 		}
 	}
 	if (argc - optind > 1 || (request && cmd_file)) {
-		main_usage();
+		main_usage(stderr);
 		return 1;
 	}
 	/* a device that cannot be opened fails the run; a command file still

@@ -29,9 +29,11 @@ static struct e4fsck *exit_ctx;
 
 static void fatal(struct e4fsck *ctx, errcode_t err, const char *what) __attribute__((noreturn));
 
-static void usage(const char *prog)
+/* The usage text: on stdout with exit 0 for --help, else on stderr with
+ * e2fsck's usage exit code (16). */
+static void usage(const char *prog, int help)
 {
-	fprintf(stderr,
+	fprintf(help ? stdout : stderr,
 		"Usage: %s [-panyfvt] [-b superblock] [-B blocksize] [-C fd]\n"
 		"\t\t[-j external_journal] [-E journal_only] device\n"
 		"\n"
@@ -45,9 +47,11 @@ static void usage(const char *prog)
 		" -B size  block size to look for the superblock with\n"
 		" -C fd    progress to file descriptor fd (accepted, not written yet)\n"
 		" -j dev   external journal device\n"
-		" -E journal_only  replay the journal (and release orphans), then stop\n",
+		" -E journal_only  replay the journal (and release orphans), then stop\n"
+		" -V       print the version and exit\n"
+		" --help   print this text and exit\n",
 		prog);
-	exit(FSCK_USAGE);
+	exit(help ? FSCK_OK : FSCK_USAGE);
 }
 
 static int64_t clock_now(void)
@@ -109,8 +113,13 @@ static void parse_args(struct e4fsck *ctx, int argc, char **argv)
 {
 	int c, modes = 0;
 
+	static const struct option long_opts[] = {
+		{ "help", no_argument, NULL, 'h' + 256 },
+		{ NULL, 0, NULL, 0 },
+	};
+
 	opterr = 0;
-	while ((c = getopt(argc, argv, "panyfvtC:b:B:j:E:")) != -1) {
+	while ((c = getopt_long(argc, argv, "panyfvtVC:b:B:j:E:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 		case 'a':
@@ -145,13 +154,22 @@ static void parse_args(struct e4fsck *ctx, int argc, char **argv)
 		}
 		case 'j': ctx->ext_journal = optarg; break;
 		case 'E': parse_extended(ctx, optarg); break;
+		case 'V':
+			printf("e4fsck %s (e4kit)\n", PACKAGE_VERSION);
+			exit(FSCK_OK);
+		case 'h' + 256:
+			usage(ctx->prog, 1);
+			break;
 		default:
 			if (optopt && strchr("CbBjE", optopt))
 				fprintf(stderr, "%s: option requires an argument -- '%c'\n",
 					ctx->prog, optopt);
-			else
+			else if (optopt)
 				fprintf(stderr, "%s: invalid option -- '%c'\n", ctx->prog, optopt);
-			usage(ctx->prog);
+			else
+				fprintf(stderr, "%s: unrecognized option '%s'\n", ctx->prog,
+					argv[optind - 1]);
+			usage(ctx->prog, 0);
 		}
 	}
 	if (modes > 1) {
@@ -160,7 +178,7 @@ static void parse_args(struct e4fsck *ctx, int argc, char **argv)
 		exit(FSCK_USAGE);
 	}
 	if (optind != argc - 1)
-		usage(ctx->prog);
+		usage(ctx->prog, 0);
 	ctx->device = argv[optind];
 	ctx->read_only = ctx->answer == ANSWER_NO;
 }

@@ -37,9 +37,11 @@ static const uint32_t supported[3] = {
 	EXT4_FEATURE_RO_COMPAT_BIGALLOC | EXT4_FEATURE_RO_COMPAT_METADATA_CSUM,
 };
 
-static void usage(const char *prog)
+/* The usage text: on stdout with exit 0 for --help, else on stderr with
+ * exit 1. */
+static void usage_to(const char *prog, int help)
 {
-	fprintf(stderr,
+	fprintf(help ? stdout : stderr,
 		"Usage: %s [options] device [size]\n"
 		"  type and features: -t ext2|ext3|ext4  -T usage-types  -O feature,...\n"
 		"                     -j  -J size=MiB  -E extended-option,...\n"
@@ -49,8 +51,14 @@ static void usage(const char *prog)
 		"  identity:          -L label  -M last-mounted-dir  -U uuid|random|time|clear\n"
 		"                     -o creator-os  -e continue|remount-ro|panic\n"
 		"  run:               -n (write nothing)  -q  -v  -F  -S  -V\n"
-		"  size: blocks, or bytes with a k/m/g/t suffix (see e4mkfs(8))\n", prog);
-	exit(1);
+		"  size: blocks, or bytes with a k/m/g/t suffix (see e4mkfs(8))\n"
+		"  -V prints the version, --help this text\n", prog);
+	exit(help ? 0 : 1);
+}
+
+static void usage(const char *prog)
+{
+	usage_to(prog, 0);
 }
 
 static int parse_uint(const char *s, uint64_t max, uint64_t *out)
@@ -339,6 +347,11 @@ static int pick_time(const char *prog, int64_t *now)
 	return 0;
 }
 
+static const struct option long_opts[] = {
+	{ "help", no_argument, NULL, 'h' + 256 },
+	{ NULL, 0, NULL, 0 },
+};
+
 int main(int argc, char **argv)
 {
 	struct mkfs m;
@@ -363,7 +376,8 @@ int main(int argc, char **argv)
 	m.tty = isatty(0) && isatty(1);
 	m.lo.page_size = page > 0 ? (unsigned)page : 4096;
 
-	while ((c = getopt(argc, argv, "b:cd:e:g:i:jl:m:no:qr:s:t:vC:DE:FG:I:J:KL:M:N:O:R:ST:U:Vz:")) != -1) {
+	while ((c = getopt_long(argc, argv, "b:cd:e:g:i:jl:m:no:qr:s:t:vC:DE:FG:I:J:KL:M:N:O:R:ST:U:Vz:",
+				long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			/* bytes, with or without a k suffix (as mke2fs) */
@@ -584,6 +598,9 @@ int main(int argc, char **argv)
 			printf("e4mkfs %s (e4kit)\n", PACKAGE_VERSION);
 			rc = 0;
 			goto out;
+		case 'h' + 256:
+			usage_to(m.prog, 1);
+			break;
 		default:
 			usage(m.prog);
 		}

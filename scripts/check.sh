@@ -19,8 +19,11 @@ cd "$src"
 # fsck_short_device, fsck_gd_location and fsck_sb_geometry e4fsck's answer
 # policy, read errors, descriptor copies and geometry repairs;
 # tune_mounted and tune_mount_opts e4tune's kernel path and mount option
-# rule; lib_bmap the loading and storing of whole-filesystem bitmap maps
-# (11 s).  Left out (long, and their code paths are
+# rule; lib_bmap the loading and storing of whole-filesystem bitmap maps;
+# lib_xattr_write the xattr writer's random sequences; san_leaks that leak
+# detection is on and e4tune's -E mount_opts= paths leak nothing.
+# LeakSanitizer is on (detect_leaks=1): a leak fails the test that meets
+# it.  Left out (long, and their code paths are
 # covered above): mkfs_matrix, mkfs_big, the kernel crash tests, tune_crash.
 # The sanitizer pass reuses the image matrix the normal pass built
 # (E4_MATRIX) instead of building it twice.
@@ -30,7 +33,8 @@ SAN_TESTS="tests/t/corpus_ls.sh tests/t/stats_matrix.sh tests/t/rdump_matrix.sh
 	tests/t/mkfs_cases.sh tests/t/mkfs_refuse.sh tests/t/mkfs_output.sh
 	tests/t/mkfs_safe_order.sh tests/t/fsck_policy.sh tests/t/fsck_short_device.sh
 	tests/t/fsck_gd_location.sh tests/t/fsck_sb_geometry.sh
-	tests/t/tune_mounted.sh tests/t/tune_mount_opts.sh tests/t/lib_bmap.sh"
+	tests/t/tune_mounted.sh tests/t/tune_mount_opts.sh tests/t/lib_bmap.sh
+	tests/t/san_leaks.sh tests/t/lib_xattr_write.sh"
 
 need_kb=$((6 * 1024 * 1024))
 avail_kb=$(df -Pk "$src" | awk 'NR==2 {print $4}')
@@ -68,7 +72,8 @@ fi
 echo "== sanitizer build (ASan + UBSan)"
 if "$src/scripts/build.sh" "$src/build-san" --enable-werror --enable-sanitizers; then
 	unit=$(make -s -C "$src/build-san" print-unit-tests)
-	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0}
+	# leaks fail tests (LeakSanitizer; tests/t/san_leaks.sh checks this line)
+	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 	rm -f "$src/build-san/test-suite.log"
 	[ -d "$src/build/tests/matrix" ] && export E4_MATRIX="$src/build/tests/matrix"

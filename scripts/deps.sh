@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Install (through Debian packages) whatever e4kit needs to build and test
 # that is missing.  Root runs apt-get directly; others go through sudo.
+# tests/t/deps_complete.sh checks that this list (with what it depends on and
+# the base system) provides every command the suite and the scripts run:
+# procps for pkill (tests/lib.sh), kmod for modprobe (need_root_loop), bc for
+# bench/mkfs.sh, zstd for the kernel64k setup; qemu-system-ppc runs with
+# -vga none, so no VGA ROM (a recommended package) is needed.
 set -euo pipefail
 
 pkgs=(
@@ -8,6 +13,7 @@ pkgs=(
 	uuid-dev libblkid-dev comerr-dev libisal-dev libedit-dev libcmocka-dev libjson-c-dev
 	e2fsprogs util-linux attr xfsprogs python3 gzip coreutils
 	qemu-system-ppc cpio strace fsmark
+	procps kmod bc zstd
 )
 
 missing=()

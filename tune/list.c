@@ -1,7 +1,9 @@
 /*
  * list.c: -l, the superblock and journal superblock as dumpe2fs -h shows
  * them, or with --json the same fields as one JSON document (through the
- * shared output layer, common/listing.h and common/superlist.h).
+ * shared output layer, common/listing.h and common/superlist.h).  With
+ * --json the document goes to t->json_out, the only thing written to the
+ * process's standard output (main.c).
  */
 #include "tune.h"
 
@@ -10,7 +12,8 @@
 
 int tune_list(struct tune *t)
 {
-	listing *l = listing_new(stdout, t->json ? LISTING_JSON : LISTING_TEXT, 26);
+	listing *l = listing_new(t->json_out ? t->json_out : stdout,
+				 t->json ? LISTING_JSON : LISTING_TEXT, 26);
 	int rc;
 
 	if (!l) {

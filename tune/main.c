@@ -6,6 +6,7 @@
  * structural changes (features, journal) that write their own blocks.
  * A device in use is left to online.c (through the kernel or not at all).
  */
+#include "config.h"
 #include "tune.h"
 
 #include "crashpoint.h"
@@ -13,6 +14,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
 #include <limits.h>
@@ -49,7 +51,8 @@ static void help(const char *prog)
 	       "\t[-r reserved_blocks_count] [-u user] [-C mount_count]\n"
 	       "\t[-L volume_label] [-M last_mounted_dir]\n"
 	       "\t[-O [^]feature[,...]] [-E extended-option[,...]]\n"
-	       "\t[-T last_check_time] [-U UUID] device\n", prog);
+	       "\t[-T last_check_time] [-U UUID] device\n"
+	       "       %s -V | --help\n", prog, prog);
 	exit(0);
 }
 
@@ -298,7 +301,7 @@ static void parse_args(struct tune *t, int argc, char **argv)
 	char *end;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "c:e:fg:i:jlm:o:r:u:C:E:I:J:L:M:O:Q:T:U:z:",
+	while ((c = getopt_long(argc, argv, "c:e:fg:i:jlm:o:r:u:C:E:I:J:L:M:O:Q:T:U:Vz:",
 				long_opts, NULL)) != -1) {
 		any++;
 		switch (c) {
@@ -422,6 +425,10 @@ static void parse_args(struct tune *t, int argc, char **argv)
 		case 'h' + 256:
 			help(t->prog);
 			break;
+		case 'V':
+			/* tune2fs refuses -V (exit 1); every e4kit tool takes it */
+			printf("e4tune %s (e4kit)\n", PACKAGE_VERSION);
+			exit(0);
 		default:
 			if (optopt && optopt < 256 && strchr("ceEgiJLmMoOrTuUIQz", optopt))
 				usage_exit(t, "option -%c needs an argument", optopt);
@@ -768,6 +775,32 @@ int tune_check_all(struct tune *t)
 	return 0;
 }
 
+/* --json: standard output carries the JSON document and nothing else.
+ * Every message of the run ("Setting maximal mount count to 20",
+ * "Recovering journal.", ...) goes to stderr: descriptor 1 becomes a copy
+ * of descriptor 2, and the document is written to a stream on a saved
+ * copy of the original standard output (t->json_out, closed by main()). */
+static int json_stdout_only(struct tune *t)
+{
+	int fd;
+
+	if (fflush(stdout))
+		return 1;
+	fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0 || !(t->json_out = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		tune_err(t, errno, "while setting up the JSON output");
+		return 1;
+	}
+	if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		tune_err(t, errno, "while setting up the JSON output");
+		return 1;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return 0;
+}
+
 static int run(struct tune *t, int argc, char **argv)
 {
 	struct e4_probe probe;
@@ -779,6 +812,8 @@ static int run(struct tune *t, int argc, char **argv)
 	e4_init_errors();
 	srandom((unsigned)time(NULL) ^ (unsigned)getpid());
 	parse_args(t, argc, argv);
+	if (t->json && json_stdout_only(t))
+		return 1;
 	if (t->mntopts && tune_mntopts_parse(t))
 		return 1;
 
@@ -861,5 +896,10 @@ int main(int argc, char **argv)
 	memset(&tune, 0, sizeof(tune));
 	rc = run(&tune, argc, argv);
 	free(tune.ext_mount_opts);
+	if (tune.json_out && fclose(tune.json_out) && !rc) {
+		fprintf(stderr, "%s: error writing the JSON listing: %s\n", tune.prog,
+			strerror(errno));
+		rc = 1;
+	}
 	return rc;
 }

@@ -51,6 +51,7 @@ struct tune {
 
 	int sb_dirty;			/* superblock changed: write it */
 	int gdt_dirty;			/* descriptors changed: write the GDT */
+	FILE *json_out;			/* --json: the real stdout (see main.c) */
 };
 
 /* main.c */

@@ -1529,7 +1529,8 @@ uint32_t e4_mntopt_mask(const char *name);
 errcode_t e4_mntopt_edit(uint32_t *opts, const char *edit);
 
 /* Look at path (which must exist): stat, size, topology, signatures,
- * use.  Opens read-only.  Errors: errno values. */
+ * use.  Opens read-only.  Errors: errno values (EISDIR for a directory,
+ * ENOTBLK for anything else that is neither a block device nor a file). */
 errcode_t e4_probe_device(const char *path, struct e4_probe *p);
 /* The same for what starts offset bytes into path (mke2fs -E offset=):
  * signatures and all_holes concern only the bytes from there to the end;
@@ -1651,6 +1652,7 @@ errcode_t e4_online_set_uuid(int fd, const uint8_t uuid[16]);
  * the device (through a loop device: in the image file). */
 errcode_t e4_online_sync(int fd);
 
+#include "xattr_write.h"
 #include "dir_write.h"	/* directory writing (dir_write.c, htree_write.c, dir_build.c) */
 
 #ifdef __cplusplus

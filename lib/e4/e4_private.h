@@ -120,11 +120,19 @@ errcode_t e4_xattr_ibody_find(e4_fs *fs, const struct ext4_inode *inode, uint8_t
 			      const char *name, size_t name_len, const void **value,
 			      uint32_t *value_len);
 
-/* Set i_blocks to sectors (512-byte units) by the kernel's rule (section
- * 6.4): i_blocks_lo up to 2^32 - 1; with huge_file l_i_blocks_high up to
- * 2^48 - 1 (HUGE_FILE_FL cleared), beyond that HUGE_FILE_FL set and the
- * count in filesystem blocks.  E4_ERR_FILE_TOO_BIG when it does not fit
- * (nothing changed).  inode.c. */
+/* Inode setters, the counterparts of e4_inode_file_acl() and
+ * e4_inode_blocks() (inode.c; format doc 6.1, 6.4).  file_acl_set: the high
+ * half only with 64bit.  blocks_set: sectors in 512-byte units, stored as
+ * the kernel stores them: 32 bits, else 48 bits with huge_file, else
+ * HUGE_FILE_FL and filesystem blocks (rounded up); HUGE_FILE_FL cleared
+ * otherwise.  E4_ERR_FILE_TOO_BIG when the value cannot be stored. */
+void e4_inode_file_acl_set(e4_fs *fs, struct ext4_inode *inode, e4_blk_t blk);
 errcode_t e4_inode_blocks_set(e4_fs *fs, struct ext4_inode *inode, uint64_t sectors);
+/* Read xattr block blk into buf (one block) and check it as
+ * e4_xattr_iterate() does; then report its entries to cb (xattr.c).
+ * E4_ERR_BAD_BLOCK_NUM, E4_ERR_XATTR_MAGIC, E4_ERR_XATTR_CORRUPT,
+ * E4_ERR_XATTR_CSUM (unless IGNORE_CSUM), read errors, or cb's value. */
+errcode_t e4_xattr_block_iterate(e4_fs *fs, e4_blk_t blk, void *buf, e4_xattr_cb cb,
+				 void *priv);
 
 #endif

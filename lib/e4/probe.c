@@ -193,7 +193,7 @@ errcode_t e4_probe_device_at(const char *path, uint64_t offset, struct e4_probe 
 	p->is_blockdev = S_ISBLK(st.st_mode);
 	p->is_regular = S_ISREG(st.st_mode);
 	if (!p->is_blockdev && !p->is_regular)
-		return ENOTBLK;
+		return S_ISDIR(st.st_mode) ? EISDIR : ENOTBLK;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return sys_err();

@@ -218,6 +218,18 @@ errcode_t e4_xattr_iterate(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *ino
 	return err;
 }
 
+errcode_t e4_xattr_block_iterate(e4_fs *fs, e4_blk_t blk, void *buf, e4_xattr_cb cb,
+				 void *priv)
+{
+	struct xarea a;
+	errcode_t err;
+
+	err = block_area(fs, blk, buf, &a);
+	if (!err)
+		err = area_walk(fs, &a, cb, priv);
+	return err;
+}
+
 errcode_t e4_xattr_ibody_find(e4_fs *fs, const struct ext4_inode *inode, uint8_t name_index,
 			      const char *name, size_t name_len, const void **value,
 			      uint32_t *value_len)
@@ -246,25 +258,13 @@ errcode_t e4_xattr_ibody_find(e4_fs *fs, const struct ext4_inode *inode, uint8_t
 	return E4_ERR_XATTR_NOT_FOUND;
 }
 
-/*
- * The kernel's entry hash (section 9): each byte of the name, then each
- * 32-bit little-endian word of the value; for a value in an EA inode the
- * one word is the value's hash.  signed_chars: the name's bytes taken as
- * signed, as kernels before 6.2 did on architectures with signed char
- * (the kernel still accepts both).
- */
+/* The entry hash of an attribute whose value is in an EA inode: the
+ * name, then the value's hash as one word (e4_xattr_hash_entry()). */
 static uint32_t entry_hash(const char *name, size_t len, uint32_t word, int signed_chars)
 {
-	uint32_t h = 0;
-	size_t i;
+	uint32_t le = e4_cpu_to_le32(word);
 
-	for (i = 0; i < len; i++) {
-		uint32_t c = signed_chars ? (uint32_t)(int32_t)(signed char)name[i]
-					  : (uint32_t)(unsigned char)name[i];
-
-		h = (h << 5) ^ (h >> 27) ^ c;
-	}
-	return (h << 16) ^ (h >> 16) ^ word;
+	return e4_xattr_hash_entry(name, len, &le, 4, signed_chars);
 }
 
 /* Whether inode x->value_inum may hold x's value (before reading it). */

@@ -6,11 +6,14 @@
 # `stats -j`, and `stat` / `stat -j` for 60 inodes (the reserved ones, the
 # generated tree's first files, some spread over the inode count).
 #  stats: every "Label: value" line of the superblock and journal parts is
-#    looked up in JSON under the key listing_key(label) (lower case, runs of
-#    other characters -> "_"): numbers must equal the first number of the
-#    text (0x hex included), lists the words, strings the text, dates (TZ=UTC)
-#    the epoch seconds.  Every group line (bitmaps, inode table, free counts,
-#    used dirs, unused inodes, checksum) must equal the JSON "groups" entry.
+#    looked up in JSON under the key of its label (lower case, runs of other
+#    characters -> "_", as the row tables of common/superlist.c declare
+#    them): numbers must equal the first number of the text (0x hex
+#    included; sizes "16M", "35 MB" in bytes), lists the words, strings the
+#    text, dates (TZ=UTC) the epoch seconds, null an absent value ("<none>",
+#    "<not available>", "n/a").  Every group line (bitmaps, inode table,
+#    free counts, used dirs, unused inodes, checksum) must equal the JSON
+#    "groups" entry.
 #  stat: inode, type, mode, flags, generation, user, group, project, size,
 #    file ACL, links, blockcount, the raw ctime/atime/mtime/crtime words,
 #    inode checksum, the extended attribute names and lengths, and every
@@ -81,8 +84,17 @@ def epoch(s):
         return None
 
 
+ABSENT = ("<none>", "<not available>", "n/a")
+UNITS = {"k": 1, "kB": 1, "M": 1 << 10, "MB": 1 << 10, "GB": 1 << 20, "TB": 1 << 30, "PB": 1 << 40}
+SIZE = re.compile(r"^(\d+) ?(kB|MB|GB|TB|PB|k|M)$")
+
+
 def check_value(where, label, text, v, probs):
-    if isinstance(v, bool) or v is None:
+    if v is None:
+        # an absent value: the text says so
+        if text not in ABSENT:
+            probs.append("%s: %s: text %r, JSON null" % (where, label, text))
+    elif isinstance(v, bool):
         probs.append("%s: %s: JSON %r" % (where, label, v))
     elif isinstance(v, int):
         t = epoch(text)
@@ -90,11 +102,22 @@ def check_value(where, label, text, v, probs):
             if t != v:
                 probs.append("%s: %s: text %r, JSON %r" % (where, label, text, v))
             return
+        m = SIZE.match(text)
+        if m:
+            # a size, JSON in bytes: dumpe2fs's journal size ("1024k",
+            # "16M") truncates to its unit, the lifetime writes ("35 MB")
+            # round to the nearest
+            unit = UNITS[m.group(2)] * 1024
+            want = v // unit if m.group(2) in ("k", "M") else (v + unit // 2) // unit
+            if int(m.group(1)) != want or v % 1024:
+                probs.append("%s: %s: text %r, JSON %r bytes" % (where, label, text, v))
+            return
         m = NUM.search(text)
         if not m or num(m.group(0)) != v:
             probs.append("%s: %s: text %r, JSON %r" % (where, label, text, v))
     elif isinstance(v, list):
-        if text.split() != [str(x) for x in v] and not (not v and text in ("(none)", "")):
+        words = ["<none>" if x is None else str(x) for x in v]
+        if text.split() != words and not (not v and text in ("(none)", "")):
             probs.append("%s: %s: text %r, JSON %r" % (where, label, text, v))
     elif isinstance(v, str):
         if " ".join(text.split()) != " ".join(v.split()):

@@ -5,7 +5,9 @@
 # labels with a tab and ends flag lists with a space); and --json parses and
 # carries the same values: every text field is found under its key
 # (journal fields under "journal"), as the same string, the same number
-# (also in hex, "N (text)" or ctime form), or the same list of words.
+# (also in hex, "N (text)" or ctime form; a size "16M" or "35 MB" as
+# bytes), the same list of words, or null where the text says "<none>",
+# "<not available>" or "n/a".
 # Catches: a field missing from -l or out of dumpe2fs -h's order.
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -52,12 +54,20 @@ for line in text:
         bad.append(f"{label}: no key {k}")
         continue
     j = scope[k]
-    if isinstance(j, list):
-        ok = ' '.join(j) == val or (not j and val in ('(none)', ''))
+    size = re.match(r'^(\d+) ?(k|M|kB|MB|GB|TB|PB)$', val)
+    if j is None:	# absent: the text says so
+        ok = val in ('<none>', '<not available>', 'n/a')
+    elif isinstance(j, list):
+        words = ['<none>' if x is None else str(x) for x in j]
+        ok = ' '.join(words) == val or (not j and val in ('(none)', ''))
     elif isinstance(j, str):
         ok = j == val
     elif isinstance(j, bool):
         ok = False
+    elif isinstance(j, int) and size:	# bytes; text in k/M (truncated) or kB.. (rounded)
+        unit = 1024 << {'k': 0, 'kB': 0, 'M': 10, 'MB': 10, 'GB': 20, 'TB': 30, 'PB': 40}[size.group(2)]
+        n = j // unit if size.group(2) in ('k', 'M') else (j + unit // 2) // unit
+        ok = int(size.group(1)) == n and j % 1024 == 0
     elif isinstance(j, (int, float)):
         ok = (val == str(j) or val.startswith(str(j) + ' ') or
               val.lower() == '0x%x' % j or
