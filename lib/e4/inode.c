@@ -195,4 +195,3 @@ int e4_inode_time(e4_fs *fs, const struct ext4_inode *inode, enum e4_time_field 
 	t->sec = e4_time_decode(base, extra, has_extra, &t->nsec);
 	return 1;
 }
-
