@@ -326,6 +326,25 @@ static errcode_t write_index(struct e4_dirw *w, const struct runs *r, const stru
 	return err ? err : e4_io_write_blk(e4_fs_io(w->fs), runs_pblk(r, 0), 1, buf);
 }
 
+/* 1 if the inode maps no block and holds no data: size 0, not inline, an
+ * empty extent root or block map (an xattr block may be counted in
+ * i_blocks). */
+static int empty_inode(const struct ext4_inode *inode)
+{
+	const struct ext4_extent_header *eh = (const struct ext4_extent_header *)inode->i_block;
+	uint32_t flags = e4_le32(inode->i_flags);
+	unsigned i;
+
+	if (e4_inode_size(inode) || (flags & EXT4_INLINE_DATA_FL))
+		return 0;
+	if ((flags & EXT4_EXTENTS_FL) && e4_le16(eh->eh_magic) == EXT4_EXT_MAGIC)
+		return eh->eh_entries == 0;
+	for (i = 0; i < EXT4_N_BLOCKS; i++)
+		if (inode->i_block[i])
+			return 0;
+	return 1;
+}
+
 static errcode_t check_args(e4_fs *fs, e4_ino_t parent, const struct e4_new_dirent *ents,
 			    size_t n, unsigned slack_pct)
 {
@@ -364,10 +383,19 @@ errcode_t e4_dir_build(e4_fs *fs, e4_ino_t dir, e4_ino_t parent, const struct e4
 	err = e4_dirw_open(fs, dir, &w);
 	if (err)
 		return err;
-	if (e4_inode_size(&w.ib.inode) || e4_inode_blocks(fs, &w.ib.inode) ||
-	    (e4_le32(w.ib.inode.i_flags) & EXT4_INLINE_DATA_FL)) {
+	if (!empty_inode(&w.ib.inode)) {
 		err = E4_ERR_INVALID_ARGUMENT;
 		goto out;
+	}
+	if (flags & E4_DIR_BUILD_INLINE) {
+		int done;
+
+		err = e4_dir_inline_build(&w, parent, ents, n, &done);
+		if (err || done) {
+			if (!err)
+				err = e4_dirw_close(&w);
+			goto out;
+		}
 	}
 	if (fs->geom.cluster_bits) {
 		err = E4_ERR_UNSUPPORTED;

@@ -40,6 +40,15 @@ static inline unsigned e4_dirent_min_rec(unsigned name_len)
 	return (E4_DIRENT_HDR + name_len + 3) & ~3u;
 }
 
+/* The length of the record at d (block size bs), at least a header's:
+ * a walk over unchecked or damaged bytes moves on instead of looping. */
+static inline unsigned e4_dirent_rec(const uint8_t *d, unsigned bs)
+{
+	unsigned r = e4_rec_len_from_disk(e4_get_le16(d + 4), bs);
+
+	return r < E4_DIRENT_HDR ? E4_DIRENT_HDR : r;
+}
+
 /* dx entries a root (count_off 0x20) or node (8) block of bs bytes holds,
  * with room for the dx tail when csum is set (section 8.5). */
 static inline unsigned e4_dx_limit(unsigned bs, unsigned count_off, int csum)
@@ -125,18 +134,60 @@ errcode_t e4_dirw_append(struct e4_dirw *w, uint64_t *lblk);
  * (metadata_csum), then every entry up to leaf_end.  E4_ERR_DIR_CSUM,
  * E4_ERR_DIR_NO_CSUM_TAIL, E4_ERR_BAD_REC_LEN, E4_ERR_DIR_CORRUPT. */
 errcode_t e4_dirw_leaf_check(struct e4_dirw *w, const uint8_t *buf);
-/* Offset of the live entry name in a checked leaf (and of the entry before
- * it in the block, or UINT_MAX), or -1. */
-int e4_dirw_leaf_find(struct e4_dirw *w, const uint8_t *buf, const char *name, size_t len,
-		      unsigned *off, unsigned *prev);
-/* Put the entry in the first slot of a checked leaf with room (the kernel's
- * rule, see e4_dir_insert); 1 if placed, 0 if no room.  Tail not set. */
-int e4_dirw_leaf_add(struct e4_dirw *w, uint8_t *buf, const char *name, size_t len,
-		     e4_ino_t ino, uint8_t file_type);
+/* A region of entries buf[start, end) (a leaf, or a part of an inline
+ * directory): well-formed records exactly covering it.  E4_ERR_BAD_REC_LEN,
+ * E4_ERR_DIR_CORRUPT. */
+errcode_t e4_dirw_region_check(struct e4_dirw *w, const uint8_t *buf, unsigned start,
+			       unsigned end);
+/* Offset of the live entry name in a checked region (and of the entry
+ * before it in the region, or UINT_MAX), or -1. */
+int e4_dirw_region_find(struct e4_dirw *w, const uint8_t *buf, unsigned start, unsigned end,
+			const char *name, size_t len, unsigned *off, unsigned *prev);
+/* Put the entry in the first slot of a checked region with room (the
+ * kernel's rule, see e4_dir_insert); 1 if placed, 0 if no room.  Tail not
+ * set. */
+int e4_dirw_region_add(struct e4_dirw *w, uint8_t *buf, unsigned start, unsigned end,
+		       const char *name, size_t len, e4_ino_t ino, uint8_t file_type);
+static inline int e4_dirw_leaf_find(struct e4_dirw *w, const uint8_t *buf, const char *name,
+				    size_t len, unsigned *off, unsigned *prev)
+{
+	return e4_dirw_region_find(w, buf, 0, w->leaf_end, name, len, off, prev);
+}
+static inline int e4_dirw_leaf_add(struct e4_dirw *w, uint8_t *buf, const char *name,
+				   size_t len, e4_ino_t ino, uint8_t file_type)
+{
+	return e4_dirw_region_add(w, buf, 0, w->leaf_end, name, len, ino, file_type);
+}
 /* A leaf of entries ents[0..n) packed in order (the last stretched to
  * leaf_end), with its tail.  E4_ERR_BUFFER_TOO_SMALL. */
 errcode_t e4_dirw_leaf_build(struct e4_dirw *w, const struct e4_new_dirent *ents, unsigned n,
 			     void *buf);
+
+/* A change to the entry at off of buf (prev: the entry before it in its
+ * block or region, or UINT_MAX); dir_write.c's remove and set. */
+typedef void (*e4_dirw_change)(struct e4_dirw *w, uint8_t *buf, unsigned off, unsigned prev,
+			       void *priv);
+
+/* dir_inline.c (section 8.6): insert into an inline directory as the
+ * kernel does: the i_block part, then system.data, then system.data grown
+ * to what the inode body holds; *placed = 0 when it still does not fit
+ * (then e4_dir_inline_convert()).  E4_ERR_EXISTS, E4_ERR_DIR_CORRUPT,
+ * E4_ERR_INLINE_DATA, xattr errors. */
+errcode_t e4_dir_inline_insert(struct e4_dirw *w, const char *name, size_t len, e4_ino_t ino,
+			       uint8_t file_type, int *placed);
+/* Make the inline directory w a one-block directory holding the same
+ * entries (e4_dir_build), system.data removed; w is closed (its inode
+ * written).  Errors of e4_dir_build() and the xattr writer. */
+errcode_t e4_dir_inline_convert(struct e4_dirw *w);
+/* Find name in the inline directory w, apply change, store the data back
+ * (inode in memory, w->dirty).  E4_ERR_NOT_FOUND. */
+errcode_t e4_dir_inline_change(struct e4_dirw *w, const char *name, size_t len,
+			       e4_dirw_change change, void *priv);
+/* A new inline directory (e4_dir_build with E4_DIR_BUILD_INLINE) when the
+ * filesystem has inline_data and the entries fit i_block; *done = 0
+ * otherwise (nothing changed). */
+errcode_t e4_dir_inline_build(struct e4_dirw *w, e4_ino_t parent,
+			      const struct e4_new_dirent *ents, size_t n, int *done);
 
 /* htree_write.c: insert into an indexed directory; convert the one-block
  * linear directory whose block 0 (checked) is in blk0, then insert. */

@@ -176,10 +176,34 @@ static int has_tail(const uint8_t *b, unsigned bs)
 	       t[7] == EXT4_FT_DIR_CSUM;
 }
 
+errcode_t e4_dirw_region_check(struct e4_dirw *w, const uint8_t *buf, unsigned start,
+				unsigned end)
+{
+	unsigned off = start;
+
+	while (off < end) {
+		const uint8_t *d = buf + off;
+		unsigned rec_len, name_len;
+		uint32_t ino;
+
+		if (end - off < E4_DIRENT_HDR)
+			return E4_ERR_DIR_CORRUPT;
+		ino = e4_get_le32(d);
+		rec_len = e4_rec_len_from_disk(e4_get_le16(d + 4), w->bs);
+		name_len = d[6];
+		if (rec_len < E4_DIRENT_HDR || (rec_len & 3) || rec_len > end - off ||
+		    (ino && e4_dirent_min_rec(name_len) > rec_len))
+			return E4_ERR_BAD_REC_LEN;
+		if (ino && (name_len == 0 || ino > w->fs->geom.inodes_count))
+			return E4_ERR_DIR_CORRUPT;
+		off += rec_len;
+	}
+	return 0;
+}
+
 errcode_t e4_dirw_leaf_check(struct e4_dirw *w, const uint8_t *buf)
 {
 	e4_fs *fs = w->fs;
-	unsigned off = 0;
 
 	if (fs->geom.metadata_csum) {
 		if (!has_tail(buf, w->bs))
@@ -188,32 +212,15 @@ errcode_t e4_dirw_leaf_check(struct e4_dirw *w, const uint8_t *buf)
 		    e4_get_le32(buf + w->bs - 4) != e4_dirblock_csum(fs, w->ino, w->gen, buf))
 			return E4_ERR_DIR_CSUM;
 	}
-	while (off < w->leaf_end) {
-		const uint8_t *d = buf + off;
-		unsigned rec_len, name_len;
-		uint32_t ino;
-
-		if (w->leaf_end - off < E4_DIRENT_HDR)
-			return E4_ERR_DIR_CORRUPT;
-		ino = e4_get_le32(d);
-		rec_len = e4_rec_len_from_disk(e4_get_le16(d + 4), w->bs);
-		name_len = d[6];
-		if (rec_len < E4_DIRENT_HDR || (rec_len & 3) || rec_len > w->leaf_end - off ||
-		    (ino && e4_dirent_min_rec(name_len) > rec_len))
-			return E4_ERR_BAD_REC_LEN;
-		if (ino && (name_len == 0 || ino > fs->geom.inodes_count))
-			return E4_ERR_DIR_CORRUPT;
-		off += rec_len;
-	}
-	return 0;
+	return e4_dirw_region_check(w, buf, 0, w->leaf_end);
 }
 
-int e4_dirw_leaf_find(struct e4_dirw *w, const uint8_t *buf, const char *name, size_t len,
-		      unsigned *off, unsigned *prev)
+int e4_dirw_region_find(struct e4_dirw *w, const uint8_t *buf, unsigned start, unsigned end,
+			const char *name, size_t len, unsigned *off, unsigned *prev)
 {
-	unsigned o = 0, p = UINT32_MAX;
+	unsigned o = start, p = UINT32_MAX;
 
-	while (o < w->leaf_end) {
+	while (o + E4_DIRENT_HDR <= end) {
 		const uint8_t *d = buf + o;
 
 		if (e4_get_le32(d) && d[6] == len && !memcmp(d + E4_DIRENT_HDR, name, len)) {
@@ -222,7 +229,7 @@ int e4_dirw_leaf_find(struct e4_dirw *w, const uint8_t *buf, const char *name, s
 			return (int)o;
 		}
 		p = o;
-		o += e4_rec_len_from_disk(e4_get_le16(d + 4), w->bs);
+		o += e4_dirent_rec(d, w->bs);
 	}
 	return -1;
 }
@@ -242,32 +249,47 @@ static void put_entry(struct e4_dirw *w, uint8_t *d, unsigned rec_len, const cha
 	memcpy(d + E4_DIRENT_HDR, name, len);
 }
 
-int e4_dirw_leaf_add(struct e4_dirw *w, uint8_t *buf, const char *name, size_t len,
-		     e4_ino_t ino, uint8_t file_type)
+/* The first entry of a checked region with room for a record of need
+ * bytes (an unused entry's whole record, or a live one's slack), or -1. */
+static int region_slot(struct e4_dirw *w, const uint8_t *buf, unsigned start, unsigned end,
+		       unsigned need)
 {
-	unsigned need = e4_dirent_min_rec((unsigned)len), o = 0;
+	unsigned o = start;
 
-	while (o < w->leaf_end) {
-		uint8_t *d = buf + o;
-		unsigned rec_len = e4_rec_len_from_disk(e4_get_le16(d + 4), w->bs);
+	while (o + E4_DIRENT_HDR <= end) {
+		const uint8_t *d = buf + o;
+		unsigned rec_len = e4_dirent_rec(d, w->bs);
 		unsigned used = e4_get_le32(d) ? e4_dirent_min_rec(d[6]) : 0;
 
-		if (rec_len - used >= need) {
-			if (used) {
-				uint16_t dlen;
-
-				(void)e4_rec_len_to_disk(used, w->bs, &dlen);
-				e4_put_le16(d + 4, dlen);
-				d += used;
-				rec_len -= used;
-			}
-			memset(d, 0, rec_len);
-			put_entry(w, d, rec_len, name, len, ino, file_type);
-			return 1;
-		}
+		if (rec_len - used >= need)
+			return (int)o;
 		o += rec_len;
 	}
-	return 0;
+	return -1;
+}
+
+int e4_dirw_region_add(struct e4_dirw *w, uint8_t *buf, unsigned start, unsigned end,
+		       const char *name, size_t len, e4_ino_t ino, uint8_t file_type)
+{
+	int o = region_slot(w, buf, start, end, e4_dirent_min_rec((unsigned)len));
+	uint8_t *d = buf + o;
+	unsigned rec_len, used;
+
+	if (o < 0)
+		return 0;
+	rec_len = e4_rec_len_from_disk(e4_get_le16(d + 4), w->bs);
+	used = e4_get_le32(d) ? e4_dirent_min_rec(d[6]) : 0;
+	if (used) {
+		uint16_t dlen;
+
+		(void)e4_rec_len_to_disk(used, w->bs, &dlen);
+		e4_put_le16(d + 4, dlen);
+		d += used;
+		rec_len -= used;
+	}
+	memset(d, 0, rec_len);
+	put_entry(w, d, rec_len, name, len, ino, file_type);
+	return 1;
 }
 
 errcode_t e4_dirw_leaf_build(struct e4_dirw *w, const struct e4_new_dirent *ents, unsigned n,
@@ -420,7 +442,7 @@ static errcode_t linear_insert(struct e4_dirw *w, const char *name, size_t len, 
 	}
 	/* Every block: the name must not be there; the first slot wins. */
 	for (lblk = 0; lblk < w->nblocks; lblk++) {
-		unsigned off, prev, o;
+		unsigned off, prev;
 
 		err = e4_dirw_read(w, lblk, buf);
 		if (!err)
@@ -431,19 +453,9 @@ static errcode_t linear_insert(struct e4_dirw *w, const char *name, size_t len, 
 			err = E4_ERR_EXISTS;
 			goto out;
 		}
-		if (slot_lblk != UINT64_MAX)
-			continue;
-		for (o = 0; o < w->leaf_end;) {
-			const uint8_t *d = buf + o;
-			unsigned rec_len = e4_rec_len_from_disk(e4_get_le16(d + 4), w->bs);
-			unsigned used = e4_get_le32(d) ? e4_dirent_min_rec(d[6]) : 0;
-
-			if (rec_len - used >= need) {
-				memcpy(slot, buf, w->bs);
-				slot_lblk = lblk;
-				break;
-			}
-			o += rec_len;
+		if (slot_lblk == UINT64_MAX && region_slot(w, buf, 0, w->leaf_end, need) >= 0) {
+			memcpy(slot, buf, w->bs);
+			slot_lblk = lblk;
 		}
 	}
 	if (slot_lblk != UINT64_MAX) {
@@ -487,50 +499,50 @@ errcode_t e4_dir_insert(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, e
 	err = e4_dirw_open(fs, dir, &w);
 	if (err)
 		return err;
-	if (e4_le32(w.ib.inode.i_flags) & EXT4_INLINE_DATA_FL)
-		err = E4_ERR_UNSUPPORTED;
-	else if (is_indexed(&w))
+	if (e4_le32(w.ib.inode.i_flags) & EXT4_INLINE_DATA_FL) {
+		int placed = 0;
+
+		err = e4_dir_inline_insert(&w, name, len, ino, file_type, &placed);
+		if (err || placed)
+			goto out;
+		/* no room left in the inode: a block directory from now on */
+		err = e4_dir_inline_convert(&w);
+		if (!err)
+			err = e4_dirw_open(fs, dir, &w);
+		if (err)
+			return err;
+	}
+	if (is_indexed(&w))
 		err = e4_dx_insert(&w, name, len, ino, file_type);
 	else
 		err = linear_insert(&w, name, len, ino, file_type);
+out:
 	err2 = e4_dirw_close(&w);
 	return err ? err : err2;
 }
 
-/* The common part of a change to one existing entry: open dir, find name
- * (its block in *buf, malloc'd), call change, write the block back. */
-typedef void (*entry_change)(struct e4_dirw *w, uint8_t *buf, const struct found *f,
-			     void *priv);
-
-static errcode_t change_entry(e4_fs *fs, e4_ino_t dir, const char *name, size_t len,
-			      entry_change change, void *priv)
+/* A change to one existing entry of the open directory w: find name
+ * (its block in a buffer), call change, write the block back.  Inline
+ * directories through dir_inline.c. */
+static errcode_t change_entry(struct e4_dirw *w, const char *name, size_t len,
+			      e4_dirw_change change, void *priv)
 {
-	struct e4_dirw w;
 	struct found f;
-	uint8_t *buf = NULL;
-	errcode_t err, err2;
+	uint8_t *buf;
+	errcode_t err;
 
-	err = e4_dirw_open(fs, dir, &w);
-	if (err)
-		return err;
-	if (e4_le32(w.ib.inode.i_flags) & EXT4_INLINE_DATA_FL) {
-		err = E4_ERR_UNSUPPORTED;
-		goto out;
+	if (e4_le32(w->ib.inode.i_flags) & EXT4_INLINE_DATA_FL)
+		return e4_dir_inline_change(w, name, len, change, priv);
+	buf = malloc(w->bs);
+	if (!buf)
+		return E4_ERR_NO_MEMORY;
+	err = find_entry(w, name, len, buf, &f);
+	if (!err) {
+		change(w, buf, f.off, f.prev, priv);
+		err = write_found(w, &f, buf);
 	}
-	buf = malloc(w.bs);
-	if (!buf) {
-		err = E4_ERR_NO_MEMORY;
-		goto out;
-	}
-	err = find_entry(&w, name, len, buf, &f);
-	if (err)
-		goto out;
-	change(&w, buf, &f, priv);
-	err = write_found(&w, &f, buf);
-out:
 	free(buf);
-	err2 = e4_dirw_close(&w);
-	return err ? err : err2;
+	return err;
 }
 
 /* What the entry named before the change. */
@@ -539,22 +551,24 @@ struct entry_was {
 	uint8_t file_type, new_type;
 };
 
-static void note_entry(struct e4_dirw *w, const uint8_t *buf, const struct found *f,
+static void note_entry(struct e4_dirw *w, const uint8_t *buf, unsigned off,
 		       struct entry_was *was)
 {
-	was->ino = e4_get_le32(buf + f->off);
-	was->file_type = w->filetype ? buf[f->off + 7] : 0;
+	was->ino = e4_get_le32(buf + off);
+	was->file_type = w->filetype ? buf[off + 7] : 0;
 }
 
-/* Remove the entry f found in buf (kernel's rule, see the top). */
-static void remove_in_block(struct e4_dirw *w, uint8_t *buf, const struct found *f, void *priv)
+/* Remove the entry at off (kernel's rule, see the top); prev: the entry
+ * before it in its block or region, or UINT_MAX. */
+static void remove_in_block(struct e4_dirw *w, uint8_t *buf, unsigned off, unsigned prev,
+			    void *priv)
 {
-	uint8_t *d = buf + f->off;
+	uint8_t *d = buf + off;
 	unsigned rec_len = e4_rec_len_from_disk(e4_get_le16(d + 4), w->bs);
 
-	note_entry(w, buf, f, priv);
-	if (f->prev != UINT32_MAX) {
-		uint8_t *p = buf + f->prev;
+	note_entry(w, buf, off, priv);
+	if (prev != UINT32_MAX) {
+		uint8_t *p = buf + prev;
 		unsigned plen = e4_rec_len_from_disk(e4_get_le16(p + 4), w->bs);
 		uint16_t dlen;
 
@@ -571,43 +585,62 @@ errcode_t e4_dir_remove(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, e
 			uint8_t *file_type)
 {
 	struct entry_was was = { 0 };
-	errcode_t err;
+	struct e4_dirw w;
+	errcode_t err, err2;
 
 	err = check_name(name, len);
 	if (err)
 		return err;
 	if (is_dots(name, len))
 		return E4_ERR_INVALID_ARGUMENT;
-	err = change_entry(fs, dir, name, len, remove_in_block, &was);
+	err = e4_dirw_open(fs, dir, &w);
+	if (err)
+		return err;
+	err = change_entry(&w, name, len, remove_in_block, &was);
+	err2 = e4_dirw_close(&w);
 	if (!err && ino)
 		*ino = was.ino;
 	if (!err && file_type)
 		*file_type = was.file_type;
-	return err;
+	return err ? err : err2;
 }
 
-static void set_in_block(struct e4_dirw *w, uint8_t *buf, const struct found *f, void *priv)
+static void set_in_block(struct e4_dirw *w, uint8_t *buf, unsigned off, unsigned prev,
+			 void *priv)
 {
 	struct entry_was *was = priv;
 
-	note_entry(w, buf, f, was);
-	e4_put_le32(buf + f->off, was->new_ino);
-	buf[f->off + 7] = w->filetype ? was->new_type : 0;
+	(void)prev;
+	note_entry(w, buf, off, was);
+	e4_put_le32(buf + off, was->new_ino);
+	buf[off + 7] = w->filetype ? was->new_type : 0;
 }
 
 errcode_t e4_dir_set_entry(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, e4_ino_t ino,
 			   uint8_t file_type, e4_ino_t *old_ino)
 {
 	struct entry_was was = { 0, ino, 0, file_type };
-	errcode_t err;
+	struct e4_dirw w;
+	errcode_t err, err2;
 
 	err = check_name(name, len);
 	if (err)
 		return err;
 	if ((len == 1 && name[0] == '.') || ino == 0 || ino > e4_geom(fs)->inodes_count)
 		return E4_ERR_INVALID_ARGUMENT;
-	err = change_entry(fs, dir, name, len, set_in_block, &was);
+	err = e4_dirw_open(fs, dir, &w);
+	if (err)
+		return err;
+	if (is_dots(name, len) && (e4_le32(w.ib.inode.i_flags) & EXT4_INLINE_DATA_FL)) {
+		/* an inline directory keeps its parent in i_block[0] */
+		was.ino = e4_le32(w.ib.inode.i_block[0]);
+		w.ib.inode.i_block[0] = e4_cpu_to_le32(ino);
+		w.dirty = 1;
+	} else {
+		err = change_entry(&w, name, len, set_in_block, &was);
+	}
+	err2 = e4_dirw_close(&w);
 	if (!err && old_ino)
 		*old_ino = was.ino;
-	return err;
+	return err ? err : err2;
 }

@@ -1,6 +1,6 @@
 /*
  * dir_write.h: changing directories (dir_write.c, htree_write.c,
- * dir_build.c; format doc section 8).  Included by e4.h.
+ * dir_build.c, dir_inline.c; format doc section 8).  Included by e4.h.
  *
  * Every call works on an open read-write filesystem and leaves its changes
  * in the block cache and the allocation state: the caller writes them with
@@ -35,9 +35,15 @@ extern "C" {
  * in hash order when full (the upper half moves to a new leaf whose first
  * hash goes into the index, bit 0 set when it continues a run of equal
  * hashes); a full index node is split, a full root pushes the index down
- * one level, up to 2 levels below the root with largedir, else 1.  ino is
- * not checked or changed.
+ * one level, up to 2 levels below the root with largedir, else 1.  An
+ * inline directory (section 8.6) takes the entry in i_block, else in
+ * system.data, else in system.data grown once to what the inode body
+ * holds; when it still does not fit, the directory becomes a one-block
+ * directory (same entries, system.data removed, EXTENTS_FL with the
+ * extent feature) and the entry goes there.  ino is not checked or
+ * changed.
  * Errors: E4_ERR_EXISTS (the name is there), E4_ERR_NAME_TOO_LONG,
+ * E4_ERR_INLINE_DATA (a damaged inline directory), xattr writer errors,
  * E4_ERR_INVALID_ARGUMENT (bad name, ino 0 or above s_inodes_count),
  * E4_ERR_READ_ONLY, E4_ERR_NOT_DIR, E4_ERR_NO_SPACE (no free block),
  * E4_ERR_DIR_INDEX_FULL (the index is at its deepest and full),
@@ -52,8 +58,10 @@ errcode_t e4_dir_insert(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, e
 
 /* Remove the entry name (len bytes) from directory dir, as the kernel does:
  * its record is merged into the previous entry of its block, or, first in
- * its block, keeps its rec_len with inode 0; the freed bytes are zeroed.
- * Blocks are never freed and the index is not changed.  *ino and
+ * its block (or part of an inline directory), keeps its rec_len with
+ * inode 0; the freed bytes are zeroed.
+ * Blocks are never freed, the index is not changed, an inline directory
+ * stays inline.  *ino and
  * *file_type (may be NULL) get what the entry named.  "." and ".." are
  * refused (E4_ERR_INVALID_ARGUMENT).  Errors: E4_ERR_NOT_FOUND, the
  * others of e4_dir_insert() that apply. */
@@ -61,18 +69,25 @@ errcode_t e4_dir_remove(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, e
 			uint8_t *file_type);
 
 /* Point the existing entry name of dir at ino with file_type (rename over
- * an entry; ".." of a moved directory: name ".." is allowed here).
+ * an entry; ".." of a moved directory: name ".." is allowed here, kept in
+ * i_block[0] by an inline directory).
  * *old_ino (may be NULL) gets the inode it named.  Errors as
  * e4_dir_remove(). */
 errcode_t e4_dir_set_entry(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, e4_ino_t ino,
 			   uint8_t file_type, e4_ino_t *old_ino);
 
 #define E4_DIR_BUILD_LINEAR	0x0001	/* never index, even with dir_index */
+#define E4_DIR_BUILD_INLINE	0x0002	/* inline (section 8.6) when it fits */
 /* Write directory dir from scratch in one pass: "." (dir), ".." (parent)
  * and ents[0..n) (names as e4_dir_insert() takes them, distinct).  The
  * inode (already initialised by the caller as a directory: mode, links;
- * EXTENTS_FL chooses an extent tree over a block map) must have no blocks
- * yet.  When everything fits one block, or without dir_index or with
+ * EXTENTS_FL chooses an extent tree over a block map) must map no blocks
+ * yet (size 0, an empty map; an xattr block is kept).  With
+ * E4_DIR_BUILD_INLINE, on a filesystem with inline_data and inodes larger
+ * than 128 bytes, entries that fit i_block make an inline directory as the
+ * kernel's mkdir does (parent in i_block[0], the entries, an empty
+ * system.data, INLINE_DATA_FL, i_size 60); otherwise, and when everything
+ * fits one block, or without dir_index or with
  * E4_DIR_BUILD_LINEAR, the entries fill blocks in the given order;
  * otherwise an indexed directory is built with the superblock's
  * s_def_hash_version: leaves in hash order, each filled to (100 -

@@ -184,7 +184,7 @@ static errcode_t split_leaf(struct e4_dirw *w, struct e4_dx_path *p, uint8_t *le
 	}
 	nleaf = copy + w->bs;
 	memcpy(copy, leaf, w->bs);
-	for (o = 0; o < w->leaf_end;) {
+	for (o = 0; o + E4_DIRENT_HDR <= w->leaf_end;) {
 		const uint8_t *d = copy + o;
 
 		if (e4_get_le32(d)) {
@@ -196,7 +196,7 @@ static errcode_t split_leaf(struct e4_dirw *w, struct e4_dx_path *p, uint8_t *le
 			map[n].size = e4_dirent_min_rec(d[6]);
 			n++;
 		}
-		o += e4_rec_len_from_disk(e4_get_le16(d + 4), w->bs);
+		o += e4_dirent_rec(d, w->bs);
 	}
 	if (n < 2) {
 		/* nothing to split: the leaf is only fragmented; pack it */
@@ -447,7 +447,7 @@ errcode_t e4_dx_convert_insert(struct e4_dirw *w, const uint8_t *blk0, const cha
 	root = copy + w->bs;
 	leaf = root + w->bs;
 	memcpy(copy, blk0, w->bs);
-	for (o = 12 + dotdot_len; o < w->leaf_end;) {
+	for (o = 12 + dotdot_len; o + E4_DIRENT_HDR <= w->leaf_end;) {
 		const uint8_t *d = copy + o;
 
 		if (e4_get_le32(d)) {
@@ -457,7 +457,7 @@ errcode_t e4_dx_convert_insert(struct e4_dirw *w, const uint8_t *blk0, const cha
 			ents[n].file_type = d[7];
 			n++;
 		}
-		o += e4_rec_len_from_disk(e4_get_le16(d + 4), w->bs);
+		o += e4_dirent_rec(d, w->bs);
 	}
 	err = e4_dirw_append(w, &lblk);
 	if (err)

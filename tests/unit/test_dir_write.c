@@ -13,6 +13,7 @@
  *    empty, then inserts and removes into what it built;
  *  - 64 KiB blocks (rec_len 0xFFFF for a whole-block record);
  *  - a full filesystem (E4_ERR_NO_SPACE, nothing changed);
+ *  - inline directories: i_block, system.data grown, converted to a block;
  *  - refusals (duplicate, bad names, damaged block left untouched).
  * Every entry names one regular file /f, whose link count is set to match,
  * so e2fsck has nothing to say.  Each test ends with unit_oracle.h: the
@@ -184,7 +185,8 @@ static int setup(void **state)
 	if (mkdir(src, 0755) || !(f = fopen(path, "w")))
 		return -1;
 	fclose(f);
-	return 0;
+	snprintf(path, sizeof(path), "%s/r", src);	/* inline with inline_data */
+	return mkdir(path, 0755);
 }
 
 static int teardown(void **state)
@@ -194,6 +196,8 @@ static int teardown(void **state)
 	(void)state;
 	snprintf(path, sizeof(path), "%s/f", src);
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/r", src);
+	rmdir(path);
 	rmdir(src);
 	return unit_images_remove(&imgs);
 }
@@ -774,13 +778,137 @@ static void no_space(void **state)
 	}
 }
 
+/* 1 if inode ino has the attribute system.data (*len: its size). */
+static int has_system_data(e4_fs *fs, e4_ino_t ino, size_t *len)
+{
+	union e4_inode_buf ib;
+	void *v = NULL;
+	errcode_t err;
+
+	assert_int_equal(e4_inode_read(fs, ino, &ib), 0);
+	err = e4_xattr_get(fs, ino, &ib.inode, "system.data", &v, len);
+	free(v);
+	if (err == E4_ERR_XATTR_NOT_FOUND)
+		return 0;
+	assert_int_equal(err, 0);
+	return 1;
+}
+
+/* '..' of dir pointed at other and back: each read back. */
+static void repoint_dotdot(e4_fs *fs, e4_ino_t dir, e4_ino_t other)
+{
+	e4_ino_t was, now;
+
+	assert_int_equal(e4_dir_set_entry(fs, dir, "..", 2, other, EXT4_FT_DIR, &was), 0);
+	assert_int_equal(was, EXT4_ROOT_INO);
+	assert_int_equal(e4_dir_lookup(fs, dir, "..", 2, &now, NULL), 0);
+	assert_int_equal(now, other);
+	assert_int_equal(e4_dir_set_entry(fs, dir, "..", 2, EXT4_ROOT_INO, EXT4_FT_DIR, &was), 0);
+	assert_int_equal(was, other);
+	assert_int_equal(e4_dir_lookup(fs, dir, "..", 2, &now, NULL), 0);
+	assert_int_equal(now, EXT4_ROOT_INO);
+}
+
+/* Inline state of dir: 1 inline (*size: i_size), 0 not. */
+static int inline_state(e4_fs *fs, e4_ino_t dir, uint64_t *size)
+{
+	union e4_inode_buf ib;
+
+	assert_int_equal(e4_inode_read(fs, dir, &ib), 0);
+	*size = e4_inode_size(&ib.inode);
+	return (e4_le32(ib.inode.i_flags) & EXT4_INLINE_DATA_FL) != 0;
+}
+
+/* Inline directories (inline_data, 256-byte inodes): one made by
+ * e4_dir_build(E4_DIR_BUILD_INLINE) fills i_block (i_size 60), then a
+ * grown system.data (i_size above 60), then becomes a block directory,
+ * then indexed; one the reference mke2fs made (empty, from -d) the same;
+ * random inserts and removes on a third with few names, which stays
+ * inline; '..' repointed in i_block[0]. */
+static void inline_dirs(void **state)
+{
+	const char *img;
+	e4_ino_t f, r, ino;
+	e4_fs *fs = image("inline", "-t ext4 -O inline_data -I 256 -b 1024", "8M", &f, &img);
+	struct model m[3];
+	uint32_t seed = 606;
+	uint64_t size;
+	int seen_60 = 0, seen_grown = 0, seen_regrown = 0, seen_block = 0;
+	unsigned lv, cnt;
+	size_t xl;
+
+	(void)state;
+	assert_int_equal(udir_mkdir_build(fs, EXT4_ROOT_INO, "a", NULL, 0, E4_DIR_BUILD_INLINE, 0,
+					  &ino), 0);
+	assert_int_equal(inline_state(fs, ino, &size), 1);
+	assert_int_equal(size, 60);
+	assert_int_equal(has_system_data(fs, ino, &xl), 1);	/* there, empty */
+	assert_int_equal(xl, 0);
+	/* an attribute in the inode body first: system.data grows to less */
+	{
+		union e4_inode_buf ib;
+
+		assert_int_equal(e4_inode_read(fs, ino, &ib), 0);
+		assert_int_equal(e4_xattr_set(fs, ino, &ib, EXT4_XATTR_INDEX_USER, "x", 1,
+					      "01234567", 8, NULL), 0);
+	}
+	model_init(&m[0], "/a", ino, make_names(300, 5, 12, 601), 300);
+	for (size_t i = 0; i < m[0].n; i++) {
+		assert_int_equal(e4_dir_insert(fs, ino, m[0].pool[i], strlen(m[0].pool[i]), f, 1), 0);
+		m[0].in[i] = 1;
+		if (inline_state(fs, ino, &size)) {
+			assert_false(seen_block);
+			seen_60 |= size == 60;
+			if (size > 60 && !seen_grown) {
+				/* grown once: make room and grow it again */
+				union e4_inode_buf ib;
+
+				seen_grown = (int)size;
+				assert_int_equal(e4_inode_read(fs, ino, &ib), 0);
+				assert_int_equal(e4_xattr_remove(fs, ino, &ib, EXT4_XATTR_INDEX_USER,
+								 "x", 1, NULL), 0);
+			} else if (seen_grown && size > (uint64_t)seen_grown) {
+				seen_regrown = 1;
+			}
+		} else if (!seen_block) {
+			seen_block = 1;
+			assert_int_equal(has_system_data(fs, ino, &xl), 0);	/* removed */
+			assert_int_equal(size, 1024);
+		}
+		if (i < 16)
+			model_verify(fs, &m[0], f);
+	}
+	assert_true(seen_60 && seen_grown && seen_regrown && seen_block);
+	dx_shape(fs, ino, &lv, &cnt, &size);
+	assert_true(cnt >= 2);		/* indexed by now */
+
+	/* the reference's inline directory /r (mke2fs -d of an empty one) */
+	assert_int_equal(e4_namei(fs, 0, 0, "/r", 0, &r), 0);
+	assert_int_equal(inline_state(fs, r, &size), 1);
+	model_init(&m[1], "/r", r, make_names(40, 1, 30, 602), 40);
+	repoint_dotdot(fs, r, m[0].dir);
+	random_ops(fs, &m[1], f, 300, 70, 10, &seed);
+
+	/* few names: stays inline through inserts and removes */
+	assert_int_equal(udir_mkdir_build(fs, EXT4_ROOT_INO, "c", NULL, 0, E4_DIR_BUILD_INLINE, 0,
+					  &ino), 0);
+	model_init(&m[2], "/c", ino, make_names(6, 1, 6, 603), 6);
+	random_ops(fs, &m[2], f, 400, 50, 5, &seed);
+	assert_int_equal(inline_state(fs, ino, &size), 1);
+	repoint_dotdot(fs, ino, m[0].dir);
+	finish(fs, img, f, m, 3);
+	for (int k = 0; k < 3; k++)
+		model_free(&m[k]);
+}
+
 /* Refusals, and '..' repointed.  A leaf whose checksum is damaged is left
  * as it was. */
 static void refusals(void **state)
 {
 	const char *img;
-	e4_ino_t f, d, ino;
+	e4_ino_t f, d;
 	e4_fs *fs = image("refuse", "-t ext4 -b 1024", "8M", &f, &img);
+	uint32_t seed = 71;
 	char longname[257];
 	union e4_inode_buf ib;
 	uint8_t blk[1024], after[1024];
@@ -804,11 +932,21 @@ static void refusals(void **state)
 	assert_int_equal(e4_dir_remove(fs, d, "y", 1, NULL, NULL), E4_ERR_NOT_FOUND);
 	assert_int_equal(e4_dir_remove(fs, d, ".", 1, NULL, NULL), E4_ERR_INVALID_ARGUMENT);
 	assert_int_equal(e4_dir_remove(fs, d, longname, 255, NULL, NULL), 0);
-	/* '..' repointed (to the root again) and read back */
-	assert_int_equal(e4_dir_set_entry(fs, d, "..", 2, EXT4_ROOT_INO, EXT4_FT_DIR, &ino), 0);
-	assert_int_equal(ino, EXT4_ROOT_INO);
-	assert_int_equal(e4_dir_lookup(fs, d, "..", 2, &ino, NULL), 0);
-	assert_int_equal(ino, EXT4_ROOT_INO);
+	/* '..' repointed (to lost+found) and back, read back each time; also
+	 * in an indexed directory (the dx root's checksum covers it) */
+	repoint_dotdot(fs, d, 11);
+	{
+		e4_ino_t big = new_dir(fs, "big");
+		struct model mb;
+
+		model_init(&mb, "/big", big, make_names(200, 100, 100, 72), 200);
+		random_ops(fs, &mb, f, 200, 100, 200, &seed);
+		repoint_dotdot(fs, big, 11);
+		for (size_t i = 0; i < mb.n; i++)
+			if (mb.in[i])
+				assert_int_equal(e4_dir_remove(fs, big, mb.pool[i], 100, NULL, NULL), 0);
+		model_free(&mb);
+	}
 
 	/* damage the leaf's checksum: every change is refused, nothing written */
 	assert_int_equal(e4_inode_read(fs, d, &ib), 0);
@@ -847,6 +985,7 @@ int main(void)
 		cmocka_unit_test(blocks_64k),
 		cmocka_unit_test(remove_layout),
 		cmocka_unit_test(no_space),
+		cmocka_unit_test(inline_dirs),
 		cmocka_unit_test(refusals),
 	};
 
