@@ -124,37 +124,42 @@ static void runs_free(e4_fs *fs, struct runs *r)
 	r->n = 0;
 }
 
-/* Allocate count blocks near goal: one run if there is one, else block by
- * block (runs merged, at most 32768 blocks each). */
-static errcode_t alloc_runs(e4_fs *fs, e4_blk_t goal, size_t count, struct runs *r)
+/* Allocate count blocks near goal: one run if there is one, else cluster
+ * by cluster (a block without bigalloc; runs merged, at most 32768 blocks
+ * each).  *alloc gets the blocks taken (whole clusters). */
+static errcode_t alloc_runs(e4_fs *fs, e4_blk_t goal, size_t count, struct runs *r,
+			    uint64_t *alloc)
 {
+	unsigned c = e4_dirw_cluster(fs);
+	size_t whole = (count + c - 1) / c * c, done = 0;
 	errcode_t err;
 	e4_blk_t b;
-	size_t done = 0;
 
 	r->ext = calloc(count, sizeof(*r->ext));
 	if (!r->ext)
 		return E4_ERR_NO_MEMORY;
 	r->n = 0;
-	if (count <= EXT_INIT_MAX_LEN && !e4_dirw_alloc(fs, goal, count, &b)) {
+	*alloc = whole;
+	if (count <= EXT_INIT_MAX_LEN && !e4_dirw_alloc(fs, goal, whole, &b)) {
 		r->ext[0] = (struct e4_map_extent){ 0, b, (uint32_t)count, 0, 0 };
 		r->n = 1;
 		return 0;
 	}
 	while (done < count) {
 		struct e4_map_extent *last = r->n ? &r->ext[r->n - 1] : NULL;
+		uint32_t take = count - done < c ? (uint32_t)(count - done) : c;
 
-		err = e4_dirw_alloc(fs, goal, 1, &b);
+		err = e4_dirw_alloc(fs, goal, c, &b);
 		if (err) {
 			runs_free(fs, r);
 			return err;
 		}
-		if (last && last->pblk + last->len == b && last->len < EXT_INIT_MAX_LEN)
-			last->len++;
+		if (last && last->pblk + last->len == b && last->len + take <= EXT_INIT_MAX_LEN)
+			last->len += take;
 		else
-			r->ext[r->n++] = (struct e4_map_extent){ done, b, 1, 0, 0 };
-		goal = b + 1;
-		done++;
+			r->ext[r->n++] = (struct e4_map_extent){ done, b, take, 0, 0 };
+		goal = b + c;
+		done += take;
 	}
 	return 0;
 }
@@ -178,8 +183,9 @@ static uint32_t blockmap_meta(uint64_t nblocks, uint64_t apb)
 	return (uint32_t)(m + 1 + (r + apb * apb - 1) / (apb * apb) + (r + apb - 1) / apb);
 }
 
-/* Map the runs into the inode; *meta gets the mapping blocks added. */
-static errcode_t map_runs(struct e4_dirw *w, struct runs *r, e4_blk_t goal, uint64_t *meta)
+/* Map the runs into the inode; the mapping blocks taken are counted in
+ * i_blocks. */
+static errcode_t map_runs(struct e4_dirw *w, struct runs *r, e4_blk_t goal)
 {
 	e4_fs *fs = w->fs;
 	struct ext4_inode *inode = &w->ib.inode;
@@ -188,23 +194,20 @@ static errcode_t map_runs(struct e4_dirw *w, struct runs *r, e4_blk_t goal, uint
 	uint32_t nm = 0, i;
 	errcode_t err;
 
-	*meta = 0;
 	if (e4_le32(inode->i_flags) & EXT4_EXTENTS_FL) {
 		if (r->n > 4) {
 			buf = malloc(w->bs);
 			if (!buf)
 				return E4_ERR_NO_MEMORY;
-			err = e4_dirw_alloc(fs, goal, 1, &leaf);
+			err = e4_dirw_meta_alloc(fs, inode, goal, &leaf);
 			if (err)
 				goto out;
 		}
 		err = e4_extent_tree_build(fs, w->ino, inode, r->ext, r->n, leaf, buf);
-		if (!err && leaf) {
+		if (!err && leaf)
 			err = e4_io_write_blk(e4_fs_io(fs), leaf, 1, buf);
-			*meta = 1;
-		}
 		if (err && leaf)
-			e4_block_mark(fs, leaf, 1, 0, NULL);
+			e4_dirw_meta_free(fs, inode, leaf);
 		goto out;
 	}
 	nm = blockmap_meta(r->ext[r->n - 1].lblk + r->ext[r->n - 1].len, w->bs / 4);
@@ -224,8 +227,8 @@ static errcode_t map_runs(struct e4_dirw *w, struct runs *r, e4_blk_t goal, uint
 	}
 	err = e4_blockmap_build(fs, inode, r->ext, r->n, mb, nm);
 	if (!err)
-		*meta = nm;
-	else
+		err = e4_dirw_blocks_add(fs, inode, nm);
+	if (err)
 		for (i = 0; i < nm; i++)
 			e4_block_mark(fs, mb[i], 1, 0, NULL);
 out:
@@ -373,7 +376,7 @@ errcode_t e4_dir_build(e4_fs *fs, e4_ino_t dir, e4_ino_t parent, const struct e4
 	struct e4_new_dirent *tmp = NULL;
 	uint8_t *buf = NULL;
 	int stored = DX_HASH_HALF_MD4, version = DX_HASH_HALF_MD4, indexed = 0;
-	uint64_t meta = 0, total = 24, size;
+	uint64_t taken = 0, total = 24, size;
 	size_t i, lf;
 	errcode_t err;
 
@@ -396,10 +399,6 @@ errcode_t e4_dir_build(e4_fs *fs, e4_ino_t dir, e4_ino_t parent, const struct e4
 				err = e4_dirw_close(&w);
 			goto out;
 		}
-	}
-	if (fs->geom.cluster_bits) {
-		err = E4_ERR_UNSUPPORTED;
-		goto out;
 	}
 	for (i = 0; i < n; i++)
 		total += e4_dirent_min_rec(ents[i].name_len);
@@ -444,10 +443,11 @@ errcode_t e4_dir_build(e4_fs *fs, e4_ino_t dir, e4_ino_t parent, const struct e4
 	if (err)
 		goto out;
 
-	err = alloc_runs(fs, e4_group_first_block(fs, e4_group_of_ino(fs, dir)), pl.nblocks, &r);
+	err = alloc_runs(fs, e4_group_first_block(fs, e4_group_of_ino(fs, dir)), pl.nblocks, &r,
+			 &taken);
 	if (err)
 		goto out;
-	err = map_runs(&w, &r, r.ext[r.n - 1].pblk + r.ext[r.n - 1].len, &meta);
+	err = map_runs(&w, &r, r.ext[r.n - 1].pblk + r.ext[r.n - 1].len);
 	if (err) {
 		runs_free(fs, &r);
 		goto out;
@@ -459,7 +459,7 @@ errcode_t e4_dir_build(e4_fs *fs, e4_ino_t dir, e4_ino_t parent, const struct e4
 	if (!err && indexed)
 		err = write_index(&w, &r, &pl, parent, stored, buf);
 	if (!err)
-		err = e4_dirw_blocks_add(fs, &w.ib.inode, (int64_t)(pl.nblocks + meta));
+		err = e4_dirw_blocks_add(fs, &w.ib.inode, (int64_t)taken);
 	if (err)
 		goto out;
 	size = (uint64_t)pl.nblocks * w.bs;

@@ -34,6 +34,12 @@ static inline errcode_t e4_dirw_blocks_add(e4_fs *fs, struct ext4_inode *inode, 
 				   (uint64_t)blocks * (fs->geom.block_size / 512));
 }
 
+/* Blocks per cluster (1 without bigalloc). */
+static inline unsigned e4_dirw_cluster(e4_fs *fs)
+{
+	return 1u << fs->geom.cluster_bits;
+}
+
 /* Minimum record of an entry with a name of name_len bytes (section 8.1). */
 static inline unsigned e4_dirent_min_rec(unsigned name_len)
 {
@@ -126,9 +132,12 @@ errcode_t e4_dirw_close(struct e4_dirw *w);
 errcode_t e4_dirw_read(struct e4_dirw *w, uint64_t lblk, void *buf);
 errcode_t e4_dirw_write(struct e4_dirw *w, uint64_t lblk, const void *buf);
 /* Allocate a block near the directory's last one and map it at the end:
- * *lblk gets its logical number; i_size and i_blocks grow.  The caller
- * fills and writes it.  E4_ERR_FILE_TOO_BIG, E4_ERR_NO_SPACE,
- * E4_ERR_UNSUPPORTED (bigalloc), map and allocation errors. */
+ * *lblk gets its logical number; i_size and i_blocks grow.  With bigalloc
+ * (the kernel's rule) a block whose logical cluster is already mapped
+ * takes the next block of that physical cluster, a new logical cluster a
+ * new cluster, and i_blocks counts whole clusters.  The caller fills and
+ * writes it.  E4_ERR_FILE_TOO_BIG, E4_ERR_NO_SPACE, E4_ERR_EXTENT_HEADER
+ * (a cluster mapped out of line), map and allocation errors. */
 errcode_t e4_dirw_append(struct e4_dirw *w, uint64_t *lblk);
 /* Check a leaf block before changing it: its dirent tail and checksum
  * (metadata_csum), then every entry up to leaf_end.  E4_ERR_DIR_CSUM,
@@ -220,7 +229,12 @@ void e4_dx_put_entry(uint8_t *blk, unsigned count_off, unsigned i, uint32_t hash
  */
 errcode_t e4_map_append_block(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, uint64_t lblk,
 			      e4_blk_t pblk);
-/* Allocate count contiguous blocks at or after goal (marked in use). */
+/* Allocate count contiguous blocks at or after goal (marked in use; with
+ * bigalloc whole clusters, the first block cluster-aligned). */
 errcode_t e4_dirw_alloc(e4_fs *fs, e4_blk_t goal, uint64_t count, e4_blk_t *first);
+/* A mapping block for inode: one cluster (one block without bigalloc)
+ * near goal, counted in i_blocks; and giving it back. */
+errcode_t e4_dirw_meta_alloc(e4_fs *fs, struct ext4_inode *inode, e4_blk_t goal, e4_blk_t *blk);
+void e4_dirw_meta_free(e4_fs *fs, struct ext4_inode *inode, e4_blk_t blk);
 
 #endif

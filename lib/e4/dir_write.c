@@ -127,15 +127,36 @@ errcode_t e4_dirw_alloc(e4_fs *fs, e4_blk_t goal, uint64_t count, e4_blk_t *firs
 	return err ? err : e4_block_mark(fs, *first, count, 1, NULL);
 }
 
+errcode_t e4_dirw_meta_alloc(e4_fs *fs, struct ext4_inode *inode, e4_blk_t goal, e4_blk_t *blk)
+{
+	unsigned r = e4_dirw_cluster(fs);
+	errcode_t err = e4_dirw_alloc(fs, goal, r, blk);
+
+	if (!err) {
+		err = e4_dirw_blocks_add(fs, inode, r);
+		if (err)
+			e4_block_mark(fs, *blk, r, 0, NULL);
+	}
+	return err;
+}
+
+void e4_dirw_meta_free(e4_fs *fs, struct ext4_inode *inode, e4_blk_t blk)
+{
+	unsigned r = e4_dirw_cluster(fs);
+
+	e4_block_mark(fs, blk, r, 0, NULL);
+	(void)e4_dirw_blocks_add(fs, inode, -(int64_t)r);
+}
+
 errcode_t e4_dirw_append(struct e4_dirw *w, uint64_t *lblk)
 {
 	e4_fs *fs = w->fs;
+	unsigned r = e4_dirw_cluster(fs);
 	e4_blk_t goal, pblk;
 	uint64_t size;
+	int fresh = 1;		/* a new cluster (a new block without bigalloc) */
 	errcode_t err;
 
-	if (fs->geom.cluster_bits)
-		return E4_ERR_UNSUPPORTED;
 	if ((w->nblocks + 1) * w->bs > E4_DIR_MAX_BYTES &&
 	    !e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR))
 		return E4_ERR_FILE_TOO_BIG;
@@ -144,17 +165,27 @@ errcode_t e4_dirw_append(struct e4_dirw *w, uint64_t *lblk)
 		if (err)
 			return err;
 		goal++;
+		if (w->nblocks % r) {
+			/* the logical cluster is mapped: its implied block */
+			if (goal % r == 0)
+				return E4_ERR_EXTENT_HEADER;
+			fresh = 0;
+		}
 	} else {
 		goal = e4_group_first_block(fs, e4_group_of_ino(fs, w->ino));
 	}
-	err = e4_dirw_alloc(fs, goal, 1, &pblk);
-	if (err)
-		return err;
+	pblk = goal;
+	if (fresh) {
+		err = e4_dirw_alloc(fs, goal, r, &pblk);
+		if (err)
+			return err;
+	}
 	err = e4_map_append_block(fs, w->ino, &w->ib, w->nblocks, pblk);
-	if (!err)
-		err = e4_dirw_blocks_add(fs, &w->ib.inode, 1);
+	if (!err && fresh)
+		err = e4_dirw_blocks_add(fs, &w->ib.inode, r);
 	if (err) {
-		e4_block_mark(fs, pblk, 1, 0, NULL);
+		if (fresh)
+			e4_block_mark(fs, pblk, r, 0, NULL);
 		return err;
 	}
 	*lblk = w->nblocks++;

@@ -12,8 +12,9 @@
  * entries name are the caller's (the operations layer).  A directory block
  * that fails its checks (entries, checksum unless E4_OPEN_IGNORE_CSUM,
  * index layout) is never changed: the call returns the reader's error.
- * Not supported (E4_ERR_UNSUPPORTED): casefolded or encrypted directories,
- * bigalloc filesystems when the directory must grow.
+ * With bigalloc a directory's blocks fill its clusters as the kernel fills
+ * them, and i_blocks counts whole clusters.  Not supported
+ * (E4_ERR_UNSUPPORTED): casefolded or encrypted directories.
  */
 #ifndef E4_DIR_WRITE_H
 #define E4_DIR_WRITE_H
@@ -101,8 +102,8 @@ errcode_t e4_dir_set_entry(e4_fs *fs, e4_ino_t dir, const char *name, size_t len
  * Errors: E4_ERR_EXISTS (a name twice), E4_ERR_INVALID_ARGUMENT (a bad
  * name or inode, the inode has blocks, slack_pct above 90),
  * E4_ERR_DIR_INDEX_FULL (more leaves than the deepest index holds),
- * E4_ERR_NO_SPACE, E4_ERR_UNSUPPORTED (bigalloc; an extent-mapped
- * directory in more pieces than one extent leaf holds),
+ * E4_ERR_NO_SPACE, E4_ERR_UNSUPPORTED (an extent-mapped directory in more
+ * pieces than one extent leaf holds),
  * E4_ERR_BAD_HASH_VERSION, allocation and write errors,
  * E4_ERR_NO_MEMORY. */
 errcode_t e4_dir_build(e4_fs *fs, e4_ino_t dir, e4_ino_t parent, const struct e4_new_dirent *ents,

@@ -27,18 +27,6 @@ static inline unsigned node_cap(e4_fs *fs)
 	       sizeof(struct ext4_extent);
 }
 
-static errcode_t meta_alloc(e4_fs *fs, struct ext4_inode *inode, e4_blk_t goal, e4_blk_t *blk)
-{
-	errcode_t err = e4_dirw_alloc(fs, goal, 1, blk);
-
-	if (!err) {
-		err = e4_dirw_blocks_add(fs, inode, 1);
-		if (err)
-			e4_block_mark(fs, *blk, 1, 0, NULL);
-	}
-	return err;
-}
-
 /* ---- extent trees ---------------------------------------------------------- */
 
 static void hdr_init(struct ext4_extent_header *eh, unsigned max, unsigned depth)
@@ -89,7 +77,7 @@ static errcode_t ext_grow_root(e4_fs *fs, e4_ino_t ino, struct ext4_inode *inode
 
 	if (depth >= EXT4_MAX_EXTENT_DEPTH)
 		return E4_ERR_EXTENT_TOO_DEEP;
-	err = meta_alloc(fs, inode, goal, &blk);
+	err = e4_dirw_meta_alloc(fs, inode, goal, &blk);
 	if (err)
 		return err;
 	memset(buf, 0, fs->geom.block_size);
@@ -209,12 +197,10 @@ retry:
 		e4_blk_t nblk[EXT4_MAX_EXTENT_DEPTH + 1];
 
 		for (level = k + 1; level <= depth; level++) {
-			err = meta_alloc(fs, inode, pblk + 1, &nblk[level]);
+			err = e4_dirw_meta_alloc(fs, inode, pblk + 1, &nblk[level]);
 			if (err) {
-				while (--level > k) {	/* give back what was taken */
-					e4_block_mark(fs, nblk[level], 1, 0, NULL);
-					(void)e4_dirw_blocks_add(fs, inode, -1);
-				}
+				while (--level > k)	/* give back what was taken */
+					e4_dirw_meta_free(fs, inode, nblk[level]);
 				goto out;
 			}
 		}
@@ -254,7 +240,7 @@ static errcode_t bm_new_ind(e4_fs *fs, struct ext4_inode *inode, e4_blk_t goal, 
 	e4_blk_t b;
 	errcode_t err;
 
-	err = meta_alloc(fs, inode, goal, &b);
+	err = e4_dirw_meta_alloc(fs, inode, goal, &b);
 	if (err)
 		return err;
 	if (b > UINT32_MAX)

@@ -12,6 +12,7 @@
  *  - the bulk builder at 1 and 2 levels (3 with large_dir), linear and
  *    empty, then inserts and removes into what it built;
  *  - 64 KiB blocks (rec_len 0xFFFF for a whole-block record);
+ *  - bigalloc (blocks in their clusters, i_blocks in whole clusters);
  *  - a full filesystem (E4_ERR_NO_SPACE, nothing changed);
  *  - inline directories: i_block, system.data grown, converted to a block;
  *  - refusals (duplicate, bad names, damaged block left untouched).
@@ -517,6 +518,52 @@ static void fragmented(void **state)
 	}
 }
 
+/* bigalloc (1 KiB blocks, 16-block clusters): a directory's blocks fill
+ * its clusters in order (a block whose logical cluster is mapped takes the
+ * implied block; a new logical cluster a new cluster), i_blocks counts
+ * whole clusters, extent nodes take a cluster each; two directories
+ * growing in turn, random inserts and removes, bulk builds. */
+static void bigalloc(void **state)
+{
+	const char *img;
+	e4_ino_t f;
+	e4_fs *fs = image("bigalloc", "-t ext4 -O bigalloc -C 16384 -b 1024", "32M", &f, &img);
+	struct model m[3];
+	struct e4_new_dirent *ents;
+	uint32_t seed = 1616;
+	union e4_inode_buf ib;
+
+	(void)state;
+	model_init(&m[0], "/a", new_dir(fs, "a"), make_names(1500, 100, 250, 111), 1500);
+	model_init(&m[1], "/b", new_dir(fs, "b"), make_names(1500, 100, 250, 112), 1500);
+	for (size_t i = 0; i < 1500; i++)
+		for (int j = 0; j < 2; j++) {
+			assert_int_equal(e4_dir_insert(fs, m[j].dir, m[j].pool[i],
+						       strlen(m[j].pool[i]), f, 1), 0);
+			m[j].in[i] = 1;
+		}
+	assert_int_equal(e4_inode_read(fs, m[0].dir, &ib), 0);
+	/* i_blocks: whole 16 KiB clusters, the tree's nodes included */
+	assert_int_equal(e4_inode_blocks(fs, &ib.inode) % 32, 0);
+	assert_true(e4_inode_blocks(fs, &ib.inode) >= e4_inode_size(&ib.inode) / 512);
+	assert_true(ext_depth(fs, m[0].dir) >= 1);
+	random_ops(fs, &m[0], f, 1500, 40, 500, &seed);
+
+	model_init(&m[2], "/c", 0, make_names(3000, 20, 120, 113), 3000);
+	ents = calloc(3000, sizeof(*ents));
+	for (size_t i = 0; i < 3000; i++) {
+		ents[i] = (struct e4_new_dirent){ f, m[2].pool[i], (uint8_t)strlen(m[2].pool[i]),
+						  EXT4_FT_REG_FILE };
+		m[2].in[i] = 1;
+	}
+	assert_int_equal(udir_mkdir_build(fs, EXT4_ROOT_INO, "c", ents, 3000, 0, 20, &m[2].dir), 0);
+	free(ents);
+	random_ops(fs, &m[2], f, 500, 60, 500, &seed);
+	finish(fs, img, f, m, 3);
+	for (int k = 0; k < 3; k++)
+		model_free(&m[k]);
+}
+
 /* The bulk builder: one linear block, 1 level, 2 levels (with slack), a
  * forced linear one and an empty one; then inserts and removes into them. */
 static void bulk_build(void **state)
@@ -981,6 +1028,7 @@ int main(void)
 		cmocka_unit_test(htree_levels),
 		cmocka_unit_test(htree_large_dir),
 		cmocka_unit_test(fragmented),
+		cmocka_unit_test(bigalloc),
 		cmocka_unit_test(bulk_build),
 		cmocka_unit_test(blocks_64k),
 		cmocka_unit_test(remove_layout),
