@@ -34,141 +34,10 @@
 #include "unit_images.h"
 #include "unit_dirs.h"
 #include "unit_oracle.h"
+#include "unit_dirmodel.h"
 
 static struct unit_images imgs;
 static char src[128];
-
-/* ---- names and the model --------------------------------------------- */
-
-static uint32_t rnd(uint32_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 17;
-	*s ^= *s << 5;
-	return *s;
-}
-
-/* n distinct names: "<i>_" then random bytes (never '/', NUL or '\n')
- * up to a length in [minlen, maxlen]. */
-static char **make_names(size_t n, unsigned minlen, unsigned maxlen, uint32_t seed)
-{
-	static const char set[] = "abcdefghijklmnopqrstuvwxyz0123456789_-.ABCXYZ";
-	char **v = calloc(n, sizeof(*v));
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned len = minlen + rnd(&seed) % (maxlen - minlen + 1), k;
-		char *s = malloc(len + 16);
-
-		k = (unsigned)snprintf(s, 16, "%zu_", i);
-		if (len < k)
-			len = k;
-		for (; k < len; k++) {
-			uint32_t r = rnd(&seed);
-
-			s[k] = (r & 7) == 0 ? (char)(0x80 + (r >> 8) % 0x80) : set[(r >> 8) % (sizeof(set) - 1)];
-		}
-		s[len] = '\0';
-		v[i] = s;
-	}
-	return v;
-}
-
-struct model {
-	const char *path;
-	e4_ino_t dir;
-	char **pool;
-	size_t n;
-	uint8_t *in;		/* pool[i] is in the directory */
-};
-
-static void model_init(struct model *m, const char *path, e4_ino_t dir, char **pool, size_t n)
-{
-	m->path = path;
-	m->dir = dir;
-	m->pool = pool;
-	m->n = n;
-	m->in = calloc(n, 1);
-}
-
-static void model_free(struct model *m)
-{
-	for (size_t i = 0; i < m->n; i++)
-		free(m->pool[i]);
-	free(m->pool);
-	free(m->in);
-}
-
-struct collect {
-	char **v;
-	size_t n, cap;
-};
-
-static int collect_cb(const struct e4_dirent *d, void *priv)
-{
-	struct collect *c = priv;
-
-	if (c->n == c->cap)
-		c->v = realloc(c->v, sizeof(*c->v) * (c->cap = c->cap ? c->cap * 2 : 256));
-	c->v[c->n++] = strdup(d->name);
-	return 0;
-}
-
-/* The library's own view equals the model: iterate, and look up every
- * name present (and a few absent). */
-static void model_verify(e4_fs *fs, const struct model *m, e4_ino_t target)
-{
-	struct collect c = { 0 };
-	char **want = malloc(sizeof(*want) * (m->n + 1));
-	size_t nw = 0, absent = 0;
-
-	assert_int_equal(e4_dir_iterate(fs, m->dir, E4_DIR_NO_DOTS, collect_cb, &c), 0);
-	for (size_t i = 0; i < m->n; i++) {
-		e4_ino_t ino = 0;
-
-		if (m->in[i]) {
-			want[nw++] = m->pool[i];
-			assert_int_equal(e4_dir_lookup(fs, m->dir, m->pool[i], strlen(m->pool[i]),
-						       &ino, NULL), 0);
-			assert_int_equal(ino, target);
-		} else if (absent++ < 20) {
-			assert_int_equal(e4_dir_lookup(fs, m->dir, m->pool[i], strlen(m->pool[i]),
-						       &ino, NULL), E4_ERR_NOT_FOUND);
-		}
-	}
-	assert_int_equal(oracle_same(m->path, c.v, c.n, want, nw), 0);
-	oracle_free(c.v, c.n);
-	free(want);
-}
-
-/* ops random inserts (insert_pct of them) and removes of pool names, each
- * answer checked against the model; the model verified every `every`. */
-static void random_ops(e4_fs *fs, struct model *m, e4_ino_t target, unsigned ops,
-		       unsigned insert_pct, unsigned every, uint32_t *seed)
-{
-	for (unsigned i = 1; i <= ops; i++) {
-		size_t k = rnd(seed) % m->n;
-		const char *nm = m->pool[k];
-		e4_ino_t ino = 0;
-		uint8_t ft = 0;
-
-		if (rnd(seed) % 100 < insert_pct) {
-			assert_int_equal(e4_dir_insert(fs, m->dir, nm, strlen(nm), target,
-						       EXT4_FT_REG_FILE),
-					 m->in[k] ? E4_ERR_EXISTS : 0);
-			m->in[k] = 1;
-		} else {
-			assert_int_equal(e4_dir_remove(fs, m->dir, nm, strlen(nm), &ino, &ft),
-					 m->in[k] ? 0 : E4_ERR_NOT_FOUND);
-			if (m->in[k]) {
-				assert_int_equal(ino, target);
-				assert_int_equal(ft, EXT4_FT_REG_FILE);
-			}
-			m->in[k] = 0;
-		}
-		if (i % every == 0)
-			model_verify(fs, m, target);
-	}
-}
 
 /* ---- images ------------------------------------------------------------ */
 
@@ -266,24 +135,6 @@ static void finish(e4_fs *fs, const char *img, e4_ino_t target, struct model *m,
 	}
 }
 
-/* Root of directory dir: indirect_levels, count; 0 levels / 0 count when
- * not indexed. */
-static void dx_shape(e4_fs *fs, e4_ino_t dir, unsigned *levels, unsigned *count,
-		     uint64_t *nblocks)
-{
-	union e4_inode_buf ib;
-	uint8_t buf[65536];
-
-	assert_int_equal(e4_inode_read(fs, dir, &ib), 0);
-	*nblocks = e4_inode_size(&ib.inode) / e4_geom(fs)->block_size;
-	*levels = *count = 0;
-	if (!(e4_le32(ib.inode.i_flags) & EXT4_INDEX_FL))
-		return;
-	assert_int_equal(e4_dir_block_read(fs, dir, &ib.inode, 0, buf, NULL), 0);
-	*levels = buf[0x1E];
-	*count = e4_get_le16(buf + 0x22);
-}
-
 /* ---- tests ----------------------------------------------------------- */
 
 /* ext2 without dir_index, 1 KiB: a linear directory grows past the 12
@@ -310,12 +161,7 @@ static void linear_random(void **state)
 	assert_int_equal(cnt, 0);	/* never indexed */
 
 	model_init(&m[1], "/b", 0, make_names(600, 1, 100, 12), 600);
-	ents = calloc(600, sizeof(*ents));
-	for (size_t i = 0; i < 600; i++) {
-		ents[i] = (struct e4_new_dirent){ f, m[1].pool[i], (uint8_t)strlen(m[1].pool[i]),
-						  EXT4_FT_REG_FILE };
-		m[1].in[i] = 1;
-	}
+	ents = model_ents(&m[1], 600, f);
 	assert_int_equal(udir_mkdir_build(fs, EXT4_ROOT_INO, "b", ents, 600, 0, 0, &m[1].dir), 0);
 	free(ents);
 	model_verify(fs, &m[1], f);
@@ -418,11 +264,7 @@ static void htree_large_dir(void **state)
 	assert_int_equal(lv, 2);
 	/* 16,000 one-entry leaves (slack 90%): more than 123 * 126 */
 	model_init(&m[1], "/b", 0, make_names(16000, 110, 110, 42), 16000);
-	ents = calloc(16000, sizeof(*ents));
-	for (i = 0; i < 16000; i++) {
-		ents[i] = (struct e4_new_dirent){ f, m[1].pool[i], 110, EXT4_FT_REG_FILE };
-		m[1].in[i] = 1;
-	}
+	ents = model_ents(&m[1], 16000, f);
 	assert_int_equal(udir_mkdir_build(fs, EXT4_ROOT_INO, "b", ents, 16000, 0, 90, &m[1].dir), 0);
 	dx_shape(fs, m[1].dir, &lv, &cnt, &nb);
 	assert_int_equal(lv, 2);
@@ -466,17 +308,6 @@ static void htree_large_dir(void **state)
 	}
 	model_free(&m[0]);
 	model_free(&m[1]);
-}
-
-/* Extent depth of directory dir (0 without EXTENTS_FL). */
-static unsigned ext_depth(e4_fs *fs, e4_ino_t dir)
-{
-	union e4_inode_buf ib;
-
-	assert_int_equal(e4_inode_read(fs, dir, &ib), 0);
-	if (!(e4_le32(ib.inode.i_flags) & EXT4_EXTENTS_FL))
-		return 0;
-	return e4_get_le16((const uint8_t *)ib.inode.i_block + 6);
 }
 
 /* Two directories growing in turn, so each new block of one is not next
@@ -550,12 +381,7 @@ static void bigalloc(void **state)
 	random_ops(fs, &m[0], f, 1500, 40, 500, &seed);
 
 	model_init(&m[2], "/c", 0, make_names(3000, 20, 120, 113), 3000);
-	ents = calloc(3000, sizeof(*ents));
-	for (size_t i = 0; i < 3000; i++) {
-		ents[i] = (struct e4_new_dirent){ f, m[2].pool[i], (uint8_t)strlen(m[2].pool[i]),
-						  EXT4_FT_REG_FILE };
-		m[2].in[i] = 1;
-	}
+	ents = model_ents(&m[2], 3000, f);
 	assert_int_equal(udir_mkdir_build(fs, EXT4_ROOT_INO, "c", ents, 3000, 0, 20, &m[2].dir), 0);
 	free(ents);
 	random_ops(fs, &m[2], f, 500, 60, 500, &seed);
@@ -585,7 +411,7 @@ static void bulk_build(void **state)
 
 	(void)state;
 	for (size_t c = 0; c < 5; c++) {
-		struct e4_new_dirent *ents = calloc(cases[c].n + 1, sizeof(*ents));
+		struct e4_new_dirent *ents;
 		uint64_t nb;
 		unsigned lv, cnt;
 
@@ -593,12 +419,7 @@ static void bulk_build(void **state)
 		model_init(&m[c], paths[c], 0,
 			   make_names(cases[c].n + 50, cases[c].minl, cases[c].maxl, 50 + (uint32_t)c),
 			   cases[c].n + 50);
-		for (size_t i = 0; i < cases[c].n; i++) {
-			ents[i] = (struct e4_new_dirent){ f, m[c].pool[i],
-							  (uint8_t)strlen(m[c].pool[i]),
-							  EXT4_FT_REG_FILE };
-			m[c].in[i] = 1;
-		}
+		ents = model_ents(&m[c], cases[c].n, f);
 		if (cases[c].n > 1) {	/* a name twice is refused */
 			e4_ino_t nd;
 
