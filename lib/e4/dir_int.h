@@ -205,7 +205,9 @@ errcode_t e4_dx_insert(struct e4_dirw *w, const char *name, size_t len, e4_ino_t
 errcode_t e4_dx_convert_insert(struct e4_dirw *w, const uint8_t *blk0, const char *name,
 			       size_t len, e4_ino_t ino, uint8_t file_type);
 /* The hash version a new index gets (s_def_hash_version, 0-2), or
- * E4_ERR_BAD_HASH_VERSION; *effective with the signedness applied. */
+ * E4_ERR_BAD_HASH_VERSION; *effective with the signedness applied.  A
+ * superblock naming neither signed nor unsigned hashing gets
+ * SIGNED_HASH (the one used; written with the superblock). */
 errcode_t e4_dx_new_version(e4_fs *fs, int *stored, int *effective);
 /* Fill a new dx root (blk: block 0, "." and ".." taken from dot_ino and
  * dotdot_ino with file types) or node: entries 0, limit for the fs. */

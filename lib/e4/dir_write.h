@@ -42,7 +42,9 @@ extern "C" {
  * holds; when it still does not fit, the directory becomes a one-block
  * directory (same entries, system.data removed, EXTENTS_FL with the
  * extent feature) and the entry goes there.  ino is not checked or
- * changed.
+ * changed.  A new index is hashed with s_def_hash_version and the
+ * signedness s_flags names; when it names none, SIGNED_HASH is set (the
+ * superblock goes out with the next e4_alloc_flush()).
  * Errors: E4_ERR_EXISTS (the name is there), E4_ERR_NAME_TOO_LONG,
  * E4_ERR_INLINE_DATA (a damaged inline directory), xattr writer errors,
  * E4_ERR_INVALID_ARGUMENT (bad name, ino 0 or above s_inodes_count),

@@ -21,10 +21,20 @@
 
 errcode_t e4_dx_new_version(e4_fs *fs, int *stored, int *effective)
 {
-	int v = e4_super(fs)->s_def_hash_version;
+	struct ext4_super_block *sb = e4_super(fs);
+	uint32_t flags = e4_le32(sb->s_flags);
+	int v = sb->s_def_hash_version;
 
 	if (v != DX_HASH_LEGACY && v != DX_HASH_HALF_MD4 && v != DX_HASH_TEA)
 		return E4_ERR_BAD_HASH_VERSION;
+	if (!(flags & (EXT2_FLAGS_SIGNED_HASH | EXT2_FLAGS_UNSIGNED_HASH))) {
+		/* Record the signedness the new index is hashed with, as the
+		 * kernel and e2fsck record theirs when neither is set (format
+		 * doc 8.5): otherwise a kernel of the other char signedness
+		 * would record its own and miss names. */
+		sb->s_flags = e4_cpu_to_le32(flags | EXT2_FLAGS_SIGNED_HASH);
+		fs->sb_dirty = 1;
+	}
 	*stored = v;
 	*effective = e4_dx_effective_version(fs, v);
 	return 0;

@@ -769,6 +769,32 @@ static void inline_dirs(void **state)
 		model_free(&m[k]);
 }
 
+/* Hash signedness (format doc 8.5): with UNSIGNED_HASH (what mke2fs writes
+ * on ARM) names with bytes >= 0x80 hash unsigned, and the kernel finds
+ * them; with neither flag the first index records SIGNED_HASH. */
+static void hash_signedness(void **state)
+{
+	const char *img;
+	e4_ino_t f;
+	struct model m;
+	uint32_t seed = 8;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		e4_fs *fs = image(k ? "noflag" : "unsigned", "-t ext4 -b 1024", "8M", &f, &img);
+		struct ext4_super_block *sb = e4_super(fs);
+		uint32_t flags = e4_le32(sb->s_flags) & ~3u;
+
+		sb->s_flags = e4_cpu_to_le32(flags | (k ? 0 : EXT2_FLAGS_UNSIGNED_HASH));
+		model_init(&m, "/d", new_dir(fs, "d"), make_names(800, 30, 120, 121), 800);
+		random_ops(fs, &m, f, 1500, 70, 500, &seed);
+		assert_int_equal(e4_le32(sb->s_flags) & 3,
+				 k ? EXT2_FLAGS_SIGNED_HASH : EXT2_FLAGS_UNSIGNED_HASH);
+		finish(fs, img, f, &m, 1);
+		model_free(&m);
+	}
+}
+
 /* Refusals, and '..' repointed.  A leaf whose checksum is damaged is left
  * as it was. */
 static void refusals(void **state)
@@ -855,6 +881,7 @@ int main(void)
 		cmocka_unit_test(remove_layout),
 		cmocka_unit_test(no_space),
 		cmocka_unit_test(inline_dirs),
+		cmocka_unit_test(hash_signedness),
 		cmocka_unit_test(refusals),
 	};
 
