@@ -239,12 +239,12 @@ static void htree_levels(void **state)
 }
 
 /* large_dir, 1 KiB: a third level (indirect_levels 2), and a bulk-built
- * 3-level directory; without large_dir the same inserts stop at a full
- * index with E4_ERR_DIR_INDEX_FULL and nothing lost. */
+ * 3-level directory; without large_dir inserts into a full bulk-built
+ * index stop with E4_ERR_DIR_INDEX_FULL and nothing lost. */
 static void htree_large_dir(void **state)
 {
 	const char *img, *img2;
-	e4_ino_t f, d, f2, d2;
+	e4_ino_t f, d, f2;
 	e4_fs *fs = image("largedir", "-t ext4 -O large_dir -b 1024", "48M", &f, &img);
 	struct model m[2];
 	struct e4_new_dirent *ents;
@@ -271,43 +271,50 @@ static void htree_large_dir(void **state)
 	assert_int_equal(nb, 16000 + 1 + 127 + 2);	/* leaves, root, nodes */
 	finish(fs, img, f, m, 2);
 
-	/* the same without large_dir */
-	fs = image("nolargedir", "-t ext4 -b 1024", "48M", &f2, &img2);
-	d2 = new_dir(fs, "d");
-	assert_int_equal(e4_dir_build(fs, d2, EXT4_ROOT_INO, ents, 16000, 0, 90),
-			 E4_ERR_INVALID_ARGUMENT);	/* it has blocks now */
-	for (i = 0; i < m[0].n; i++) {
-		err = e4_dir_insert(fs, d2, m[0].pool[i], 200, f2, EXT4_FT_REG_FILE);
+	model_free(&m[0]);
+	model_free(&m[1]);
+	free(ents);
+
+	/* without large_dir: a full 2-level index built in one pass (123 x 126
+	 * one-entry leaves of 260-byte records), then inserts until a leaf
+	 * must split and no index node can take it; one leaf more is refused
+	 * to the builder */
+	fs = image("nolargedir", "-t ext4 -b 1024", "32M", &f2, &img2);
+	model_init(&m[0], "/d", 0, make_names(17500, 250, 250, 43), 17500);
+	ents = model_ents(&m[0], 123 * 126 + 1, f2);
+	m[0].in[123 * 126] = 0;
+	assert_int_equal(udir_mkdir_build(fs, EXT4_ROOT_INO, "d", ents, 123 * 126, 0, 90,
+					  &m[0].dir), 0);
+	dx_shape(fs, m[0].dir, &lv, &cnt, &nb);
+	assert_int_equal(lv, 1);
+	assert_int_equal(cnt, 123);
+	assert_int_equal(e4_dir_build(fs, m[0].dir, EXT4_ROOT_INO, ents, 1, 0, 0),
+			 E4_ERR_INVALID_ARGUMENT);	/* it has blocks */
+	for (i = 123 * 126; i < m[0].n; i++) {
+		err = e4_dir_insert(fs, m[0].dir, m[0].pool[i], 250, f2, EXT4_FT_REG_FILE);
 		if (err)
 			break;
+		m[0].in[i] = 1;
 	}
 	assert_int_equal(err, E4_ERR_DIR_INDEX_FULL);
-	dx_shape(fs, d2, &lv, &cnt, &nb);
+	assert_true(i > 123 * 126);
+	dx_shape(fs, m[0].dir, &lv, &cnt, &nb);
 	assert_int_equal(lv, 1);
 	assert_int_equal(cnt, 123);
 	{
 		e4_ino_t nd;
 
 		assert_int_equal(udir_new_inode(fs, EXT4_ROOT_INO, &nd), 0);
-		assert_int_equal(e4_dir_build(fs, nd, EXT4_ROOT_INO, ents, 16000, 0, 90),
+		assert_int_equal(e4_dir_build(fs, nd, EXT4_ROOT_INO, ents, 123 * 126 + 1, 0, 90),
 				 E4_ERR_DIR_INDEX_FULL);
 		assert_int_equal(e4_dir_build(fs, nd, EXT4_ROOT_INO, ents, 0, 0, 0), 0);
 		assert_int_equal(e4_dir_insert(fs, EXT4_ROOT_INO, "e", 1, nd, EXT4_FT_DIR), 0);
 		assert_int_equal(udir_links_add(fs, EXT4_ROOT_INO, 1), 0);
 	}
 	free(ents);
-	/* every name inserted before the refusal is there */
-	{
-		struct model full;
-
-		model_init(&full, "/d", d2, m[0].pool, i);
-		memset(full.in, 1, i);
-		model_verify(fs, &full, f2);
-		finish(fs, img2, f2, &full, 1);
-		free(full.in);
-	}
+	model_verify(fs, &m[0], f2);	/* every name inserted before the refusal */
+	finish(fs, img2, f2, m, 1);
 	model_free(&m[0]);
-	model_free(&m[1]);
 }
 
 /* Two directories growing in turn, so each new block of one is not next
