@@ -303,11 +303,12 @@ int e4_dirw_region_add(struct e4_dirw *w, uint8_t *buf, unsigned start, unsigned
 		       const char *name, size_t len, e4_ino_t ino, uint8_t file_type)
 {
 	int o = region_slot(w, buf, start, end, e4_dirent_min_rec((unsigned)len));
-	uint8_t *d = buf + o;
 	unsigned rec_len, used;
+	uint8_t *d;
 
 	if (o < 0)
 		return 0;
+	d = buf + o;
 	rec_len = e4_rec_len_from_disk(e4_get_le16(d + 4), w->bs);
 	used = e4_get_le32(d) ? e4_dirent_min_rec(d[6]) : 0;
 	if (used) {
@@ -460,13 +461,14 @@ static errcode_t write_found(struct e4_dirw *w, const struct found *f, uint8_t *
 static errcode_t linear_insert(struct e4_dirw *w, const char *name, size_t len, e4_ino_t ino,
 			       uint8_t file_type)
 {
-	uint8_t *buf = malloc((size_t)w->bs * 2), *slot = buf + w->bs;
+	uint8_t *buf = malloc((size_t)w->bs * 2), *slot;
 	uint64_t lblk, slot_lblk = UINT64_MAX;
 	unsigned need = e4_dirent_min_rec((unsigned)len);
 	errcode_t err = 0;
 
 	if (!buf)
 		return E4_ERR_NO_MEMORY;
+	slot = buf + w->bs;
 	if (w->nblocks == 0) {
 		err = E4_ERR_DIR_CORRUPT;	/* no "." and ".." */
 		goto out;
