@@ -278,7 +278,7 @@ int do_stats(int argc, char **argv)
 		listing_close(L);
 	}
 	if (listing_end(L)) {
-		com_err(argv[0], errno, "while printing the listing");
+		com_err(argv[0], errno, "while writing the listing to standard output");
 		clearerr(stdout);	/* reported once, here */
 		ret = 1;
 	}

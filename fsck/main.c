@@ -16,6 +16,7 @@
 #include "config.h"
 #include "e4fsck.h"
 #include "crashpoint.h"
+#include "stdfds.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -587,6 +588,8 @@ int main(int argc, char **argv)
 	errcode_t err;
 	int damage = 0, changed;
 
+	/* output lost on stdout: an operational error, OR'd into the status */
+	std_fds_write_error_status(FSCK_ERROR);
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->prog = "e4fsck";
 	ctx->progress_fd = -1;

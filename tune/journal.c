@@ -171,16 +171,10 @@ int tune_mntopts_check(struct tune *t)
 	}
 	if (removing_journal(t))
 		return 0;
+	/* a log that is not empty: tune_journal_log_check() */
 	err = e4_journal_open(fs, NULL, &j);
 	if (err) {
 		tune_err(t, err, "while opening the journal");
-		return 1;
-	}
-	if (e4_be32(e4_journal_super(j)->s_start) &&
-	    !e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER)) {
-		e4_journal_close(j);
-		tune_err(t, 0, "the journal is not empty: its features can only change on an "
-			 "empty journal (replay it first: e2fsck -y)");
 		return 1;
 	}
 	e4_journal_close(j);
@@ -298,44 +292,70 @@ int tune_mntopts_apply(struct tune *t)
 	return 0;
 }
 
+/* An internal journal that does not need recovery (an external one is
+ * refused elsewhere; one that needs recovery is replayed first). */
+static int journal_idle_internal(e4_fs *fs)
+{
+	return e4_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) &&
+	       e4_super(fs)->s_journal_inum &&
+	       !e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER);
+}
+
 /* -O ^has_journal on a journal that does not need recovery: a journal
  * superblock that cannot be read (bad magic, version or checksum, unknown
- * features) hides whether the log holds transactions, and a log that holds
- * some (s_start set without needs_recovery) would be discarded unreplayed:
- * refused without -f, a warning with it.  Nothing is written. */
+ * features) hides whether the log holds transactions: refused without -f,
+ * a warning with it.  Nothing is written. */
 int tune_journal_remove_check(struct tune *t)
 {
-	e4_fs *fs = t->fs;
 	e4_journal *j;
 	errcode_t err;
+
+	if (!removing_journal(t) || !journal_idle_internal(t->fs))
+		return 0;
+	err = e4_journal_open(t->fs, NULL, &j);
+	if (!err) {
+		e4_journal_close(j);
+		return 0;	/* a log that is not empty: tune_journal_log_check() */
+	}
+	if (!t->force) {
+		tune_err(t, err, "while reading the journal superblock: whether its log "
+			 "holds transactions cannot be seen; -f removes the journal anyway");
+		return 1;
+	}
+	tune_warn(t, "%s while reading the journal superblock; removing the journal "
+		  "without looking at its log (-f)", error_message(err));
+	return 0;
+}
+
+/* A log that is not empty (s_start set) while needs_recovery is clear: a
+ * flag cleared without a replay (a lost superblock write, a tool).  e2fsck
+ * and e4fsck -y replay such a log, and the kernel wipes it at mount: a
+ * change made now is undone by the replay when the log holds the block it
+ * changed (the superblock, a descriptor), and a journal feature changed
+ * under it misreads it.  Every change is refused, -f or not, naming the
+ * replay; the one exception is -f -O ^has_journal, which discards the log
+ * with the journal (warned about).  Nothing is written. */
+int tune_journal_log_check(struct tune *t)
+{
+	e4_journal *j;
 	int busy;
 
-	if (!removing_journal(t) || !e4_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) ||
-	    !e4_super(fs)->s_journal_inum || e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER))
-		return 0;	/* external (refused elsewhere) or replayed first */
-	err = e4_journal_open(fs, NULL, &j);
-	if (err) {
-		if (!t->force) {
-			tune_err(t, err, "while reading the journal superblock: whether its log "
-				 "holds transactions cannot be seen; -f removes the journal anyway");
-			return 1;
-		}
-		tune_warn(t, "%s while reading the journal superblock; removing the journal "
-			  "without looking at its log (-f)", error_message(err));
-		return 0;
-	}
+	if (!journal_idle_internal(t->fs) || e4_journal_open(t->fs, NULL, &j))
+		return 0;	/* an unreadable one: tune_journal_remove_check() */
 	busy = e4_be32(e4_journal_super(j)->s_start) != 0;
 	e4_journal_close(j);
 	if (!busy)
 		return 0;
-	if (!t->force) {
-		tune_err(t, 0, "the journal holds transactions but needs_recovery is clear: "
-			 "replay them first (e2fsck -y), or -f discards them with the journal");
-		return 1;
+	if (t->force && removing_journal(t)) {
+		tune_warn(t, "the journal's log is not empty but needs_recovery is clear; "
+			  "it is discarded with the journal (-f)");
+		return 0;
 	}
-	tune_warn(t, "the journal holds transactions but needs_recovery is clear; they are "
-		  "discarded with the journal (-f)");
-	return 0;
+	tune_err(t, 0, "the journal's log is not empty but needs_recovery is clear: a "
+		 "replay (e2fsck, e4fsck -y) would undo changes made now; replay it first "
+		 "with e4fsck -y%s", removing_journal(t) ? ", or -f discards it with the journal"
+							 : "");
+	return 1;
 }
 
 /* ---- recovery ------------------------------------------------------------ */
@@ -350,6 +370,35 @@ static errcode_t mark_full_check(e4_fs *fs)
 	if (!err)
 		err = e4_flush(fs);
 	return err;
+}
+
+/* The step that replays (or at least clears) a journal that needs recovery
+ * and that e4_journal_open() refused with err: what e4fsck -y and the
+ * reference e2fsck -y (1.47) do today with each fault, checked by
+ * tests/t/tune_advice.sh, which takes each step named. */
+static const char *recover_advice(errcode_t err)
+{
+	switch (err) {
+	case E4_ERR_JOURNAL_CSUM:
+		/* every field is valid: e4fsck rewrites the checksum and
+		 * replays (the log's blocks carry their own checksums);
+		 * e2fsck would reset the journal */
+		return "e4fsck -y rewrites its checksum and replays the journal";
+	case E4_ERR_JOURNAL_MAGIC:
+	case E4_ERR_JOURNAL_VERSION:
+	case E4_ERR_JOURNAL_CORRUPT:
+		/* e4fsck -y keeps a journal it cannot judge while
+		 * needs_recovery says its log holds committed transactions */
+		return "e2fsck -y resets the journal, losing its log; e4fsck -y keeps it";
+	case E4_ERR_JOURNAL_UNSUPP:
+		/* e2fsck and e4fsck both stop (exit 12) */
+		return "only a tool that knows the journal's features can replay it";
+	case E4_ERR_JOURNAL_INODE:
+	case E4_ERR_JOURNAL_TOO_SMALL:
+		return "e2fsck -y removes the journal, losing its log; e4fsck -y keeps it";
+	default:
+		return "nothing was replayed";
+	}
 }
 
 int tune_recover_if_needed(struct tune *t)
@@ -382,11 +431,8 @@ int tune_recover_if_needed(struct tune *t)
 		return 2;
 	}
 	if (err) {
-		/* e4fsck -y keeps such a journal (its log may hold committed
-		 * transactions) and cannot run the full check: name the step
-		 * that works today, and what it costs */
-		tune_err(t, err, "while opening the journal for recovery (e2fsck -y resets the "
-			 "journal, losing its log%s)",
+		tune_err(t, err, "while opening the journal for recovery (%s%s)",
+			 recover_advice(err),
 			 removing_journal(t) ? "; or -f removes the journal unreplayed" : "");
 		return 1;
 	}

@@ -10,6 +10,8 @@
 #include "listing.h"
 #include "superlist.h"
 
+#include <errno.h>
+
 int tune_list(struct tune *t)
 {
 	listing *l = listing_new(t->json_out ? t->json_out : stdout,
@@ -23,7 +25,7 @@ int tune_list(struct tune *t)
 	superlist_super(l, t->fs);
 	rc = superlist_journal(l, t->prog, t->fs);
 	if (listing_end(l) && !rc) {
-		tune_err(t, 0, "error writing the listing");
+		tune_err(t, errno, "while writing the listing to standard output");
 		rc = 1;
 	}
 	return rc;

@@ -755,10 +755,32 @@ int tune_open_fs(struct tune *t, int rw)
 	return 0;
 }
 
+/* The device must hold the whole filesystem (e4_check_device_size(), the
+ * rule e4fsck applies): a change written to a device shorter than the
+ * filesystem stops at the first block past its end, leaving part of it
+ * done (a journal half removed, checksums half rewritten).  Refused
+ * before anything is written, even a journal replay.  0 or 1 (message
+ * printed). */
+static int check_device_size(struct tune *t)
+{
+	const struct e4_geom *g = e4_geom(t->fs);
+	uint64_t dev_blocks;
+
+	if (!e4_check_device_size(t->fs, &dev_blocks))
+		return 0;
+	tune_err(t, E4_ERR_DEVICE_TOO_SMALL, "(%llu blocks of %u bytes; the device holds %llu): "
+		 "a truncated image or the wrong partition? Nothing was changed",
+		 (unsigned long long)g->blocks_count, g->block_size,
+		 (unsigned long long)dev_blocks);
+	return 1;
+}
+
 int tune_check_all(struct tune *t)
 {
 	uint8_t tmp[16];
 
+	if (check_device_size(t) || tune_journal_log_check(t))
+		return 1;
 	if (tune_check_settings(t))
 		return 1;
 	if (t->mntopts && tune_mntopts_check(t))

@@ -110,6 +110,11 @@ int tune_journal_remove(struct tune *t);
  * or a log with transactions is refused without -f, warned about with it.
  * 0 or 1 (message printed). */
 int tune_journal_remove_check(struct tune *t);
+/* Before any change (nothing written): an internal journal whose log is
+ * not empty while needs_recovery is clear is refused, naming the replay;
+ * -f -O ^has_journal discards it with a warning.  0 or 1 (message
+ * printed). */
+int tune_journal_log_check(struct tune *t);
 
 /* online.c: the device is in use (mounted directly or through a loop
  * device): the changes the kernel can make go through it, the others are

@@ -495,6 +495,12 @@ errcode_t e4_inode_location(e4_fs *fs, e4_ino_t ino, uint64_t *offset);
 uint64_t e4_inode_size(const struct ext4_inode *inode);	/* bytes */
 /* i_blocks in 512-byte units (huge_file and HUGE_FILE_FL applied). */
 uint64_t e4_inode_blocks(e4_fs *fs, const struct ext4_inode *inode);
+/* Set i_blocks to sectors (512-byte units) by the kernel's rule (section
+ * 6.4): up to 2^32 - 1 in i_blocks_lo; with huge_file up to 2^48 - 1 with
+ * l_i_blocks_high, HUGE_FILE_FL cleared; beyond, HUGE_FILE_FL set and the
+ * count in filesystem blocks (rounded down).  E4_ERR_FILE_TOO_BIG when it
+ * does not fit (nothing changed). */
+errcode_t e4_inode_blocks_set(e4_fs *fs, struct ext4_inode *inode, uint64_t sectors);
 uint32_t e4_inode_uid(const struct ext4_inode *inode);
 uint32_t e4_inode_gid(const struct ext4_inode *inode);
 /* Xattr block (high half only with 64bit). */
@@ -590,6 +596,7 @@ typedef int (*e4_extent_entry_cb)(e4_fs *fs, const struct e4_extent_entry *e, vo
  * (section 7.2). */
 errcode_t e4_extent_entries(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 			    e4_extent_entry_cb cb, void *priv);
+#include "extent.h"	/* changing extent trees: the cursor, ranges, bulk builder */
 
 /* ---- file data (file.c, inline.c) ----------------------------------- */
 /* Open inode ino for reading (inode may be NULL: read it; else a full
@@ -708,7 +715,8 @@ const char *e4_xattr_prefix(uint8_t name_index);
  * x->value_len bytes (caller frees).  The one reader of values kept in an
  * EA inode (ea_inode feature, x->value_inum), with the kernel's checks
  * (section 9): an inode other than the owner and at or past s_first_ino,
- * with EXT4_EA_INODE_FL, i_size equal to the value length, and the
+ * with links (i_links_count 0: E4_ERR_EA_INODE_UNLINKED, the kernel's
+ * ESTALE), with EXT4_EA_INODE_FL, i_size equal to the value length, and the
  * value's crc32c (checksum seed) equal to the hash kept in its i_atime,
  * and for an entry of an xattr block, an entry hash over the name and that
  * hash (an old Lustre EA inode, pointing back to its owner through i_mtime
@@ -1399,9 +1407,11 @@ errcode_t e4_journal_remove(e4_fs *fs);
  * indirect maps (entries zeroed, emptied indirect blocks freed).  i_blocks
  * is lowered; i_size is not touched.  Inodes without a block map (inline
  * data, fast symlinks, devices) are left alone.  *freed (may be NULL) gets
- * the blocks freed.  E4_ERR_READ_ONLY, E4_ERR_EXTENT_HEADER,
- * E4_ERR_BAD_BLOCK_NUM, E4_ERR_BAD_IND_BLOCK, E4_ERR_CORRUPT (a block to
- * free was already free: the walk stops there), read/bitmap errors. */
+ * the blocks freed.  Extent trees go through e4_extent_punch() (nodes
+ * read are not held to their checksum).  E4_ERR_READ_ONLY,
+ * E4_ERR_EXTENT_HEADER, E4_ERR_EXTENT_ORDER, E4_ERR_BAD_BLOCK_NUM,
+ * E4_ERR_BAD_IND_BLOCK, E4_ERR_CORRUPT (a block to free was already free:
+ * the walk stops there), read/bitmap errors. */
 errcode_t e4_inode_truncate_blocks(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
 				   uint64_t first_lblk, uint64_t *freed);
 /* Release one orphan: with i_links_count 0 free every block it maps (in
@@ -1555,9 +1565,9 @@ errcode_t e4_dev_zero(int fd, int is_blockdev, uint64_t off, uint64_t len);
  * defm (host order), whose s_mount_opts string is sopts (NUL-terminated)
  * and which has a journal or not?  The refusals that depend on these alone
  * (Linux 6.18, measured): journal_async_commit in data=ordered mode;
- * data=journal with delalloc or dax; without a journal,
- * journal_async_commit, journal_checksum, commit= (other than 0 or 5) and
- * data_err=abort.  The string's words apply in order (a later data=
+ * data=journal with delalloc or dax (with or without a journal); without a
+ * journal, journal_async_commit, journal_checksum, commit= (other than 0
+ * or 5, read in C notation as the kernel reads it) and data_err=abort.  The string's words apply in order (a later data=
  * replaces an earlier one) over the default data mode (ordered unless defm
  * says journal or writeback).  The kernel ignores a string holding a word
  * it cannot parse; this check does not, so it may refuse more.  Returns 0,

@@ -120,14 +120,9 @@ errcode_t e4_xattr_ibody_find(e4_fs *fs, const struct ext4_inode *inode, uint8_t
 			      const char *name, size_t name_len, const void **value,
 			      uint32_t *value_len);
 
-/* Inode setters, the counterparts of e4_inode_file_acl() and
- * e4_inode_blocks() (inode.c; format doc 6.1, 6.4).  file_acl_set: the high
- * half only with 64bit.  blocks_set: sectors in 512-byte units, stored as
- * the kernel stores them: 32 bits, else 48 bits with huge_file, else
- * HUGE_FILE_FL and filesystem blocks (rounded up); HUGE_FILE_FL cleared
- * otherwise.  E4_ERR_FILE_TOO_BIG when the value cannot be stored. */
+/* The counterpart of e4_inode_file_acl() (inode.c; format doc 6.1): the
+ * high half only with 64bit.  (i_blocks: e4_inode_blocks_set() in e4.h.) */
 void e4_inode_file_acl_set(e4_fs *fs, struct ext4_inode *inode, e4_blk_t blk);
-errcode_t e4_inode_blocks_set(e4_fs *fs, struct ext4_inode *inode, uint64_t sectors);
 /* Read xattr block blk into buf (one block) and check it as
  * e4_xattr_iterate() does; then report its entries to cb (xattr.c).
  * E4_ERR_BAD_BLOCK_NUM, E4_ERR_XATTR_MAGIC, E4_ERR_XATTR_CORRUPT,

@@ -14,10 +14,7 @@
 #include <string.h>
 
 #include "e4_private.h"
-
-/* Logical blocks an extent tree can address (ee_block is 32 bits). */
-#define EXT_LBLK_LIMIT		(1ULL << 32)
-#define EXT_ROOT_CAPACITY	4
+#include "extent_int.h"
 
 static inline const struct ext4_extent_idx *node_idx(const void *node)
 {
@@ -164,11 +161,12 @@ static errcode_t check_ext_pblk(e4_fs *fs, const struct ext4_extent *ex)
 }
 
 /*
- * Read the tree block blk into buf and check its header (and checksum)
- * as a node of depth want_depth; its entries are not checked.
+ * Read the tree block blk into buf and check its header (and, with
+ * verify_csum, its checksum) as a node of depth want_depth; its entries
+ * are not checked.
  */
 static errcode_t read_node_header(e4_fs *fs, e4_ino_t ino, uint32_t gen, e4_blk_t blk,
-				  void *buf, int want_depth)
+				  void *buf, int want_depth, int verify_csum)
 {
 	const struct ext4_extent_header *eh = buf;
 	errcode_t err;
@@ -182,7 +180,7 @@ static errcode_t read_node_header(e4_fs *fs, e4_ino_t ino, uint32_t gen, e4_blk_
 	err = check_header(buf, node_capacity(fs), want_depth);
 	if (err)
 		return err;
-	if (fs->geom.metadata_csum && !e4_ignore_csum(fs)) {
+	if (verify_csum && fs->geom.metadata_csum && !e4_ignore_csum(fs)) {
 		const struct ext4_extent_tail *t = (const struct ext4_extent_tail *)
 			((const uint8_t *)buf + sizeof(*eh) +
 			 sizeof(struct ext4_extent) * e4_le16(eh->eh_max));
@@ -197,7 +195,7 @@ static errcode_t read_node_header(e4_fs *fs, e4_ino_t ino, uint32_t gen, e4_blk_
 static errcode_t read_node(e4_fs *fs, e4_ino_t ino, uint32_t gen, e4_blk_t blk,
 			   void *buf, int want_depth, uint64_t lo, uint64_t hi)
 {
-	errcode_t err = read_node_header(fs, ino, gen, blk, buf, want_depth);
+	errcode_t err = read_node_header(fs, ino, gen, blk, buf, want_depth, 1);
 
 	return err ? err : check_entries(buf, lo, hi);
 }
@@ -209,6 +207,24 @@ static errcode_t check_root(const struct ext4_inode *inode)
 	if (err)
 		return err;
 	return check_entries(inode->i_block, 0, EXT_LBLK_LIMIT);
+}
+
+errcode_t e4_extent_node_read(e4_fs *fs, e4_ino_t ino, uint32_t gen, e4_blk_t blk, void *buf,
+			      int want_depth, uint64_t lo, uint64_t hi, int verify_csum)
+{
+	errcode_t err = read_node_header(fs, ino, gen, blk, buf, want_depth, verify_csum);
+
+	return err ? err : check_entries(buf, lo, hi);
+}
+
+errcode_t e4_extent_root_check(const struct ext4_inode *inode)
+{
+	return check_root(inode);
+}
+
+unsigned e4_extent_node_capacity(e4_fs *fs)
+{
+	return node_capacity(fs);
 }
 
 errcode_t e4_extent_lookup(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
@@ -364,7 +380,7 @@ static errcode_t walk_node(struct ext_walk *w, const void *node, int level,
 		/* Distinct tree blocks cannot outnumber the filesystem's. */
 		if (++w->nodes > w->fs->geom.blocks_count)
 			return E4_ERR_LOOP;
-		err = read_node_header(w->fs, w->ino, w->gen, child, buf, (int)depth - 1);
+		err = read_node_header(w->fs, w->ino, w->gen, child, buf, (int)depth - 1, 1);
 		if (err && !pass_over(w, err))
 			return err;
 		if (!err) {

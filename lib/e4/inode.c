@@ -70,6 +70,28 @@ uint64_t e4_inode_blocks(e4_fs *fs, const struct ext4_inode *inode)
 	return b;
 }
 
+errcode_t e4_inode_blocks_set(e4_fs *fs, struct ext4_inode *inode, uint64_t sectors)
+{
+	uint32_t flags = e4_le32(inode->i_flags);
+	uint64_t v = sectors;
+
+	if (sectors > 0xFFFFFFFFULL && !e4_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE))
+		return E4_ERR_FILE_TOO_BIG;
+	if (sectors <= 0xFFFFFFFFFFFFULL) {
+		flags &= ~(uint32_t)EXT4_HUGE_FILE_FL;
+	} else {
+		/* beyond 48 bits: counted in filesystem blocks */
+		v = sectors / (fs->geom.block_size / 512);
+		if (v > 0xFFFFFFFFFFFFULL)
+			return E4_ERR_FILE_TOO_BIG;
+		flags |= EXT4_HUGE_FILE_FL;
+	}
+	inode->i_blocks_lo = e4_cpu_to_le32((uint32_t)v);
+	inode->l_i_blocks_high = e4_cpu_to_le16((uint16_t)(v >> 32));
+	inode->i_flags = e4_cpu_to_le32(flags);
+	return 0;
+}
+
 uint32_t e4_inode_uid(const struct ext4_inode *inode)
 {
 	return e4_le16(inode->i_uid) | ((uint32_t)e4_le16(inode->l_i_uid_high) << 16);
@@ -94,30 +116,6 @@ void e4_inode_file_acl_set(e4_fs *fs, struct ext4_inode *inode, e4_blk_t blk)
 	inode->i_file_acl_lo = e4_cpu_to_le32((uint32_t)blk);
 	if (e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT))
 		inode->l_i_file_acl_high = e4_cpu_to_le16((uint16_t)(blk >> 32));
-}
-
-errcode_t e4_inode_blocks_set(e4_fs *fs, struct ext4_inode *inode, uint64_t sectors)
-{
-	uint32_t flags = e4_le32(inode->i_flags) & ~(uint32_t)EXT4_HUGE_FILE_FL;
-	uint64_t v = sectors;
-
-	if (sectors > 0xFFFFFFFFull) {
-		if (!e4_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE))
-			return E4_ERR_FILE_TOO_BIG;
-		if (sectors > 0xFFFFFFFFFFFFull) {
-			/* in filesystem blocks, rounded up */
-			unsigned shift = fs->geom.log_block_size + 1;
-
-			v = (sectors + (1ull << shift) - 1) >> shift;
-			if (v > 0xFFFFFFFFFFFFull)
-				return E4_ERR_FILE_TOO_BIG;
-			flags |= EXT4_HUGE_FILE_FL;
-		}
-	}
-	inode->i_flags = e4_cpu_to_le32(flags);
-	inode->i_blocks_lo = e4_cpu_to_le32((uint32_t)v);
-	inode->l_i_blocks_high = e4_cpu_to_le16((uint16_t)(v >> 32));
-	return 0;
 }
 
 int e4_inode_has_field(e4_fs *fs, const struct ext4_inode *inode, size_t off, size_t len)

@@ -4,6 +4,8 @@
  */
 #include "e4_private.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +67,24 @@ struct sopt_state {
 	int async, jcsum, delalloc, dax, data_err_abort, commit_set;
 };
 
+/* commit=v: an interval other than the default (0 or 5 seconds)?  The
+ * kernel reads v as an unsigned number in C notation (5, 05, 0x5, +5);
+ * a value it cannot read is counted as set (the words are checked as if
+ * the string parsed). */
+static int commit_not_default(const char *v)
+{
+	unsigned long n;
+	char *end;
+
+	if (!isdigit((unsigned char)v[*v == '+']))
+		return 1;
+	errno = 0;
+	n = strtoul(v, &end, 0);
+	if (errno || *end)
+		return 1;
+	return n != 0 && n != 5;
+}
+
 static void sopt_scan(const char *s, struct sopt_state *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -90,7 +110,7 @@ static void sopt_scan(const char *s, struct sopt_state *st)
 		else if (!strncmp(w, "data_err=", 9))
 			st->data_err_abort = 0;
 		else if (!strncmp(w, "commit=", 7))
-			st->commit_set = strcmp(w + 7, "0") && strcmp(w + 7, "5");
+			st->commit_set = commit_not_default(w + 7);
 		p += len;
 		if (*p)
 			p++;
@@ -105,19 +125,6 @@ errcode_t e4_mntopt_conflict(uint32_t defm, const char *sopts, int has_journal,
 
 	*why = NULL;
 	sopt_scan(sopts, &st);
-	if (!has_journal) {
-		/* "can't mount with X, fs mounted w/o journal" (commit=0 and 5
-		 * are the default interval; data= is accepted) */
-		if (st.async)
-			*why = "journal_async_commit without a journal";
-		else if (st.jcsum)
-			*why = "journal_checksum without a journal";
-		else if (st.commit_set)
-			*why = "commit= without a journal";
-		else if (st.data_err_abort)
-			*why = "data_err=abort without a journal";
-		return *why ? E4_ERR_MNTOPT_CONFLICT : 0;
-	}
 	/* the default data mode, unless the string names one */
 	switch (defm & EXT4_DEFM_JMODE) {
 	case EXT4_DEFM_JMODE_DATA:
@@ -132,11 +139,25 @@ errcode_t e4_mntopt_conflict(uint32_t defm, const char *sopts, int has_journal,
 	}
 	if (st.mode[0])
 		mode = st.mode;
-	if (!strcmp(mode, "ordered") && st.async)
-		*why = "journal_async_commit in data=ordered mode";
-	else if (!strcmp(mode, "journal") && st.delalloc)
+	/* checked with or without a journal (measured: -o journal_data and
+	 * delalloc in the string do not mount on a journal-less ext4) */
+	if (!strcmp(mode, "journal") && st.delalloc)
 		*why = "both data=journal and delalloc";
 	else if (!strcmp(mode, "journal") && st.dax)
 		*why = "both data=journal and dax";
+	else if (!has_journal) {
+		/* "can't mount with X, fs mounted w/o journal" (data= is
+		 * accepted) */
+		if (st.async)
+			*why = "journal_async_commit without a journal";
+		else if (st.jcsum)
+			*why = "journal_checksum without a journal";
+		else if (st.commit_set)
+			*why = "commit= without a journal";
+		else if (st.data_err_abort)
+			*why = "data_err=abort without a journal";
+	} else if (!strcmp(mode, "ordered") && st.async) {
+		*why = "journal_async_commit in data=ordered mode";
+	}
 	return *why ? E4_ERR_MNTOPT_CONFLICT : 0;
 }

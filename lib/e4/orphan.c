@@ -18,10 +18,8 @@
 struct trunc {
 	e4_fs *fs;
 	e4_ino_t ino;
-	uint32_t gen;
 	uint64_t first;		/* first logical block to drop */
 	uint64_t freed;		/* blocks freed (data and map blocks) */
-	uint8_t *bufs[EXT4_MAX_EXTENT_DEPTH + 1];	/* one per level */
 };
 
 static int blk_ok(e4_fs *fs, e4_blk_t blk, uint64_t count)
@@ -52,138 +50,22 @@ static errcode_t free_run(struct trunc *t, e4_blk_t blk, uint64_t count)
 	return 0;
 }
 
-/* ---- extent trees ----------------------------------------------------- */
+/* ---- extent trees: a punch to the end on the cursor (extent_map.c) ---- */
 
-static inline e4_blk_t ext_pblk(const struct ext4_extent *e)
-{
-	return ((e4_blk_t)e4_le16(e->ee_start_hi) << 32) | e4_le32(e->ee_start_lo);
-}
-
-static inline e4_blk_t idx_pblk(const struct ext4_extent_idx *x)
-{
-	return ((e4_blk_t)e4_le16(x->ei_leaf_hi) << 32) | e4_le32(x->ei_leaf_lo);
-}
-
-/* Entries of a node whose header is at hdr inside a buffer of size bytes:
- * E4_ERR_EXTENT_HEADER unless the header is sane. */
-static errcode_t check_header(const struct ext4_extent_header *h, size_t size, unsigned depth)
-{
-	size_t cap = (size - sizeof(*h)) / sizeof(struct ext4_extent);
-
-	if (e4_le16(h->eh_magic) != EXT4_EXT_MAGIC || e4_le16(h->eh_max) > cap ||
-	    e4_le16(h->eh_entries) > e4_le16(h->eh_max) || e4_le16(h->eh_depth) != depth)
-		return E4_ERR_EXTENT_HEADER;
-	return 0;
-}
-
-static void ext_node_csum_set(struct trunc *t, void *block)
-{
-	struct ext4_extent_header *h = block;
-	struct ext4_extent_tail *tail;
-	size_t off = sizeof(*h) + e4_le16(h->eh_max) * sizeof(struct ext4_extent);
-
-	if (!t->fs->geom.metadata_csum || off + sizeof(*tail) > t->fs->geom.block_size)
-		return;
-	tail = (struct ext4_extent_tail *)((uint8_t *)block + off);
-	tail->et_checksum = e4_cpu_to_le32(e4_extent_block_csum(t->fs, t->ino, t->gen, block));
-}
-
-/* Truncate node hdr (depth levels above the leaves) at t->first.  *empty
- * is set when no entry is left. */
-static errcode_t trunc_node(struct trunc *t, struct ext4_extent_header *h, size_t size,
-			    unsigned depth, int *empty)
-{
-	unsigned n, i, keep = 0;
-	errcode_t err;
-
-	err = check_header(h, size, depth);
-	if (err)
-		return err;
-	n = e4_le16(h->eh_entries);
-	if (depth == 0) {
-		struct ext4_extent *e = (struct ext4_extent *)(h + 1);
-
-		for (i = 0; i < n; i++) {
-			uint64_t start = e4_le32(e[i].ee_block);
-			unsigned raw = e4_le16(e[i].ee_len);
-			unsigned unwritten = raw > EXT_INIT_MAX_LEN;
-			unsigned len = unwritten ? raw - EXT_INIT_MAX_LEN : raw;
-
-			if (start >= t->first) {
-				err = free_run(t, ext_pblk(&e[i]), len);
-			} else if (start + len > t->first) {
-				unsigned nl = (unsigned)(t->first - start);
-
-				err = free_run(t, ext_pblk(&e[i]) + nl, len - nl);
-				e[i].ee_len = e4_cpu_to_le16(nl + (unwritten ? EXT_INIT_MAX_LEN : 0));
-				e[keep++] = e[i];
-			} else {
-				e[keep++] = e[i];
-			}
-			if (err)
-				return err;
-		}
-	} else {
-		struct ext4_extent_idx *x = (struct ext4_extent_idx *)(h + 1);
-		unsigned bs = t->fs->geom.block_size;
-		uint8_t *buf = t->bufs[depth - 1];
-
-		for (i = 0; i < n; i++) {
-			e4_blk_t child = idx_pblk(&x[i]);
-			uint64_t next = i + 1 < n ? e4_le32(x[i + 1].ei_block) : UINT64_MAX;
-			uint64_t saved = t->first;
-			int cempty = 0;
-
-			if (next <= t->first) {
-				x[keep++] = x[i];
-				continue;
-			}
-			if (!blk_ok(t->fs, child, 1))
-				return E4_ERR_BAD_BLOCK_NUM;
-			err = e4_read_block(t->fs, child, buf);
-			if (err)
-				return err;
-			if (e4_le32(x[i].ei_block) >= t->first)
-				t->first = 0;	/* the whole subtree goes */
-			err = trunc_node(t, (struct ext4_extent_header *)buf, bs, depth - 1, &cempty);
-			t->first = saved;
-			if (err)
-				return err;
-			if (cempty) {
-				err = free_run(t, child, 1);
-				if (err)
-					return err;
-				continue;
-			}
-			ext_node_csum_set(t, buf);
-			err = e4_io_write_blk(t->fs->io, child, 1, buf);
-			if (err)
-				return err;
-			x[keep++] = x[i];
-		}
-	}
-	h->eh_entries = e4_cpu_to_le16(keep);
-	*empty = keep == 0;
-	return 0;
-}
-
+/* As e2fsck releases orphans, tree blocks are not held to their checksum
+ * (the ones rewritten get a correct one); i_blocks follows inside. */
 static errcode_t trunc_extents(struct trunc *t, struct ext4_inode *inode)
 {
-	struct ext4_extent_header *h = (struct ext4_extent_header *)inode->i_block;
-	unsigned depth = e4_le16(h->eh_depth);
+	e4_extent_handle *h;
+	uint64_t freed = 0;
 	errcode_t err;
-	int empty = 0;
 
-	if (e4_le16(h->eh_magic) != EXT4_EXT_MAGIC || depth > EXT4_MAX_EXTENT_DEPTH)
-		return E4_ERR_EXTENT_HEADER;
-	for (unsigned d = 0; d < depth; d++) {
-		t->bufs[d] = malloc(t->fs->geom.block_size);
-		if (!t->bufs[d])
-			return E4_ERR_NO_MEMORY;
-	}
-	err = trunc_node(t, h, sizeof(inode->i_block), depth, &empty);
-	if (!err && empty)
-		h->eh_depth = 0;	/* an empty tree is an empty root leaf */
+	err = e4_extent_open(t->fs, t->ino, inode, E4_EXTENT_NOCSUM, &h);
+	if (err)
+		return err;
+	err = e4_extent_punch(h, t->first, UINT64_MAX, &freed);
+	e4_extent_close(h);
+	t->freed += freed;
 	return err;
 }
 
@@ -281,18 +163,13 @@ static errcode_t trunc_blockmap(struct trunc *t, struct ext4_inode *inode)
 
 /* ---- inodes ----------------------------------------------------------- */
 
+/* i_blocks less the blocks freed (never below 0; the setter's rule). */
 static void iblocks_sub(e4_fs *fs, struct ext4_inode *inode, uint64_t blocks)
 {
-	uint64_t cur = e4_le32(inode->i_blocks_lo) |
-		       ((uint64_t)e4_le16(inode->l_i_blocks_high) << 32);
-	uint64_t units = blocks;
+	uint64_t cur = e4_inode_blocks(fs, inode), units = blocks * (fs->geom.block_size / 512);
 
-	if (!(e4_le32(inode->i_flags) & EXT4_HUGE_FILE_FL) ||
-	    !e4_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE))
-		units = blocks * (fs->geom.block_size / 512);
-	cur = cur > units ? cur - units : 0;
-	inode->i_blocks_lo = e4_cpu_to_le32((uint32_t)cur);
-	inode->l_i_blocks_high = e4_cpu_to_le16((uint16_t)(cur >> 32));
+	/* a smaller count always fits */
+	(void)e4_inode_blocks_set(fs, inode, cur > units ? cur - units : 0);
 }
 
 errcode_t e4_inode_truncate_blocks(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
@@ -311,15 +188,13 @@ errcode_t e4_inode_truncate_blocks(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *
 	memset(&t, 0, sizeof(t));
 	t.fs = fs;
 	t.ino = ino;
-	t.gen = e4_le32(inode->i_generation);
 	t.first = first_lblk;
-	if (e4_le32(inode->i_flags) & EXT4_EXTENTS_FL)
+	if (e4_le32(inode->i_flags) & EXT4_EXTENTS_FL) {
 		err = trunc_extents(&t, inode);
-	else
+	} else {
 		err = trunc_blockmap(&t, inode);
-	for (unsigned d = 0; d <= EXT4_MAX_EXTENT_DEPTH; d++)
-		free(t.bufs[d]);
-	iblocks_sub(fs, inode, t.freed);
+		iblocks_sub(fs, inode, t.freed);
+	}
 	if (freed)
 		*freed = t.freed;
 	return err;

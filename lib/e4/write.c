@@ -340,78 +340,7 @@ errcode_t e4_dir_block_build(e4_fs *fs, e4_ino_t dir, const struct e4_new_dirent
 	return 0;
 }
 
-/* ---- extent trees ------------------------------------------------------ */
-static void put_extent(struct ext4_extent *e, const struct e4_map_extent *m)
-{
-	uint32_t len = m->len;
-
-	if (m->flags & E4_MAP_UNWRITTEN)
-		len += EXT_INIT_MAX_LEN;
-	e->ee_block = e4_cpu_to_le32((uint32_t)m->lblk);
-	e->ee_len = e4_cpu_to_le16((uint16_t)len);
-	e->ee_start_hi = e4_cpu_to_le16((uint16_t)(m->pblk >> 32));
-	e->ee_start_lo = e4_cpu_to_le32((uint32_t)m->pblk);
-}
-
-errcode_t e4_extent_tree_build(e4_fs *fs, e4_ino_t ino, struct ext4_inode *inode,
-			       const struct e4_map_extent *ext, unsigned n,
-			       e4_blk_t leaf_blk, void *leaf_buf)
-{
-	struct ext4_extent_header *eh = (struct ext4_extent_header *)inode->i_block;
-	unsigned bs = fs->geom.block_size;
-	unsigned leaf_max = (bs - sizeof(*eh) - sizeof(struct ext4_extent_tail)) /
-			    sizeof(struct ext4_extent);
-
-	for (unsigned i = 0; i < n; i++) {
-		uint32_t max = (ext[i].flags & E4_MAP_UNWRITTEN) ? EXT_UNWRITTEN_MAX_LEN
-								   : EXT_INIT_MAX_LEN;
-
-		if (!ext[i].len || ext[i].len > max || ext[i].lblk + ext[i].len > (1ULL << 32) ||
-		    (i && ext[i].lblk < ext[i - 1].lblk + ext[i - 1].len) ||
-		    ext[i].pblk + ext[i].len > fs->geom.blocks_count)
-			return E4_ERR_INVALID_ARGUMENT;
-	}
-	memset(inode->i_block, 0, sizeof(inode->i_block));
-	eh->eh_magic = e4_cpu_to_le16(EXT4_EXT_MAGIC);
-	eh->eh_max = e4_cpu_to_le16(4);
-	inode->i_flags = e4_cpu_to_le32(e4_le32(inode->i_flags) | EXT4_EXTENTS_FL);
-	if (n <= 4) {
-		struct ext4_extent *e = (struct ext4_extent *)(eh + 1);
-
-		eh->eh_entries = e4_cpu_to_le16((uint16_t)n);
-		for (unsigned i = 0; i < n; i++)
-			put_extent(&e[i], &ext[i]);
-		return 0;
-	}
-	if (n > leaf_max)
-		return E4_ERR_UNSUPPORTED;
-	if (!leaf_blk || !leaf_buf || leaf_blk >= fs->geom.blocks_count)
-		return E4_ERR_INVALID_ARGUMENT;
-	{
-		struct ext4_extent_idx *ix = (struct ext4_extent_idx *)(eh + 1);
-		struct ext4_extent_header *lh = leaf_buf;
-		struct ext4_extent *e = (struct ext4_extent *)(lh + 1);
-		struct ext4_extent_tail *t;
-
-		eh->eh_entries = e4_cpu_to_le16(1);
-		eh->eh_depth = e4_cpu_to_le16(1);
-		ix->ei_block = e4_cpu_to_le32((uint32_t)ext[0].lblk);
-		ix->ei_leaf_lo = e4_cpu_to_le32((uint32_t)leaf_blk);
-		ix->ei_leaf_hi = e4_cpu_to_le16((uint16_t)(leaf_blk >> 32));
-		memset(leaf_buf, 0, bs);
-		lh->eh_magic = e4_cpu_to_le16(EXT4_EXT_MAGIC);
-		lh->eh_entries = e4_cpu_to_le16((uint16_t)n);
-		lh->eh_max = e4_cpu_to_le16((uint16_t)leaf_max);
-		for (unsigned i = 0; i < n; i++)
-			put_extent(&e[i], &ext[i]);
-		t = (struct ext4_extent_tail *)((uint8_t *)leaf_buf + sizeof(*lh) +
-						leaf_max * sizeof(struct ext4_extent));
-		if (fs->geom.metadata_csum)
-			t->et_checksum = e4_cpu_to_le32(e4_extent_block_csum(fs, ino,
-						e4_le32(inode->i_generation), leaf_buf));
-	}
-	return 0;
-}
+/* Extent trees: e4_extent_tree_build() is in extent_map.c. */
 
 /* ---- indirect block maps ----------------------------------------------- */
 struct bm_level {

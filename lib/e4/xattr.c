@@ -267,12 +267,19 @@ static uint32_t entry_hash(const char *name, size_t len, uint32_t word, int sign
 	return e4_xattr_hash_entry(name, len, &le, 4, signed_chars);
 }
 
-/* Whether inode x->value_inum may hold x's value (before reading it). */
+/* Whether inode x->value_inum may hold x's value (before reading it).
+ * An inode with i_links_count 0 is a deleted one to the kernel's inode
+ * reader (__ext4_iget: ESTALE outside the orphan cleanup at mount; the
+ * boot loader inode, the one exception, is below first_ino):
+ * E4_ERR_EA_INODE_UNLINKED. */
 static errcode_t ea_inode_check(e4_fs *fs, const struct e4_xattr *x,
 				const struct ext4_inode *ea)
 {
-	if (x->value_inum == x->owner || x->value_inum < fs->geom.first_ino ||
-	    !(e4_le32(ea->i_flags) & EXT4_EA_INODE_FL))
+	if (x->value_inum == x->owner || x->value_inum < fs->geom.first_ino)
+		return E4_ERR_EA_INODE_BAD;
+	if (!e4_le16(ea->i_links_count))
+		return E4_ERR_EA_INODE_UNLINKED;
+	if (!(e4_le32(ea->i_flags) & EXT4_EA_INODE_FL))
 		return E4_ERR_EA_INODE_BAD;
 	if (e4_inode_size(ea) != x->value_len)
 		return E4_ERR_EA_INODE_SIZE;

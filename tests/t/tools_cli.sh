@@ -9,9 +9,18 @@
 #  a directory given as the device: nothing on stdout, one line on stderr
 #          naming the directory and saying "Is a directory", the tool's
 #          usual exit code for a device it cannot open (e4fsck 8, others 1).
+#  stdout that cannot be written (/dev/full, or closed: common/stdfds.c
+#          gives a closed stdout a descriptor every write to fails on):
+#          -V, --help, e4tune -l, e4debugfs -R stats and e4fsck -n lose
+#          their output, and say so: one line on stderr naming standard
+#          output (after e4fsck's and e4mkfs's version line), exit 1
+#          (e4fsck: 8 OR'd into its status; -n on a clean image: 8).
 # Catches: e4mkfs reporting a directory as "Block device required" (the
 # probe answering ENOTBLK for every non-device), e4fsck refusing -V, or
-# getopt's "invalid option -- '-'" for --help.
+# getopt's "invalid option -- '-'" for --help; a listing lost on a closed
+# stdout or /dev/full with exit 0 (every tool's -V and --help, e4tune -l,
+# e4debugfs -R stats and e4fsck -n did so: a script took the lost listing
+# for an empty one).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -40,6 +49,25 @@ expect() {
 
 dir=$T/a-directory
 mkdir "$dir"
+img=$T/small.img
+"$E4MKFS" -q -t ext4 "$img" 4M || fail "e4mkfs failed"
+
+# lost NAME WANT_RC REDIR CMD...: CMD's stdout output is lost (REDIR:
+# /dev/full or closed): exit WANT_RC, one line on stderr (besides a version
+# line) saying so
+lost() {
+	local name=$1 want=$2 redir=$3 rc
+	shift 3
+	case $redir in
+	full) timeout 10 "$@" </dev/null >/dev/full 2>"$T/$name.err" ;;
+	closed) timeout 10 "$@" </dev/null >&- 2>"$T/$name.err" ;;
+	esac
+	rc=$?
+	[ "$rc" = "$want" ] || problem "$name: $* >$redir exits $rc, not $want"
+	[ "$(grep -Evc '^e4(fsck|mkfs) [0-9]' "$T/$name.err")" = 1 ] &&
+		grepq 'standard output' "$T/$name.err" ||
+		problem "$name: $* >$redir: not one line on the lost output: $(head -3 "$T/$name.err" | tr '\n' '|')"
+}
 for tool in e4mkfs e4tune e4fsck e4debugfs; do
 	case $tool in
 	e4mkfs) bin=$E4MKFS dir_rc=1 usage_rc=1 ;;
@@ -57,6 +85,16 @@ for tool in e4mkfs e4tune e4fsck e4debugfs; do
 	grepq -E "^Usage: $tool " "$T/$tool-help.out" ||
 		problem "$tool --help prints no 'Usage: $tool' line on stdout"
 	[ -s "$T/$tool-help.err" ] && problem "$tool --help writes to stderr: $(head -1 "$T/$tool-help.err")"
+
+	for redir in full closed; do
+		lost "$tool-V-$redir" "$dir_rc" $redir "$bin" -V
+		lost "$tool-help-$redir" "$dir_rc" $redir "$bin" --help
+		case $tool in
+		e4tune) lost "$tool-l-$redir" 1 $redir "$bin" -l "$img" ;;
+		e4fsck) lost "$tool-n-$redir" 8 $redir "$bin" -n "$img" ;;
+		e4debugfs) lost "$tool-stats-$redir" 1 $redir "$bin" -R stats "$img" ;;
+		esac
+	done
 
 	expect "$tool-longbad" "$usage_rc" "$bin" --no-such-option
 	grepq -e "--no-such-option" "$T/$tool-longbad.err" ||
@@ -82,5 +120,5 @@ for tool in e4mkfs e4tune e4fsck e4debugfs; do
 done
 [ -d "$dir" ] && [ -z "$(ls -A "$dir")" ] || problem "the directory was changed"
 [ $bad -eq 0 ] || fail "$bad problems"
-info "4 tools: -V, --help and a directory as the device as expected"
+info "4 tools: -V, --help, a directory as the device and lost output as expected"
 exit 0

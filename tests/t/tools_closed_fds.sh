@@ -10,7 +10,8 @@
 #  - e4mkfs (not quiet: it prints its progress on stdout) with stdout,
 #    stderr or stdin closed: the image is byte for byte the one it makes
 #    with all three open (fixed UUID, hash seed and clock), and the
-#    reference e2fsck -fn finds it clean (ref_clean);
+#    reference e2fsck -fn finds it clean (ref_clean); with stdout closed
+#    its progress is lost, which it reports (one line, exit 1: tools_cli);
 #  - e4fsck -fy and e4tune -l -c with stdout closed (both print while the
 #    image is open): the first 1024 bytes stay zero, the result is clean.
 # (e4debugfs is read-only and e4mkfs prints on stderr only on errors: no
@@ -52,8 +53,21 @@ mk() {	# mk IMG REDIR
 	eval "SOURCE_DATE_EPOCH=\$MKFS_TIME \"\$E4MKFS\" -U \"\$MKFS_UUID\" -E \"\$MKFS_EXT\" -t ext4 \"\$1\" 16M $2"
 }
 mk "$T/want.img" ">/dev/null 2>&1" || fail "e4mkfs failed"
-for redir in '>&- 2>/dev/null' '2>&- >/dev/null' '<&- >/dev/null 2>&1'; do
-	mk "$T/new.img" "$redir" || fail "e4mkfs $redir failed"
+for redir in '>&- 2>"$T/mk.err"' '2>&- >/dev/null' '<&- >/dev/null 2>&1'; do
+	rm -f "$T/mk.err"
+	mk "$T/new.img" "$redir"
+	rc=$?
+	if [ -e "$T/mk.err" ]; then
+		# its progress, written to the closed stdout, was lost: the
+		# filesystem is made, and the exit status says the output was lost
+		[ $rc = 1 ] || fail "e4mkfs $redir: exit $rc, not 1 (its output was lost)"
+		# (after its version line, as mke2fs prints it)
+		[ "$(grep -vc '^e4mkfs [0-9]' "$T/mk.err")" = 1 ] &&
+			grepq 'write error on standard output: Bad file descriptor' "$T/mk.err" ||
+			fail "e4mkfs $redir: not one line on the lost output: $(head -3 "$T/mk.err")"
+	else
+		[ $rc = 0 ] || fail "e4mkfs $redir failed"
+	fi
 	cmp -s "$T/want.img" "$T/new.img" ||
 		fail "e4mkfs $redir: the image differs from the one made with stdio open: $(head -c 1024 "$T/new.img" | tr -d '\0' | head -c 200)"
 	ref_clean "$T/new.img" || fail "e4mkfs $redir: image not clean: $REF_CLEAN_OUT"

@@ -10,12 +10,20 @@
 #  - huge_file off on such a filesystem: made without a fresh check (as
 #    tune2fs), the filesystem left for a check with "Please run e2fsck -f";
 #    after it, the state is clean;
-#  - -o journal_checksum on a journal whose log holds a transaction while
-#    needs_recovery is clear: refused naming e2fsck -y, which replays it;
-#    then the command succeeds;
+#  - -o journal_checksum on a journal whose log is not empty while
+#    needs_recovery is clear: refused naming e4fsck -y, which replays it
+#    (or discards it, nothing in it being committed); then the command
+#    succeeds;
 #  - needs_recovery without a journal, and needs_recovery with a journal
 #    superblock e4tune cannot open: refused naming e4fsck, which clears the
-#    flag or resets the journal (e4fsck -y); then -c succeeds.
+#    flag, or e2fsck, which resets the journal (e4fsck -y keeps it); then -c
+#    succeeds;
+#  - needs_recovery with a journal superblock failing only its checksum:
+#    refused naming e4fsck -y, which rewrites the checksum and replays the
+#    log (the replayed block is checked); e2fsck -y would reset it, losing
+#    the log (the advice once named e2fsck -y);
+#  - needs_recovery with a journal inode that is no regular file: refused
+#    naming e2fsck -y, which removes the journal (e4fsck -y keeps it).
 # No message of e4tune names "e4fsck -f".
 # Bug it catches: "run e4fsck -f first", which no version of e4fsck without
 # passes 1-5 can satisfy.
@@ -90,7 +98,7 @@ cp "$base" "$img"
 echo data >"$T/blk"
 printf 'jo\njw -b 3000 %s\njc\n' "$T/blk" | "$REF_DEBUGFS" -w -f - "$img" >/dev/null 2>&1
 "$REF_DEBUGFS" -w -R "feature -needs_recovery" "$img" >/dev/null 2>&1
-advice "journal not empty" "$img" 'e2fsck -y' "$REF_E2FSCK" -y -- -o journal_checksum
+advice "journal not empty" "$img" 'e4fsck -y' "$E4FSCK" -y -- -o journal_checksum
 
 # needs_recovery without a journal; with a journal superblock that cannot
 # be opened
@@ -104,6 +112,25 @@ printf '\0\0\0\0' | dd of="$img" bs=1 seek=$((jsb * 1024)) conv=notrunc status=n
 # (e4fsck -y keeps a journal it cannot judge while needs_recovery is set:
 # the advice names the reference, which resets it)
 advice "needs_recovery, bad journal superblock" "$img" 'e2fsck -y' "$REF_E2FSCK" -y -- -c 25
+# needs_recovery, a journal superblock failing only its checksum (a byte of
+# s_users flipped; journal_checksum_v3 from -o journal_checksum): e4fsck -y
+# rewrites the checksum and replays the log (e2fsck -y would reset it)
+# (debugfs logs a file shorter than a block as an empty transaction)
+head -c 1024 /dev/zero | tr '\0' d >"$T/blk1k"
+cp "$base" "$img"
+"$E4TUNE" -o journal_checksum "$img" >/dev/null 2>&1 || fail "-o journal_checksum failed"
+printf 'jo\njw -b 3000 %s\njc\n' "$T/blk1k" | "$REF_DEBUGFS" -w -f - "$img" >/dev/null 2>&1
+"$REF_DEBUGFS" -R features "$img" 2>/dev/null | grepq needs_recovery || fail "no journal to recover"
+printf '\xff' | dd of="$img" bs=1 seek=$((jsb * 1024 + 300)) conv=notrunc status=none
+advice "needs_recovery, journal superblock checksum" "$img" 'e4fsck -y [a-z ]*replays' "$E4FSCK" -y -- -c 25
+[ "$(dd if="$img" bs=1024 skip=3000 count=1 status=none | head -c 4 | tr -d "\0")" = dddd ] ||
+	failed+=("needs_recovery, journal superblock checksum: the log was not replayed by the step named")
+# needs_recovery, a journal inode that is no regular file: e2fsck -y
+# removes the journal (e4fsck -y keeps it while needs_recovery is set)
+cp "$base" "$img"
+printf 'jo\njw -b 3000 %s\njc\n' "$T/blk" | "$REF_DEBUGFS" -w -f - "$img" >/dev/null 2>&1
+"$REF_DEBUGFS" -w -R "sif <8> mode 040600" "$img" >/dev/null 2>&1
+advice "needs_recovery, journal inode invalid" "$img" 'e2fsck -y removes' "$REF_E2FSCK" -y -- -c 25
 
 grepq 'e4fsck -f' "$T/all" && failed+=("a message advises e4fsck -f: $(grep 'e4fsck -f' "$T/all" | head -2)")
 

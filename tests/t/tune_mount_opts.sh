@@ -15,12 +15,17 @@
 #  - -j on a journal-less filesystem whose string holds
 #    journal_async_commit in ordered mode: refused;
 #  - -o journal_data with -E mount_opts=delalloc: refused (data=journal
-#    with an explicit delalloc).
+#    with an explicit delalloc), with a journal and without one;
+#  - without a journal, -E mount_opts=commit=010 (8 seconds) refused, and
+#    commit=05 or commit=0x5 (the default 5 seconds, as the kernel reads
+#    the number) accepted, clean, mounted.
 # Each refused combination is shown to be one the kernel refuses: the same
 # superblock made with the reference tools does not mount.
 # Bug it catches: the ordered-mode check living only in the -o path, so that
 # -E mount_opts= (or a later -o changing the mode) writes a filesystem the
-# kernel will not mount.
+# kernel will not mount; the data=journal checks skipped on a filesystem
+# without a journal (accepted, and the kernel refused to mount it);
+# commit=05 refused by a string comparison while the kernel mounts it.
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -119,6 +124,24 @@ cp "$base" "$img"
 refused "-o journal_data -E mount_opts=delalloc" "$img" "delalloc" -o journal_data -E mount_opts=delalloc
 "$REF_TUNE2FS" -o journal_data -E mount_opts=delalloc "$img" >/dev/null 2>&1
 kernel_refuses "data=journal with delalloc" "$img"
+
+# without a journal: data=journal with delalloc is still refused by the
+# kernel; commit= is refused only for an interval other than the default,
+# read as the kernel reads the number (05 and 0x5 are 5 seconds)
+mk -t ext4 -O ^has_journal "$img" 8M
+cp "$img" "$T/nj.img"
+refused "no journal: -o journal_data -E mount_opts=delalloc" "$img" "delalloc" \
+	-o journal_data -E mount_opts=delalloc
+"$REF_TUNE2FS" -o journal_data -E mount_opts=delalloc "$img" >/dev/null 2>&1
+kernel_refuses "no journal: data=journal with delalloc" "$img"
+cp "$T/nj.img" "$img"
+refused "no journal: -E mount_opts=commit=010" "$img" "without a journal" -E mount_opts=commit=010
+"$REF_TUNE2FS" -E mount_opts=commit=010 "$img" >/dev/null 2>&1
+kernel_refuses "no journal: commit=010 (8 seconds)" "$img"
+for v in 05 0x5; do
+	cp "$T/nj.img" "$img"
+	accepted "no journal: -E mount_opts=commit=$v" "$img" -E mount_opts=commit=$v
+done
 
 for f in "${failed[@]+"${failed[@]}"}"; do
 	echo "FAIL: $TEST_NAME: $f" >&2

@@ -1740,6 +1740,21 @@ static void test_mntopt_conflict(void **state)
 	assert_int_equal(e4_mntopt_conflict(0, "commit=5", 0, &why), 0);
 	assert_int_equal(e4_mntopt_conflict(0, "data_err=abort", 0, &why), E4_ERR_MNTOPT_CONFLICT);
 	assert_int_equal(e4_mntopt_conflict(0, "data=writeback", 0, &why), 0);
+	/* data=journal with delalloc or dax: refused without a journal too */
+	assert_int_equal(e4_mntopt_conflict(dj, "delalloc", 0, &why), E4_ERR_MNTOPT_CONFLICT);
+	assert_non_null(strstr(why, "delalloc"));
+	assert_int_equal(e4_mntopt_conflict(0, "data=journal,dax", 0, &why), E4_ERR_MNTOPT_CONFLICT);
+	assert_int_equal(e4_mntopt_conflict(dj, "", 0, &why), 0);
+	/* commit=: the number as the kernel reads it (base 0); the default
+	 * interval (0 or 5) in any spelling mounts; unreadable counts as set */
+	assert_int_equal(e4_mntopt_conflict(0, "commit=05", 0, &why), 0);
+	assert_int_equal(e4_mntopt_conflict(0, "commit=0x5", 0, &why), 0);
+	assert_int_equal(e4_mntopt_conflict(0, "commit=+5", 0, &why), 0);
+	assert_int_equal(e4_mntopt_conflict(0, "commit=00", 0, &why), 0);
+	assert_int_equal(e4_mntopt_conflict(0, "commit=010", 0, &why), E4_ERR_MNTOPT_CONFLICT);
+	assert_int_equal(e4_mntopt_conflict(0, "commit=0x6", 0, &why), E4_ERR_MNTOPT_CONFLICT);
+	assert_int_equal(e4_mntopt_conflict(0, "commit=-5", 0, &why), E4_ERR_MNTOPT_CONFLICT);
+	assert_int_equal(e4_mntopt_conflict(0, "commit=", 0, &why), E4_ERR_MNTOPT_CONFLICT);
 	assert_int_equal(e4_mntopt_conflict(0, "", 1, &why), 0);
 	assert_null(why);
 }
