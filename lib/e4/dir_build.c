@@ -190,24 +190,35 @@ static errcode_t map_runs(struct e4_dirw *w, struct runs *r, e4_blk_t goal)
 	e4_fs *fs = w->fs;
 	struct ext4_inode *inode = &w->ib.inode;
 	uint8_t *buf = NULL;
-	e4_blk_t *mb = NULL, leaf = 0;
+	e4_blk_t *mb = NULL;
 	uint32_t nm = 0, i;
 	errcode_t err;
 
 	if (e4_le32(inode->i_flags) & EXT4_EXTENTS_FL) {
-		if (r->n > 4) {
-			buf = malloc(w->bs);
-			if (!buf)
-				return E4_ERR_NO_MEMORY;
-			err = e4_dirw_meta_alloc(fs, inode, goal, &leaf);
-			if (err)
+		/* the extent bulk builder, tree blocks a cluster each */
+		unsigned nt = e4_extent_tree_blocks(fs, r->n), got = 0;
+
+		if (nt) {
+			buf = malloc((size_t)w->bs * nt);
+			mb = malloc(sizeof(*mb) * nt);
+			if (!buf || !mb) {
+				err = E4_ERR_NO_MEMORY;
 				goto out;
+			}
 		}
-		err = e4_extent_tree_build(fs, w->ino, inode, r->ext, r->n, leaf, buf);
-		if (!err && leaf)
-			err = e4_io_write_blk(e4_fs_io(fs), leaf, 1, buf);
-		if (err && leaf)
-			e4_dirw_meta_free(fs, inode, leaf);
+		for (err = 0; got < nt; got++) {
+			err = e4_dirw_meta_alloc(fs, inode, goal, &mb[got]);
+			if (err)
+				break;
+			goal = mb[got] + e4_dirw_cluster(fs);
+		}
+		if (!err)
+			err = e4_extent_tree_build_n(fs, w->ino, inode, r->ext, r->n, mb, nt, buf);
+		for (i = 0; i < nt && !err; i++)
+			err = e4_io_write_blk(e4_fs_io(fs), mb[i], 1, buf + (size_t)w->bs * i);
+		if (err)
+			while (got)
+				e4_dirw_meta_free(fs, inode, mb[--got]);
 		goto out;
 	}
 	nm = blockmap_meta(r->ext[r->n - 1].lblk + r->ext[r->n - 1].len, w->bs / 4);

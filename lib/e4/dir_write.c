@@ -180,9 +180,7 @@ errcode_t e4_dirw_append(struct e4_dirw *w, uint64_t *lblk)
 		if (err)
 			return err;
 	}
-	err = e4_map_append_block(fs, w->ino, &w->ib, w->nblocks, pblk);
-	if (!err && fresh)
-		err = e4_dirw_blocks_add(fs, &w->ib.inode, r);
+	err = e4_map_append_block(fs, w->ino, &w->ib, w->nblocks, pblk, fresh);
 	if (err) {
 		if (fresh)
 			e4_block_mark(fs, pblk, r, 0, NULL);

@@ -104,8 +104,7 @@ errcode_t e4_dir_set_entry(e4_fs *fs, e4_ino_t dir, const char *name, size_t len
  * Errors: E4_ERR_EXISTS (a name twice), E4_ERR_INVALID_ARGUMENT (a bad
  * name or inode, the inode has blocks, slack_pct above 90),
  * E4_ERR_DIR_INDEX_FULL (more leaves than the deepest index holds),
- * E4_ERR_NO_SPACE, E4_ERR_UNSUPPORTED (an extent-mapped directory in more
- * pieces than one extent leaf holds),
+ * E4_ERR_NO_SPACE,
  * E4_ERR_BAD_HASH_VERSION, allocation and write errors,
  * E4_ERR_NO_MEMORY. */
 errcode_t e4_dir_build(e4_fs *fs, e4_ino_t dir, e4_ino_t parent, const struct e4_new_dirent *ents,

@@ -1,11 +1,12 @@
 /*
- * map_append.c: TEMPORARY (issue 13).  Map one more block at the end of a
- * file, for directories that grow (dir_write.c, htree_write.c), over the
- * existing extent and block-map formats (format doc section 7).  To be
- * replaced by the extent cursor's mapping set operation, which covers
- * both formats; nothing else should call e4_map_append_block().
+ * map_append.c: one more block mapped at the end of a growing directory
+ * (dir_write.c, htree_write.c; format doc section 7).  Extent trees go
+ * through the extent cursor's mapping set (e4_extent_map_set).  The rest
+ * is TEMPORARY (issue 13), to be replaced by the mapping set operations
+ * when they cover it: block maps (no set operation yet), and extent trees
+ * on bigalloc filesystems (the cursor refuses inserts there).
  *
- * Extent trees: the last extent grows when the new block continues it
+ * Extent trees here (bigalloc only): the last extent grows when the new block continues it
  * physically; else a new extent goes at the end of the last leaf; a full
  * leaf gets a new sibling under the deepest index node with room (new
  * index nodes down to it as needed); when every node on the right edge is
@@ -320,9 +321,30 @@ static errcode_t bm_append(e4_fs *fs, struct ext4_inode *inode, uint64_t lblk, e
 }
 
 errcode_t e4_map_append_block(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, uint64_t lblk,
-			      e4_blk_t pblk)
+			      e4_blk_t pblk, int new_cluster)
 {
-	if (e4_le32(ib->inode.i_flags) & EXT4_EXTENTS_FL)
-		return ext_append(fs, ino, &ib->inode, lblk, pblk);
-	return bm_append(fs, &ib->inode, lblk, pblk);
+	struct ext4_inode *inode = &ib->inode;
+	errcode_t err;
+
+	if (!(e4_le32(inode->i_flags) & EXT4_EXTENTS_FL)) {
+		err = bm_append(fs, inode, lblk, pblk);
+		return err ? err : e4_dirw_blocks_add(fs, inode, 1);
+	}
+	if (!fs->geom.cluster_bits) {
+		/* the extent cursor's mapping set (it counts i_blocks) */
+		e4_extent_handle *h;
+
+		if (!inode->i_block[0])
+			e4_extent_root_init(inode);	/* a fresh inode */
+		err = e4_extent_open(fs, ino, inode, 0, &h);
+		if (err)
+			return err;
+		err = e4_extent_map_set(h, lblk, 1, pblk, 0);
+		e4_extent_close(h);
+		return err;
+	}
+	err = ext_append(fs, ino, inode, lblk, pblk);
+	if (!err && new_cluster)
+		err = e4_dirw_blocks_add(fs, inode, e4_dirw_cluster(fs));
+	return err;
 }

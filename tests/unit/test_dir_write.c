@@ -356,7 +356,7 @@ static void fragmented(void **state)
 	}
 }
 
-/* bigalloc (1 KiB blocks, 16-block clusters): a directory's blocks fill
+/* bigalloc (1 KiB blocks, 4-block clusters): a directory's blocks fill
  * its clusters in order (a block whose logical cluster is mapped takes the
  * implied block; a new logical cluster a new cluster), i_blocks counts
  * whole clusters, extent nodes take a cluster each; two directories
@@ -365,26 +365,28 @@ static void bigalloc(void **state)
 {
 	const char *img;
 	e4_ino_t f;
-	e4_fs *fs = image("bigalloc", "-t ext4 -O bigalloc -C 16384 -b 1024", "32M", &f, &img);
+	e4_fs *fs = image("bigalloc", "-t ext4 -O bigalloc -C 4096 -b 1024", "32M", &f, &img);
 	struct model m[3];
 	struct e4_new_dirent *ents;
 	uint32_t seed = 1616;
 	union e4_inode_buf ib;
 
 	(void)state;
-	model_init(&m[0], "/a", new_dir(fs, "a"), make_names(1500, 100, 250, 111), 1500);
-	model_init(&m[1], "/b", new_dir(fs, "b"), make_names(1500, 100, 250, 112), 1500);
-	for (size_t i = 0; i < 1500; i++)
+	model_init(&m[0], "/a", new_dir(fs, "a"), make_names(3000, 200, 250, 111), 3000);
+	model_init(&m[1], "/b", new_dir(fs, "b"), make_names(3000, 200, 250, 112), 3000);
+	for (size_t i = 0; i < 3000; i++)
 		for (int j = 0; j < 2; j++) {
 			assert_int_equal(e4_dir_insert(fs, m[j].dir, m[j].pool[i],
 						       strlen(m[j].pool[i]), f, 1), 0);
 			m[j].in[i] = 1;
 		}
 	assert_int_equal(e4_inode_read(fs, m[0].dir, &ib), 0);
-	/* i_blocks: whole 16 KiB clusters, the tree's nodes included */
-	assert_int_equal(e4_inode_blocks(fs, &ib.inode) % 32, 0);
+	/* i_blocks: whole 4 KiB clusters, the tree's nodes included; more
+	 * extents than a leaf holds (a second leaf under the index) */
+	assert_int_equal(e4_inode_blocks(fs, &ib.inode) % 8, 0);
 	assert_true(e4_inode_blocks(fs, &ib.inode) >= e4_inode_size(&ib.inode) / 512);
-	assert_true(ext_depth(fs, m[0].dir) >= 1);
+	assert_int_equal(ext_depth(fs, m[0].dir), 1);
+	assert_true(e4_le16(((const struct ext4_extent_header *)ib.inode.i_block)->eh_entries) >= 2);
 	random_ops(fs, &m[0], f, 1500, 40, 500, &seed);
 
 	model_init(&m[2], "/c", 0, make_names(3000, 20, 120, 113), 3000);
@@ -776,6 +778,54 @@ static void inline_dirs(void **state)
 		model_free(&m[k]);
 }
 
+/* The bulk builder where free space is all holes of one block (one
+ * cluster with bigalloc): the directory is allocated piece by piece, so
+ * its map holds hundreds of runs (an extent tree of depth 2, a block map,
+ * clusters); then inserts and removes.  The filler is given back before
+ * the oracles judge. */
+static void bulk_fragmented(void **state)
+{
+	static const char *const opts[3] = { "-t ext4 -b 1024", "-t ext3 -b 1024",
+					     "-t ext4 -O bigalloc -C 4096 -b 1024" };
+	const char *img;
+	e4_ino_t f;
+	struct model m;
+	uint32_t seed = 5;
+
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		e4_fs *fs = image(k == 0 ? "bfrag4" : k == 1 ? "bfrag3" : "bfragba", opts[k], "8M",
+				  &f, &img);
+		unsigned c = 1u << (k == 2 ? 2 : 0), lv, cnt;
+		e4_blk_t *taken = malloc(sizeof(*taken) * 8192), b;
+		struct e4_new_dirent *ents;
+		size_t nt = 0, i;
+		uint64_t nb;
+
+		while (!e4_block_find_free(fs, 0, 1, &b)) {
+			assert_int_equal(e4_block_mark(fs, b, c, 1, NULL), 0);
+			taken[nt++] = b;
+		}
+		for (i = 0; i < nt; i += 2)	/* every other one back: holes */
+			assert_int_equal(e4_block_mark(fs, taken[i], c, 0, NULL), 0);
+		model_init(&m, "/d", 0, make_names(2000, 200, 200, 131), 2000);
+		ents = model_ents(&m, 1500, f);
+		assert_int_equal(udir_mkdir_build(fs, EXT4_ROOT_INO, "d", ents, 1500, 0, 20, &m.dir),
+				 0);
+		free(ents);
+		dx_shape(fs, m.dir, &lv, &cnt, &nb);
+		assert_int_equal(lv, 1);
+		if (k == 0)
+			assert_int_equal(ext_depth(fs, m.dir), 2);
+		random_ops(fs, &m, f, 600, 50, 600, &seed);
+		for (i = 1; i < nt; i += 2)
+			assert_int_equal(e4_block_mark(fs, taken[i], c, 0, NULL), 0);
+		free(taken);
+		finish(fs, img, f, &m, 1);
+		model_free(&m);
+	}
+}
+
 /* Hash signedness (format doc 8.5): with UNSIGNED_HASH (what mke2fs writes
  * on ARM) names with bytes >= 0x80 hash unsigned, and the kernel finds
  * them; with neither flag the first index records SIGNED_HASH. */
@@ -888,6 +938,7 @@ int main(void)
 		cmocka_unit_test(remove_layout),
 		cmocka_unit_test(no_space),
 		cmocka_unit_test(inline_dirs),
+		cmocka_unit_test(bulk_fragmented),
 		cmocka_unit_test(hash_signedness),
 		cmocka_unit_test(refusals),
 	};
