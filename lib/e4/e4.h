@@ -1717,6 +1717,7 @@ errcode_t e4_online_set_uuid(int fd, const uint8_t uuid[16]);
 errcode_t e4_online_sync(int fd);
 
 #include "xattr_write.h"
+#include "dir_write.h"	/* directory writing (dir_write.c, htree_write.c, dir_build.c, dir_inline.c) */
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e4_private.h"
+#include "dir_int.h"
 
 /* ---- hash functions --------------------------------------------------- */
 
@@ -205,22 +205,16 @@ int e4_dx_effective_version(e4_fs *fs, int root_hash_version)
 
 /* ---- dx blocks -------------------------------------------------------- */
 
-#define DX_ROOT_COUNT_OFF	0x20	/* "." (12) + ".." (12) + info (8) */
-#define DX_NODE_COUNT_OFF	8	/* the fake empty entry */
+#define DX_ROOT_COUNT_OFF	E4_DX_ROOT_COUNT_OFF
+#define DX_NODE_COUNT_OFF	E4_DX_NODE_COUNT_OFF
 #define DX_MAX_LEAVES		4096	/* cap on a collision chain */
-
-static unsigned dx_limit(unsigned bs, unsigned count_off, int csum)
-{
-	return (bs - count_off - (csum ? sizeof(struct dx_tail) : 0)) /
-	       sizeof(struct dx_entry);
-}
 
 /* 1 if the countlimit at off is one a dx block of this size can carry. */
 static int countlimit_ok(const uint8_t *b, unsigned bs, unsigned off)
 {
 	unsigned limit = e4_get_le16(b + off), count = e4_get_le16(b + off + 2);
 
-	if (limit != dx_limit(bs, off, 1) && limit != dx_limit(bs, off, 0))
+	if (limit != e4_dx_limit(bs, off, 1) && limit != e4_dx_limit(bs, off, 0))
 		return 0;
 	return count <= limit;
 }
@@ -270,39 +264,22 @@ errcode_t e4_dx_block_verify(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *i
 	return 0;
 }
 
-/* One level of the path from the root to a leaf. */
-struct dx_frame {
-	uint8_t *buf;
-	unsigned off;		/* count offset: 0x20 root, 8 node */
-	unsigned count;
-	unsigned pos;
-};
-
-static inline uint32_t frame_hash(const struct dx_frame *f, unsigned i)
-{
-	return i ? e4_get_le32(f->buf + f->off + 8 * i) : 0;
-}
-
-static inline uint32_t frame_block(const struct dx_frame *f, unsigned i)
-{
-	return e4_get_le32(f->buf + f->off + 8 * i + 4);
-}
-
 /* Validate the entries of a dx block: non-empty, hashes ascending, child
  * blocks inside the directory and not the root. */
-static errcode_t frame_check(struct dx_frame *f, uint64_t nblocks)
+static errcode_t frame_check(struct e4_dx_frame *f, uint64_t nblocks)
 {
 	unsigned i;
 
 	f->count = e4_get_le16(f->buf + f->off + 2);
+	f->limit = e4_get_le16(f->buf + f->off);
 	if (f->count == 0)
 		return E4_ERR_HTREE_CORRUPT;
 	for (i = 0; i < f->count; i++) {
-		uint32_t blk = frame_block(f, i);
+		uint32_t blk = e4_dx_frame_block(f, i);
 
 		if (blk == 0 || blk >= nblocks)
 			return E4_ERR_HTREE_CORRUPT;
-		if (i > 1 && frame_hash(f, i) < frame_hash(f, i - 1))
+		if (i > 1 && e4_dx_frame_hash(f, i) < e4_dx_frame_hash(f, i - 1))
 			return E4_ERR_HTREE_CORRUPT;
 	}
 	return 0;
@@ -310,7 +287,7 @@ static errcode_t frame_check(struct dx_frame *f, uint64_t nblocks)
 
 /* Read interior node lblk into f and check it. */
 static errcode_t load_node(e4_fs *fs, e4_ino_t dir, const struct ext4_inode *inode,
-			   uint64_t lblk, uint64_t nblocks, struct dx_frame *f)
+			   uint64_t lblk, uint64_t nblocks, struct e4_dx_frame *f)
 {
 	errcode_t err;
 
@@ -322,81 +299,106 @@ static errcode_t load_node(e4_fs *fs, e4_ino_t dir, const struct ext4_inode *ino
 	err = e4_dx_block_verify(fs, dir, inode, f->buf, E4_DX_NODE);
 	if (err)
 		return err;
+	f->lblk = lblk;
 	f->off = DX_NODE_COUNT_OFF;
 	f->pos = 0;
 	return frame_check(f, nblocks);
 }
 
-errcode_t e4_dx_lookup_leaves(e4_fs *fs, e4_ino_t dir, const struct ext4_inode *inode,
-			      const char *name, size_t len, uint64_t **lblks, size_t *count)
+/* The last entry of f whose hash is <= hash. */
+static unsigned frame_search(const struct e4_dx_frame *f, uint32_t hash)
 {
-	struct dx_frame fr[4];
-	unsigned bs = fs->geom.block_size, levels, max_levels, lo, hi, k, j;
-	uint64_t nblocks = (e4_inode_size(inode) + bs - 1) / bs;
-	uint64_t *out = NULL;
-	size_t n = 0;
-	uint8_t *mem;
-	uint32_t hash;
-	errcode_t err;
-	int version;
+	unsigned lo = 0, hi = f->count - 1;
 
-	*lblks = NULL;
-	*count = 0;
-	mem = malloc((size_t)bs * 4);
-	if (!mem)
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo + 1) / 2;
+
+		if (e4_dx_frame_hash(f, mid) > hash)
+			hi = mid - 1;
+		else
+			lo = mid;
+	}
+	return lo;
+}
+
+void e4_dx_path_free(struct e4_dx_path *p)
+{
+	free(p->mem);
+	p->mem = NULL;
+}
+
+errcode_t e4_dx_probe(e4_fs *fs, e4_ino_t dir, const struct ext4_inode *inode,
+		      const char *name, size_t len, struct e4_dx_path *p)
+{
+	unsigned bs = fs->geom.block_size, k;
+	uint64_t nblocks = (e4_inode_size(inode) + bs - 1) / bs;
+	struct e4_dx_frame *fr = p->fr;
+	errcode_t err;
+
+	memset(p, 0, sizeof(*p));
+	p->mem = malloc((size_t)bs * E4_DX_MAX_FRAMES);
+	if (!p->mem)
 		return E4_ERR_NO_MEMORY;
-	for (k = 0; k < 4; k++)
-		fr[k].buf = mem + (size_t)bs * k;
+	for (k = 0; k < E4_DX_MAX_FRAMES; k++)
+		fr[k].buf = p->mem + (size_t)bs * k;
 
 	err = e4_dir_read_lblk(fs, dir, inode, 0, fr[0].buf);
 	if (err)
-		goto out;
-	err = E4_ERR_HTREE_CORRUPT;
+		return err;
 	if (e4_dx_block_kind(fs, fr[0].buf, 0) != E4_DX_ROOT)
-		goto out;
-	levels = fr[0].buf[0x1E];
-	max_levels = e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR) ? 3 : 2;
-	if (levels >= max_levels || (fr[0].buf[0x1F] & 1))
-		goto out;
+		return E4_ERR_HTREE_CORRUPT;
+	p->levels = fr[0].buf[0x1E];
+	if (p->levels > e4_dx_max_levels(fs) || (fr[0].buf[0x1F] & 1))
+		return E4_ERR_HTREE_CORRUPT;
 	err = e4_dx_block_verify(fs, dir, inode, fr[0].buf, E4_DX_ROOT);
 	if (err)
-		goto out;
+		return err;
+	fr[0].lblk = 0;
 	fr[0].off = DX_ROOT_COUNT_OFF;
 	err = frame_check(&fr[0], nblocks);
 	if (err)
-		goto out;
+		return err;
 
-	version = e4_dx_effective_version(fs, fr[0].buf[0x1C]);
-	err = e4_dx_hash(version, name, len, fs->hash_seed, &hash, NULL);
+	p->version = e4_dx_effective_version(fs, fr[0].buf[0x1C]);
+	err = e4_dx_hash(p->version, name, len, fs->hash_seed, &p->hash, NULL);
 	if (err)
-		goto out;
+		return err;
 
 	/* Descend: at each level, the last entry whose hash is <= hash. */
 	for (k = 0;; k++) {
-		lo = 0;
-		hi = fr[k].count - 1;
-		while (lo < hi) {
-			unsigned mid = lo + (hi - lo + 1) / 2;
-
-			if (frame_hash(&fr[k], mid) > hash)
-				hi = mid - 1;
-			else
-				lo = mid;
-		}
-		fr[k].pos = lo;
-		if (k == levels)
-			break;
-		err = load_node(fs, dir, inode, frame_block(&fr[k], lo), nblocks, &fr[k + 1]);
+		fr[k].pos = frame_search(&fr[k], p->hash);
+		if (k == p->levels)
+			return 0;
+		err = load_node(fs, dir, inode, e4_dx_frame_block(&fr[k], fr[k].pos), nblocks,
+				&fr[k + 1]);
 		if (err)
-			goto out;
+			return err;
 	}
+}
 
+errcode_t e4_dx_lookup_leaves(e4_fs *fs, e4_ino_t dir, const struct ext4_inode *inode,
+			      const char *name, size_t len, uint64_t **lblks, size_t *count)
+{
+	unsigned bs = fs->geom.block_size, levels, k, j;
+	uint64_t nblocks = (e4_inode_size(inode) + bs - 1) / bs;
+	struct e4_dx_path path;
+	struct e4_dx_frame *fr = path.fr;
+	uint64_t *out = NULL;
+	size_t n = 0;
+	errcode_t err;
+
+	*lblks = NULL;
+	*count = 0;
+	err = e4_dx_probe(fs, dir, inode, name, len, &path);
+	if (err)
+		goto out;
+	levels = path.levels;
 	out = malloc(sizeof(*out) * 16);
 	if (!out) {
 		err = E4_ERR_NO_MEMORY;
 		goto out;
 	}
-	out[n++] = frame_block(&fr[levels], fr[levels].pos);
+	out[n++] = e4_dx_frame_block(&fr[levels], fr[levels].pos);
 
 	/* Collision chains: the next leaf continues while its starting hash
 	 * (bit 0 aside) is the hash looked up. */
@@ -406,11 +408,11 @@ errcode_t e4_dx_lookup_leaves(e4_fs *fs, e4_ino_t dir, const struct ext4_inode *
 				break;
 		if (k > levels)
 			break;			/* no entry to the right */
-		if ((frame_hash(&fr[k], fr[k].pos + 1) & ~1u) != hash)
+		if ((e4_dx_frame_hash(&fr[k], fr[k].pos + 1) & ~1u) != path.hash)
 			break;
 		fr[k].pos++;
 		for (j = k; j < levels; j++) {
-			err = load_node(fs, dir, inode, frame_block(&fr[j], fr[j].pos),
+			err = load_node(fs, dir, inode, e4_dx_frame_block(&fr[j], fr[j].pos),
 					nblocks, &fr[j + 1]);
 			if (err)
 				goto out;
@@ -428,7 +430,7 @@ errcode_t e4_dx_lookup_leaves(e4_fs *fs, e4_ino_t dir, const struct ext4_inode *
 			}
 			out = bigger;
 		}
-		out[n++] = frame_block(&fr[levels], fr[levels].pos);
+		out[n++] = e4_dx_frame_block(&fr[levels], fr[levels].pos);
 	}
 	err = 0;
 	*lblks = out;
@@ -436,6 +438,6 @@ errcode_t e4_dx_lookup_leaves(e4_fs *fs, e4_ino_t dir, const struct ext4_inode *
 	out = NULL;
 out:
 	free(out);
-	free(mem);
+	e4_dx_path_free(&path);
 	return err;
 }

@@ -298,16 +298,7 @@ errcode_t e4_super_write_backups(e4_fs *fs)
 /* ---- directory blocks -------------------------------------------------- */
 void e4_dirblock_csum_set(e4_fs *fs, e4_ino_t dir, void *block)
 {
-	unsigned bs = fs->geom.block_size;
-	struct ext4_dir_entry_tail *t =
-		(struct ext4_dir_entry_tail *)((uint8_t *)block + bs - sizeof(*t));
-
-	if (!fs->geom.metadata_csum)
-		return;
-	memset(t, 0, sizeof(*t));
-	t->det_rec_len = e4_cpu_to_le16(sizeof(*t));
-	t->det_reserved_ft = EXT4_FT_DIR_CSUM;
-	t->det_checksum = e4_cpu_to_le32(e4_dirblock_csum(fs, dir, 0, block));
+	e4_dir_leaf_csum_set(fs, dir, 0, block);
 }
 
 errcode_t e4_dir_block_build(e4_fs *fs, e4_ino_t dir, const struct e4_new_dirent *ents,

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define UNIT_IMAGES_MAX	4
+#define UNIT_IMAGES_MAX	24
 
 struct unit_images {
 	char dir[64];
