@@ -345,6 +345,11 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 	}
 
 	err = e4_journal_open2(fs, ext ? ctx->ext_journal : NULL, E4_JOPEN_IGNORE_CSUM, &j);
+	if (!err && !ext && (err = e4_journal_inode_mountable(fs))) {
+		/* readable as a log, but the kernel will not use it */
+		e4_journal_close(j);
+		j = NULL;
+	}
 	pctx.ino = jino;
 	pctx.err = err;
 	if (err && !ext && jsb_magic_bad(err)) {

@@ -801,6 +801,11 @@ errcode_t e4_journal_open(e4_fs *fs, const char *ext_path, e4_journal **ret);
  * e4_journal_write_super().  E4_ERR_INVALID_ARGUMENT for an external one. */
 #define E4_JOPEN_RAW		0x0002
 errcode_t e4_journal_open2(e4_fs *fs, const char *ext_path, unsigned flags, e4_journal **ret);
+/* The internal journal inode (s_journal_inum) as the kernel judges it at
+ * mount, beyond what e4_journal_open2() needs to read the log: 0, or
+ * E4_ERR_JOURNAL_INODE for an inode the kernel refuses (encrypted), or the
+ * inode read's error.  0 without an internal journal. */
+errcode_t e4_journal_inode_mountable(e4_fs *fs);
 /* 1 if the journal superblock's checksum matched when opened (or it has
  * none, or it was rewritten by e4_journal_write_super()); for an external
  * journal also the device's ext4 superblock checksum (metadata_csum),

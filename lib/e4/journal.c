@@ -119,10 +119,6 @@ static errcode_t open_internal(e4_journal *j)
 		return E4_ERR_JOURNAL_INODE;
 	if (!e4_le16(ib.inode.i_links_count) && !e4_le16(ib.inode.i_mode))
 		return E4_ERR_JOURNAL_INODE;
-	/* the kernel refuses an encrypted journal inode at mount ("invalid
-	 * journal inode"): its blocks could not be read as a log */
-	if (e4_le32(ib.inode.i_flags) & EXT4_ENCRYPT_FL)
-		return E4_ERR_JOURNAL_INODE;
 	nblocks = e4_inode_size(&ib.inode) / fs->geom.block_size;
 	/* a journal cannot be larger than the filesystem holding it; a
 	 * damaged i_size must not size the map */
@@ -248,6 +244,24 @@ static errcode_t fix_ext_sb_csum(e4_journal *j)
 	if (!err)
 		j->ext_sb_csum_bad = 0;
 	return err;
+}
+
+errcode_t e4_journal_inode_mountable(e4_fs *fs)
+{
+	union e4_inode_buf ib;
+	e4_ino_t ino = e4_le32(fs->sb->s_journal_inum);
+	errcode_t err;
+
+	if (!ino)
+		return 0;
+	err = e4_inode_read(fs, ino, &ib);
+	if (err && err != E4_ERR_INODE_CSUM)
+		return err;
+	/* the kernel refuses an encrypted journal inode at mount ("invalid
+	 * journal inode"), though its blocks may still read as a log */
+	if (e4_le32(ib.inode.i_flags) & EXT4_ENCRYPT_FL)
+		return E4_ERR_JOURNAL_INODE;
+	return 0;
 }
 
 errcode_t e4_journal_open2(e4_fs *fs, const char *ext_path, unsigned flags, e4_journal **ret)
