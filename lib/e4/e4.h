@@ -162,6 +162,11 @@ errcode_t e4_io_pwrite(e4_io *io, uint64_t offset, const void *buf, size_t len);
 errcode_t e4_io_read_blk(e4_io *io, e4_blk_t blk, unsigned count, void *buf);
 /* Read count blocks bypassing the cache (bulk file data). */
 errcode_t e4_io_read_blk_nocache(e4_io *io, e4_blk_t blk, unsigned count, void *buf);
+/* Read len bytes at byte offset bypassing the cache, in one device read
+ * whatever the alignment (bulk file data: a file's partial last block
+ * comes with the rest); dirty cached blocks overlay what was read.
+ * Errors as e4_io_pread(). */
+errcode_t e4_io_read_nocache(e4_io *io, uint64_t offset, void *buf, size_t len);
 /* Write count blocks through the cache (write-back until e4_io_flush). */
 errcode_t e4_io_write_blk(e4_io *io, e4_blk_t blk, unsigned count, const void *buf);
 /* Write back dirty cache blocks and fsync. */
