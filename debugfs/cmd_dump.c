@@ -194,19 +194,22 @@ void dump_meta_of(const struct ext4_inode *inode, struct dump_meta *m)
 }
 
 int dump_set_perms(const char *cmd, const struct dump_meta *m, int fd, int dirfd,
-		   const char *name, const char *shown, unsigned keep)
+		   const char *name, const char *shown_dir, const char *shown, unsigned keep)
 {
+	const char *sep = shown_dir ? "/" : "";
 	struct timespec ts[2];
 	int ret = 0;
 
+	if (!shown_dir)
+		shown_dir = "";
 	if (!(keep & DUMP_KEEP_MODE) &&
 	    (fd >= 0 ? fchmod(fd, m->mode) : fchmodat(dirfd, name, m->mode, 0)) < 0) {
-		com_err(cmd, errno, "while setting the mode of %s", shown);
+		com_err(cmd, errno, "while setting the mode of %s%s%s", shown_dir, sep, shown);
 		ret = 1;
 	}
 	if (!(keep & DUMP_KEEP_OWNER) &&
 	    (fd >= 0 ? fchown(fd, m->uid, m->gid) : fchownat(dirfd, name, m->uid, m->gid, 0)) < 0) {
-		com_err(cmd, errno, "while changing the owner of %s", shown);
+		com_err(cmd, errno, "while changing the owner of %s%s%s", shown_dir, sep, shown);
 		ret = 1;
 	}
 	/* As the reference restores them: the 32-bit seconds fields read as
@@ -216,7 +219,7 @@ int dump_set_perms(const char *cmd, const struct dump_meta *m, int fd, int dirfd
 	ts[0].tv_sec = (time_t)m->atime;
 	ts[1].tv_sec = (time_t)m->mtime;
 	if ((fd >= 0 ? futimens(fd, ts) : utimensat(dirfd, name, ts, 0)) < 0) {
-		com_err(cmd, errno, "while setting the times of %s", shown);
+		com_err(cmd, errno, "while setting the times of %s%s%s", shown_dir, sep, shown);
 		ret = 1;
 	}
 	return ret;
@@ -263,7 +266,7 @@ int do_dump(int argc, char **argv)
 		struct dump_meta m;
 
 		dump_meta_of(&ib.inode, &m);
-		ret |= dump_set_perms(argv[0], &m, fd, AT_FDCWD, argv[optind + 1],
+		ret |= dump_set_perms(argv[0], &m, fd, AT_FDCWD, argv[optind + 1], NULL,
 				      argv[optind + 1], geteuid() == 0 ? 0 : DUMP_KEEP_OWNER);
 	}
 	if (close(fd) < 0) {

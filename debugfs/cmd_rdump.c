@@ -109,7 +109,10 @@ struct rdump_ctx {
 	size_t inflight;
 	unsigned queued;
 	struct rop *done;	/* run, to be freed by the walker */
-	int waiting, stop;
+	int waiting;		/* what the walker waits for on idle: */
+#define WAIT_ROOM	1	/* inflight below half the limit */
+#define WAIT_DRAIN	2	/* nothing queued */
+	int stop;
 	/* what a fresh file looks like (probed on the first one made) */
 	int probed;		/* 0 not yet, 1 owner known, -1 unknown */
 	uid_t fresh_uid;
@@ -132,7 +135,7 @@ static void locked_com_err(const char *who, long code, const char *fmt, va_list 
 	funlockfile(stderr);
 }
 
-/* "dir/name" for messages (static text if memory is short). */
+/* "dir/name" for messages (NULL if memory is short). */
 static char *shown_path(const struct rdir *d, const char *name)
 {
 	size_t dl = strlen(d->path), nl = strlen(name);
@@ -156,10 +159,13 @@ static void report(struct rdump_ctx *ctx, errcode_t err, const char *what,
 	bump_errors(ctx);
 }
 
-/* The name of entry name of d relative to d->base, in buf (PATH_MAX). */
-static const char *rel_name(const struct rdir *d, const char *name, char *buf)
+/* The name of entry name of d relative to d->base: name itself, or (d is
+ * reached through an ancestor's descriptor) a copy to free with rel_free;
+ * NULL with errno set on failure.  On the heap: the walk recurses deep. */
+static const char *rel_get(const struct rdir *d, const char *name)
 {
 	size_t pl = strlen(d->prefix), nl = strlen(name);
+	char *p;
 
 	if (!pl)
 		return name;
@@ -167,9 +173,18 @@ static const char *rel_name(const struct rdir *d, const char *name, char *buf)
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	memcpy(buf, d->prefix, pl);
-	memcpy(buf + pl, name, nl + 1);
-	return buf;
+	p = malloc(pl + nl + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, d->prefix, pl);
+	memcpy(p + pl, name, nl + 1);
+	return p;
+}
+
+static void rel_free(const char *rel, const char *name)
+{
+	if (rel != name)
+		free((char *)rel);
 }
 
 /* ---- output side: runs in the writers (or the walker) ----------------- */
@@ -196,7 +211,7 @@ static void dir_put(struct rdump_ctx *ctx, struct rdir *d)
 			int by_fd = d->fd >= 0 && !d->fd_opath;
 
 			if (dump_set_perms(ctx->cmd, &d->meta, by_fd ? d->fd : -1, d->at,
-					   d->at_name, d->path,
+					   d->at_name, NULL, d->path,
 					   ctx->is_root ? 0 : DUMP_KEEP_OWNER))
 				bump_errors(ctx);
 		}
@@ -239,12 +254,11 @@ static void run_file(struct rdump_ctx *ctx, struct rop *op)
 {
 	struct rfile one = { -1, 0, 0, 0 }, *f = op->file ? op->file : &one;
 	struct rdir *d = op->dir;
-	char rbuf[PATH_MAX];
 	const char *rel;
 	int werr;
 
 	if (op->create) {
-		rel = rel_name(d, op->name, rbuf);
+		rel = rel_get(d, op->name);
 		f->fd = -1;
 		if (rel) {
 			f->fd = openat(d->base, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
@@ -254,6 +268,9 @@ static void run_file(struct rdump_ctx *ctx, struct rop *op)
 			if (f->fd < 0 && errno == EEXIST)
 				f->fd = openat(d->base, rel, O_WRONLY | O_CREAT | O_TRUNC |
 					       O_NOFOLLOW | O_CLOEXEC, 0700);
+			werr = errno;
+			rel_free(rel, op->name);
+			errno = werr;
 		}
 		if (f->fd < 0) {
 			report(ctx, errno, "while creating", d, op->name);
@@ -272,16 +289,10 @@ static void run_file(struct rdump_ctx *ctx, struct rop *op)
 	/* a hole at the end: give the file its length */
 	if (!f->failed && f->end < op->size && ftruncate(f->fd, (off_t)op->size) < 0)
 		report(ctx, errno, "while writing", d, op->name);
-	{
-		char *shown = shown_path(d, op->name);
-
-		if (dump_set_perms(ctx->cmd, &op->meta, f->fd, -1, NULL,
-				   shown ? shown : op->name,
-				   f->fresh ? fresh_keep(ctx, f->fd, &op->meta) :
-				   ctx->is_root ? 0 : DUMP_KEEP_OWNER))
-			bump_errors(ctx);
-		free(shown);
-	}
+	if (dump_set_perms(ctx->cmd, &op->meta, f->fd, -1, NULL, d->path, op->name,
+			   f->fresh ? fresh_keep(ctx, f->fd, &op->meta) :
+			   ctx->is_root ? 0 : DUMP_KEEP_OWNER))
+		bump_errors(ctx);
 	if (close(f->fd) < 0)
 		report(ctx, errno, "while closing", d, op->name);
 	f->fd = -1;
@@ -289,15 +300,19 @@ static void run_file(struct rdump_ctx *ctx, struct rop *op)
 
 static void run_op(struct rdump_ctx *ctx, struct rop *op)
 {
-	char rbuf[PATH_MAX];
 	const char *rel;
+	int err = 0;
 
 	if (op->kind == OP_FILE) {
 		run_file(ctx, op);
 	} else {
-		rel = rel_name(op->dir, op->name, rbuf);
+		rel = rel_get(op->dir, op->name);
 		if (!rel || symlinkat(op->target, op->dir->base, rel) < 0)
-			report(ctx, errno, "while creating symlink", op->dir, op->name);
+			err = errno;
+		if (rel)
+			rel_free(rel, op->name);
+		if (err)
+			report(ctx, err, "while creating symlink", op->dir, op->name);
 	}
 	if (op->finish && op->file)
 		free(op->file);
@@ -331,7 +346,9 @@ static void *writer_main(void *arg)
 		ctx->done = op;
 		ctx->inflight -= len;
 		ctx->queued--;
-		if (ctx->waiting && (!ctx->queued || ctx->inflight < RDUMP_INFLIGHT / 2)) {
+		if ((ctx->waiting == WAIT_DRAIN && !ctx->queued) ||
+		    (ctx->waiting == WAIT_ROOM &&
+		     (!ctx->queued || ctx->inflight < RDUMP_INFLIGHT / 2))) {
 			ctx->waiting = 0;
 			pthread_cond_signal(&ctx->idle);
 		}
@@ -379,7 +396,7 @@ static void submit(struct rdump_ctx *ctx, struct rop *op)
 	done = ctx->done;
 	ctx->done = NULL;
 	while (ctx->inflight > RDUMP_INFLIGHT && ctx->queued) {
-		ctx->waiting = 1;
+		ctx->waiting = WAIT_ROOM;
 		pthread_cond_wait(&ctx->idle, &ctx->lock);
 	}
 	op->next = NULL;
@@ -403,7 +420,7 @@ static void drain(struct rdump_ctx *ctx)
 		return;
 	pthread_mutex_lock(&ctx->lock);
 	while (ctx->queued) {
-		ctx->waiting = 1;
+		ctx->waiting = WAIT_DRAIN;
 		pthread_cond_wait(&ctx->idle, &ctx->lock);
 	}
 	free_ops(ctx->done);
@@ -566,19 +583,17 @@ static void walk_symlink(struct rdump_ctx *ctx, struct rdir *d, const char *name
 }
 
 /* A directory object for an output directory just made as entry name of
- * parent (with its own descriptor while there are descriptors to spare,
- * else named relative to the parent's). */
-static struct rdir *dir_new(struct rdump_ctx *ctx, struct rdir *parent, const char *name)
+ * parent, (parent->base, rel) (with its own descriptor while there are
+ * descriptors to spare, else named relative to the parent's). */
+static struct rdir *dir_new(struct rdump_ctx *ctx, struct rdir *parent, const char *name,
+			    const char *rel)
 {
 	struct rdir *d = calloc(1, sizeof(*d));
-	char rbuf[PATH_MAX];
-	const char *rel = rel_name(parent, name, rbuf);
 	size_t rl;
 
-	if (d)
-		d->fd = -1;
-	if (!d || !rel)
+	if (!d)
 		goto fail;
+	d->fd = -1;
 	d->parent = parent;
 	d->refs = 1;
 	d->id = ++ctx->next_id;
@@ -607,7 +622,7 @@ static struct rdir *dir_new(struct rdump_ctx *ctx, struct rdir *parent, const ch
 	__atomic_add_fetch(&parent->refs, 1, __ATOMIC_RELAXED);
 	return d;
 fail:
-	com_err(ctx->cmd, rel ? ENOMEM : errno, "while dumping %s", parent->path);
+	com_err(ctx->cmd, ENOMEM, "while dumping %s", parent->path);
 	bump_errors(ctx);
 	if (d)
 		dir_free(ctx, d);
@@ -683,7 +698,6 @@ static void walk_dir(struct rdump_ctx *ctx, e4_ino_t ino, struct rdir *d);
 static void walk_subdir(struct rdump_ctx *ctx, struct rdir *d, const char *name,
 			e4_ino_t ino, const struct ext4_inode *inode)
 {
-	char rbuf[PATH_MAX];
 	const char *rel;
 	struct rdir *sub;
 	char *p;
@@ -707,12 +721,16 @@ static void walk_subdir(struct rdump_ctx *ctx, struct rdir *d, const char *name,
 		bump_errors(ctx);
 		return;
 	}
-	rel = rel_name(d, name, rbuf);
+	rel = rel_get(d, name);
 	if (!rel || mkdirat(d->base, rel, 0700) < 0) {
-		report(ctx, errno, "while making directory", d, name);
+		i = errno;
+		if (rel)
+			rel_free(rel, name);
+		report(ctx, i, "while making directory", d, name);
 		return;
 	}
-	sub = dir_new(ctx, d, name);
+	sub = dir_new(ctx, d, name, rel);
+	rel_free(rel, name);
 	if (!sub)
 		return;
 	sub->fix = 1;

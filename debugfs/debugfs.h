@@ -144,9 +144,11 @@ void dump_meta_of(const struct ext4_inode *inode, struct dump_meta *m);
 #define DUMP_KEEP_OWNER	0x2	/* the owner is right (or not ours to set) */
 /* Give an output file m's mode, owner and times (whole seconds): through
  * fd if fd >= 0, else (dirfd, name), following symlinks.  Prints each
- * failure naming shown; returns 0 or 1. */
+ * failure naming "shown_dir/shown" (shown alone if shown_dir is NULL);
+ * returns 0 or 1. */
 int dump_set_perms(const char *cmd, const struct dump_meta *m, int fd, int dirfd,
-		   const char *name, const char *shown, unsigned keep);
+		   const char *name, const char *shown_dir, const char *shown,
+		   unsigned keep);
 /* Bytes of hole from byte off of the file (0 if off is in mapped data or
  * the map cannot say), at most size - off. */
 uint64_t dump_hole_bytes(e4_ino_t ino, const struct ext4_inode *inode, uint64_t off,
