@@ -74,8 +74,10 @@ static int pwrite_all(int fd, const char *p, size_t len, off_t off)
 	return 0;
 }
 
-uint64_t dump_hole_bytes(e4_ino_t ino, const struct ext4_inode *inode, uint64_t off,
-			uint64_t size)
+/* Bytes of hole from byte off of the file (0 if off is in mapped data or
+ * the map cannot say), at most size - off. */
+static uint64_t hole_bytes(e4_ino_t ino, const struct ext4_inode *inode, uint64_t off,
+			   uint64_t size)
 {
 	unsigned bs = e4_geom(current_fs)->block_size, fl = 0;
 	uint64_t lblk = off / bs, skip;
@@ -141,7 +143,7 @@ static int copy_data(const char *cmd, e4_ino_t ino, const struct ext4_inode *ino
 		/* a sparse copy steps over holes by the map instead of reading
 		 * their zeros: a 64 GiB file with two blocks costs two blocks */
 		if (sparse && !(e4_le32(inode->i_flags) & EXT4_INLINE_DATA_FL)) {
-			uint64_t skip = dump_hole_bytes(ino, inode, off, size);
+			uint64_t skip = hole_bytes(ino, inode, off, size);
 
 			if (skip) {
 				off += skip;
@@ -149,8 +151,6 @@ static int copy_data(const char *cmd, e4_ino_t ino, const struct ext4_inode *ino
 			}
 		}
 		err = e4_file_pread(f, off, buf, want, &got);
-		if (err)
-			break;
 		if (!got)
 			break;
 		if (!sparse)
@@ -160,6 +160,9 @@ static int copy_data(const char *cmd, e4_ino_t ino, const struct ext4_inode *ino
 		if (werr)
 			break;
 		off += got;
+		if (err)
+			break;	/* the bytes before the error are out, as the
+				   reference does */
 	}
 	e4_file_close(f);
 	/* a hole at the end: give the file its length */

@@ -149,10 +149,6 @@ void dump_meta_of(const struct ext4_inode *inode, struct dump_meta *m);
 int dump_set_perms(const char *cmd, const struct dump_meta *m, int fd, int dirfd,
 		   const char *name, const char *shown_dir, const char *shown,
 		   unsigned keep);
-/* Bytes of hole from byte off of the file (0 if off is in mapped data or
- * the map cannot say), at most size - off. */
-uint64_t dump_hole_bytes(e4_ino_t ino, const struct ext4_inode *inode, uint64_t off,
-			 uint64_t size);
 /* Write len bytes of buf at byte off of fd, leaving all-zero 64 KiB pieces
  * as holes; *end = past the last byte written.  0 or an errno. */
 int dump_write_sparse(int fd, const char *buf, size_t len, uint64_t off, uint64_t *end);

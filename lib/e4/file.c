@@ -217,6 +217,34 @@ static errcode_t read_mapped(e4_file *f, uint64_t offset, uint8_t *buf, size_t n
 	return 0;
 }
 
+errcode_t e4_file_locate(e4_file *f, uint64_t offset, uint64_t *dev_off, uint64_t *len)
+{
+	uint64_t lblk = offset / f->bs, left, n;
+	unsigned boff = (unsigned)(offset % f->bs);
+	e4_blk_t pblk;
+	errcode_t err;
+
+	*dev_off = 0;
+	*len = 0;
+	if (f->kind != FILE_MAPPED)
+		return E4_ERR_INVALID_ARGUMENT;
+	if (offset >= f->size)
+		return 0;
+	err = file_find_run(f, lblk);
+	if (err)
+		return err;
+	left = f->run_len - (lblk - f->run_lblk);	/* blocks, >= 1 */
+	n = left > (UINT64_MAX - f->bs) / f->bs ? UINT64_MAX : left * f->bs - boff;
+	*len = n < f->size - offset ? n : f->size - offset;
+	if (f->run_pblk && !(f->run_flags & E4_MAP_UNWRITTEN)) {
+		pblk = f->run_pblk + (lblk - f->run_lblk);
+		if (pblk > (UINT64_MAX - boff) / f->bs)
+			return E4_ERR_SHORT_READ;
+		*dev_off = pblk * (uint64_t)f->bs + boff;
+	}
+	return 0;
+}
+
 errcode_t e4_file_pread(e4_file *f, uint64_t offset, void *buf, size_t len, size_t *got)
 {
 	uint8_t *out = buf;

@@ -412,6 +412,11 @@ errcode_t e4_io_read_nocache(e4_io *io, uint64_t offset, void *buf, size_t len)
 	return 0;
 }
 
+int e4_io_read_nocache_threadsafe(e4_io *io)
+{
+	return !(io->flags & E4_IO_RW) && !io->read_hook;
+}
+
 errcode_t e4_io_write_blk(e4_io *io, e4_blk_t blk, unsigned count, const void *buf)
 {
 	const uint8_t *p = buf;

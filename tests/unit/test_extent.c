@@ -387,6 +387,40 @@ static void run_read_calls(void **state)
 	e4_close(fs);
 }
 
+/* e4_file_locate: runs as device bytes, holes and unwritten extents as
+ * zeros, lengths cut at the run and at i_size. */
+static void locate(void **state)
+{
+	uint64_t dev, len;
+	e4_file *f;
+	e4_fs *fs;
+
+	(void)state;
+	if (!have_image || !p0)
+		skip();
+	graft(NULL, 0);
+	fs = open_img(0);
+	assert_int_equal(e4_file_open(fs, INO, NULL, &f), 0);
+	/* lblk 0..2 at p0: from byte 100 */
+	assert_int_equal(e4_file_locate(f, 100, &dev, &len), 0);
+	assert_true(dev == p0 * BS + 100 && len == 3 * BS - 100);
+	/* lblk 3..4: a hole up to lblk 5 */
+	assert_int_equal(e4_file_locate(f, 3 * BS + 1, &dev, &len), 0);
+	assert_true(dev == 0 && len == 2 * BS - 1);
+	/* lblk 5..6: unwritten, zeros */
+	assert_int_equal(e4_file_locate(f, 5 * BS, &dev, &len), 0);
+	assert_true(dev == 0 && len == 2 * BS);
+	/* lblk 30..31 at p0 + 31, then the hole to i_size (NBLK blocks) */
+	assert_int_equal(e4_file_locate(f, 31 * BS + 5, &dev, &len), 0);
+	assert_true(dev == (p0 + 32) * BS + 5 && len == BS - 5);
+	assert_int_equal(e4_file_locate(f, 32 * BS, &dev, &len), 0);
+	assert_true(dev == 0 && len == (NBLK - 32) * BS);
+	assert_int_equal(e4_file_locate(f, NBLK * BS, &dev, &len), 0);
+	assert_true(len == 0);
+	e4_file_close(f);
+	e4_close(fs);
+}
+
 /* ---- corruptions ---- */
 static struct ext4_extent_header *leaf_hdr(uint8_t *leaf)
 {
@@ -578,6 +612,7 @@ int main(void)
 		cmocka_unit_test(depth1_walk),
 		cmocka_unit_test(depth1_read),
 		cmocka_unit_test(run_read_calls),
+		cmocka_unit_test(locate),
 		cmocka_unit_test(corruptions),
 	};
 
