@@ -7,7 +7,9 @@
 # `e4debugfs -R "rdump / DIR"` into a private tmpfs, RUNS times each
 # (default 5), alternating which goes first, emptying the target between
 # runs, and prints the medians and their ratio (e4debugfs / debugfs; the
-# target is at most 1.0).  Both copies are compared once (file list, sizes,
+# target is at most 0.5), of the wall time and of the CPU time (user +
+# system, all threads: what a machine busy with other work shows best),
+# with the load average.  Both copies are compared once (file list, sizes,
 # modes and contents).  Not a test: it needs root (tmpfs mount), about
 # 3 GiB of memory in /dev/shm and the tmpfs, and a few minutes.
 #
@@ -55,17 +57,16 @@ rm -rf "$src"
 mkdir -p "$OUT"
 mount -t tmpfs -o size=3g,mode=0755 e4bench "$OUT"
 
-# run TOOL: seconds for one rdump / into an empty $OUT/t
+# run TOOL: "WALL CPU" seconds for one rdump / into an empty $OUT/t
 run() {
-	local t0 t1
+	local TIMEFORMAT='%3R %3U %3S' rc=0
 	rm -rf "$OUT/t"
 	mkdir "$OUT/t"
 	sync
-	t0=$(date +%s.%N)
-	"$1" -R "rdump / $OUT/t" "$img" >/dev/null 2>"$BENCH_DIR/err" ||
-		{ echo "rdump.sh: $1 failed: $(head -3 "$BENCH_DIR/err")" >&2; exit 1; }
-	t1=$(date +%s.%N)
-	echo "$t1 - $t0" | bc
+	{ time "$1" -R "rdump / $OUT/t" "$img" >/dev/null 2>"$BENCH_DIR/err" || rc=1; } \
+		2>"$BENCH_DIR/time"
+	[ $rc = 0 ] || { echo "rdump.sh: $1 failed: $(head -3 "$BENCH_DIR/err")" >&2; exit 1; }
+	awk '{ print $1, $2 + $3 }' "$BENCH_DIR/time"
 }
 
 # compare the two copies once
@@ -79,20 +80,28 @@ if [ "$(listing "$OUT/ref")" != "$(listing "$OUT/t")" ]; then
 fi
 rm -rf "$OUT/ref"
 
-ref_times=() e4_times=()
+ref_times=() e4_times=() ref_cpu=() e4_cpu=()
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 for i in $(seq 1 "$RUNS"); do
-	if [ $((i % 2)) = 1 ]; then
-		ref_times+=("$(run "$REF_DEBUGFS")")
-		e4_times+=("$(run "$E4DEBUGFS")")
-	else
-		e4_times+=("$(run "$E4DEBUGFS")")
-		ref_times+=("$(run "$REF_DEBUGFS")")
-	fi
+	order="ref e4"
+	[ $((i % 2)) = 1 ] || order="e4 ref"
+	for tool in $order; do
+		if [ "$tool" = ref ]; then
+			run "$REF_DEBUGFS" >"$BENCH_DIR/one"
+			read -r w c <"$BENCH_DIR/one"
+			ref_times+=("$w") ref_cpu+=("$c")
+		else
+			run "$E4DEBUGFS" >"$BENCH_DIR/one"
+			read -r w c <"$BENCH_DIR/one"
+			e4_times+=("$w") e4_cpu+=("$c")
+		fi
+	done
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-mr=$(median "${ref_times[@]}")
-me=$(median "${e4_times[@]}")
-echo "rdump / of $FILES files into tmpfs, $RUNS runs each"
-echo "debugfs:   ${ref_times[*]}  median $mr s"
-echo "e4debugfs: ${e4_times[*]}  median $me s"
-echo "ratio e4debugfs/debugfs: $(echo "scale=3; $me / $mr" | bc)"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+mr=$(median "${ref_times[@]}") me=$(median "${e4_times[@]}")
+cr=$(median "${ref_cpu[@]}") ce=$(median "${e4_cpu[@]}")
+echo "rdump / of $FILES files into tmpfs, $RUNS runs each; load average $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+echo "debugfs:   wall ${ref_times[*]}  median $mr s; cpu ${ref_cpu[*]}  median $cr s"
+echo "e4debugfs: wall ${e4_times[*]}  median $me s; cpu ${e4_cpu[*]}  median $ce s"
+echo "ratio e4debugfs/debugfs: wall $(ratio "$me" "$mr"), cpu $(ratio "$ce" "$cr")"

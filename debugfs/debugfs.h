@@ -50,6 +50,7 @@ int do_pwd(int argc, char **argv);
 /* cmd_dump.c */
 int do_cat(int argc, char **argv);
 int do_dump(int argc, char **argv);
+/* cmd_rdump.c */
 int do_rdump(int argc, char **argv);
 /* cmd_journal.c */
 int do_logdump(int argc, char **argv);
@@ -130,5 +131,26 @@ void warn_err(const char *cmd, errcode_t err, const char *fmt, ...)
 
 /* Print name (len bytes, may hold any byte) as is. */
 void print_raw_name(FILE *f, const char *name, size_t len);
+
+/* ---- copying data out (cmd_dump.c; used by cmd_rdump.c) --------------- */
+/* What an output file gets from its inode. */
+struct dump_meta {
+	uint32_t mode;		/* permission bits: i_mode & 0777 */
+	uint32_t uid, gid;
+	uint32_t atime, mtime;	/* the 32-bit seconds fields, as unsigned */
+};
+void dump_meta_of(const struct ext4_inode *inode, struct dump_meta *m);
+#define DUMP_KEEP_MODE	0x1	/* dump_set_perms: the mode is right already */
+#define DUMP_KEEP_OWNER	0x2	/* the owner is right (or not ours to set) */
+/* Give an output file m's mode, owner and times (whole seconds): through
+ * fd if fd >= 0, else (dirfd, name), following symlinks.  Prints each
+ * failure naming "shown_dir/shown" (shown alone if shown_dir is NULL);
+ * returns 0 or 1. */
+int dump_set_perms(const char *cmd, const struct dump_meta *m, int fd, int dirfd,
+		   const char *name, const char *shown_dir, const char *shown,
+		   unsigned keep);
+/* Write len bytes of buf at byte off of fd, leaving all-zero 64 KiB pieces
+ * as holes; *end = past the last byte written.  0 or an errno. */
+int dump_write_sparse(int fd, const char *buf, size_t len, uint64_t off, uint64_t *end);
 
 #endif /* E4DEBUGFS_H */

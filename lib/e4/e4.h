@@ -163,6 +163,16 @@ errcode_t e4_io_pwrite(e4_io *io, uint64_t offset, const void *buf, size_t len);
 errcode_t e4_io_read_blk(e4_io *io, e4_blk_t blk, unsigned count, void *buf);
 /* Read count blocks bypassing the cache (bulk file data). */
 errcode_t e4_io_read_blk_nocache(e4_io *io, e4_blk_t blk, unsigned count, void *buf);
+/* Read len bytes at byte offset bypassing the cache, in one device read
+ * whatever the alignment (bulk file data: a file's partial last block
+ * comes with the rest); dirty cached blocks overlay what was read.
+ * Errors as e4_io_pread(). */
+errcode_t e4_io_read_nocache(e4_io *io, uint64_t offset, void *buf, size_t len);
+/* 1 if e4_io_read_nocache() may run in several threads at once, beside
+ * any other call on io in one thread: the device is open read-only (no
+ * dirty block to overlay, the only shared state it would touch) and no
+ * read hook is set.  Every other call stays single-threaded. */
+int e4_io_read_nocache_threadsafe(e4_io *io);
 /* Write count blocks through the cache (write-back until e4_io_flush). */
 errcode_t e4_io_write_blk(e4_io *io, e4_blk_t blk, unsigned count, const void *buf);
 /* Write back dirty cache blocks and fsync. */
@@ -666,6 +676,13 @@ uint64_t e4_file_size(e4_file *f);	/* bytes */
  * i_size).  Errors as e4_bmap() (then *got = bytes good before the error)
  * and of e4_io_read_blk_nocache(). */
 errcode_t e4_file_pread(e4_file *f, uint64_t offset, void *buf, size_t len, size_t *got);
+/* Where the bytes of a mapped file from offset (< size) are: *len bytes
+ * (> 0, to the end of their run or of the file) stored from device byte
+ * *dev_off on (read them with e4_io_read_nocache()), or, with *dev_off 0,
+ * reading as zeros (a hole, an unwritten extent, past the map).  offset >=
+ * size: *len 0.  E4_ERR_INVALID_ARGUMENT for inline data, fast symlinks
+ * and inodes without a map (use e4_file_pread()); errors of e4_bmap(). */
+errcode_t e4_file_locate(e4_file *f, uint64_t offset, uint64_t *dev_off, uint64_t *len);
 
 /* Inline data (section 8.6): total size in bytes of i_block + system.data. */
 errcode_t e4_inline_data_size(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,

@@ -4,9 +4,10 @@
  *
  * The run found by the last e4_bmap() (mapped, unwritten or hole) is kept,
  * so a sequential read walks the map once per run, not once per block.
- * Whole blocks of a mapped run go straight from the device into the
- * caller's buffer with one uncached read per run; only a partial first or
- * last block passes through a one-block bounce buffer.  Inline data and
+ * A mapped run goes straight from the device into the caller's buffer
+ * with one uncached read (partial first and last blocks included); only
+ * reads smaller than a block pass through a one-block bounce buffer, which
+ * serves small sequential reads of the same block.  Inline data and
  * fast symlink targets are copied from the inode at open.
  */
 #include <stdlib.h>
@@ -181,16 +182,15 @@ static errcode_t read_mapped(e4_file *f, uint64_t offset, uint8_t *buf, size_t n
 		} else {
 			e4_blk_t pblk = f->run_pblk + (lblk - f->run_lblk);
 
-			if (boff == 0 && chunk >= bs) {
-				size_t cnt = chunk / bs;
-
-				if (cnt > FILE_MAX_IO / bs)
-					cnt = FILE_MAX_IO / bs;
-				if (cnt == 0)
-					cnt = 1;
-				chunk = cnt * bs;
-				err = e4_io_read_blk_nocache(io, pblk, (unsigned)cnt,
-							     buf + *done);
+			if (chunk >= bs) {
+				/* straight into buf, partial blocks at either
+				 * end included: one read per run */
+				if (chunk > FILE_MAX_IO)
+					chunk = FILE_MAX_IO;
+				if (pblk > UINT64_MAX / bs)
+					return E4_ERR_SHORT_READ;
+				err = e4_io_read_nocache(io, pblk * (uint64_t)bs + boff,
+							 buf + *done, chunk);
 				if (err)
 					return err;
 			} else {
@@ -213,6 +213,34 @@ static errcode_t read_mapped(e4_file *f, uint64_t offset, uint8_t *buf, size_t n
 			}
 		}
 		*done += chunk;
+	}
+	return 0;
+}
+
+errcode_t e4_file_locate(e4_file *f, uint64_t offset, uint64_t *dev_off, uint64_t *len)
+{
+	uint64_t lblk = offset / f->bs, left, n;
+	unsigned boff = (unsigned)(offset % f->bs);
+	e4_blk_t pblk;
+	errcode_t err;
+
+	*dev_off = 0;
+	*len = 0;
+	if (f->kind != FILE_MAPPED)
+		return E4_ERR_INVALID_ARGUMENT;
+	if (offset >= f->size)
+		return 0;
+	err = file_find_run(f, lblk);
+	if (err)
+		return err;
+	left = f->run_len - (lblk - f->run_lblk);	/* blocks, >= 1 */
+	n = left > (UINT64_MAX - f->bs) / f->bs ? UINT64_MAX : left * f->bs - boff;
+	*len = n < f->size - offset ? n : f->size - offset;
+	if (f->run_pblk && !(f->run_flags & E4_MAP_UNWRITTEN)) {
+		pblk = f->run_pblk + (lblk - f->run_lblk);
+		if (pblk > (UINT64_MAX - boff) / f->bs)
+			return E4_ERR_SHORT_READ;
+		*dev_off = pblk * (uint64_t)f->bs + boff;
 	}
 	return 0;
 }

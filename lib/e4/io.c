@@ -383,21 +383,38 @@ errcode_t e4_io_read_blk(e4_io *io, e4_blk_t blk, unsigned count, void *buf)
 errcode_t e4_io_read_blk_nocache(e4_io *io, e4_blk_t blk, unsigned count, void *buf)
 {
 	uint64_t total = io->size / io->blksize;
-	errcode_t err;
 
 	if (blk >= total || count > total - blk)
 		return E4_ERR_SHORT_READ;
-	err = e4_io_pread(io, blk * (uint64_t)io->blksize, buf, (size_t)count * io->blksize);
-	if (err)
+	return e4_io_read_nocache(io, blk * (uint64_t)io->blksize, buf,
+				  (size_t)count * io->blksize);
+}
+
+errcode_t e4_io_read_nocache(e4_io *io, uint64_t offset, void *buf, size_t len)
+{
+	uint64_t bs = io->blksize, b;
+	errcode_t err;
+
+	err = e4_io_pread(io, offset, buf, len);
+	if (err || !len || !(io->flags & E4_IO_RW))
 		return err;
-	/* Dirty cached blocks are newer than the device. */
-	for (unsigned k = 0; k < count; k++) {
-		uint32_t i = io_slot(io, blk + k);
-		if (io->slots[i].valid && io->slots[i].dirty && io->slots[i].blk == blk + k)
-			memcpy((uint8_t *)buf + (size_t)k * io->blksize,
-			       io->data + (size_t)i * io->blksize, io->blksize);
+	/* Dirty cached blocks are newer than the device: their bytes in
+	 * [offset, offset + len) replace what was read. */
+	for (b = offset / bs; b <= (offset + len - 1) / bs; b++) {
+		uint32_t i = io_slot(io, b);
+		uint64_t lo = b * bs > offset ? b * bs : offset;
+		uint64_t hi = (b + 1) * bs < offset + len ? (b + 1) * bs : offset + len;
+
+		if (io->slots[i].valid && io->slots[i].dirty && io->slots[i].blk == b)
+			memcpy((uint8_t *)buf + (lo - offset),
+			       io->data + (size_t)i * bs + (lo - b * bs), hi - lo);
 	}
 	return 0;
+}
+
+int e4_io_read_nocache_threadsafe(e4_io *io)
+{
+	return !(io->flags & E4_IO_RW) && !io->read_hook;
 }
 
 errcode_t e4_io_write_blk(e4_io *io, e4_blk_t blk, unsigned count, const void *buf)

@@ -349,6 +349,95 @@ static void depth1_read(void **state)
 	e4_close(fs);
 }
 
+static errcode_t count_reads(void *priv, uint64_t offset, size_t len)
+{
+	(void)offset;
+	(void)len;
+	++*(unsigned *)priv;
+	return 0;
+}
+
+/* A read inside one run is one device read, its partial first and last
+ * blocks included (rdump reads 100,000 small files: two reads each for a
+ * file with a partial last block cost a tenth of its time); a dirty cached
+ * block overlays the bytes of an unaligned uncached read. */
+static void run_read_calls(void **state)
+{
+	uint8_t buf[4 * BS], blk[BS];
+	unsigned reads = 0, i;
+	size_t got;
+	e4_file *f;
+	e4_fs *fs;
+
+	(void)state;
+	if (!have_image || !p0)
+		skip();
+	graft(NULL, 0);
+	fs = open_img(0);
+	assert_int_equal(e4_file_open(fs, INO, NULL, &f), 0);
+	/* the leaf block comes into the cache with a first read */
+	assert_int_equal(e4_file_pread(f, 10 * BS, buf, 1, &got), 0);
+	e4_io_set_read_hook(e4_fs_io(fs), count_reads, &reads);
+	/* lblk 10..13 map to p0 + 20..23, block k holding bytes k + 1 */
+	assert_int_equal(e4_file_pread(f, 10 * BS + 100, buf, 3 * BS + 10, &got), 0);
+	assert_int_equal(got, 3 * BS + 10);
+	assert_int_equal(reads, 1);
+	for (i = 0; i < got; i++)
+		if (buf[i] != 21 + (100 + i) / BS)
+			fail_msg("byte %u: %u, want %u", i, buf[i], 21 + (100 + i) / BS);
+	e4_file_close(f);
+	e4_close(fs);
+
+	fs = open_img(E4_OPEN_RW);
+	memset(blk, 0xEE, sizeof(blk));
+	assert_int_equal(e4_io_write_blk(e4_fs_io(fs), p0 + 21, 1, blk), 0);
+	memset(buf, 0, sizeof(buf));
+	assert_int_equal(e4_io_read_nocache(e4_fs_io(fs), (p0 + 20) * BS + 1000, buf,
+					    2 * BS), 0);
+	for (i = 0; i < 2 * BS; i++) {
+		unsigned want = 1000 + i < BS ? 21 : 1000 + i < 2 * BS ? 0xEE : 23;
+
+		if (buf[i] != want)
+			fail_msg("overlay byte %u: %u, want %u", i, buf[i], want);
+	}
+	e4_io_discard(e4_fs_io(fs));
+	e4_close(fs);
+}
+
+/* e4_file_locate: runs as device bytes, holes and unwritten extents as
+ * zeros, lengths cut at the run and at i_size. */
+static void locate(void **state)
+{
+	uint64_t dev, len;
+	e4_file *f;
+	e4_fs *fs;
+
+	(void)state;
+	if (!have_image || !p0)
+		skip();
+	graft(NULL, 0);
+	fs = open_img(0);
+	assert_int_equal(e4_file_open(fs, INO, NULL, &f), 0);
+	/* lblk 0..2 at p0: from byte 100 */
+	assert_int_equal(e4_file_locate(f, 100, &dev, &len), 0);
+	assert_true(dev == p0 * BS + 100 && len == 3 * BS - 100);
+	/* lblk 3..4: a hole up to lblk 5 */
+	assert_int_equal(e4_file_locate(f, 3 * BS + 1, &dev, &len), 0);
+	assert_true(dev == 0 && len == 2 * BS - 1);
+	/* lblk 5..6: unwritten, zeros */
+	assert_int_equal(e4_file_locate(f, 5 * BS, &dev, &len), 0);
+	assert_true(dev == 0 && len == 2 * BS);
+	/* lblk 30..31 at p0 + 31, then the hole to i_size (NBLK blocks) */
+	assert_int_equal(e4_file_locate(f, 31 * BS + 5, &dev, &len), 0);
+	assert_true(dev == (p0 + 32) * BS + 5 && len == BS - 5);
+	assert_int_equal(e4_file_locate(f, 32 * BS, &dev, &len), 0);
+	assert_true(dev == 0 && len == (NBLK - 32) * BS);
+	assert_int_equal(e4_file_locate(f, NBLK * BS, &dev, &len), 0);
+	assert_true(len == 0);
+	e4_file_close(f);
+	e4_close(fs);
+}
+
 /* ---- corruptions ---- */
 static struct ext4_extent_header *leaf_hdr(uint8_t *leaf)
 {
@@ -647,6 +736,8 @@ int main(void)
 		cmocka_unit_test(depth1_lookup),
 		cmocka_unit_test(depth1_walk),
 		cmocka_unit_test(depth1_read),
+		cmocka_unit_test(run_read_calls),
+		cmocka_unit_test(locate),
 		cmocka_unit_test(corruptions),
 		cmocka_unit_test(as_stored),
 		cmocka_unit_test(as_stored_blockmap),
