@@ -20,7 +20,9 @@ cd "$src"
 # policy, read errors, descriptor copies and geometry repairs;
 # tune_mounted and tune_mount_opts e4tune's kernel path and mount option
 # rule; lib_bmap the loading and storing of whole-filesystem bitmap maps;
-# lib_xattr_write the xattr writer's random sequences; san_leaks that leak
+# lib_xattr_write and lib_extent the writers' random sequences;
+# rdump_outdir and dump_read_error rdump's threaded writers and read
+# errors; san_leaks that leak
 # detection is on and e4tune's -E mount_opts= paths leak nothing.
 # LeakSanitizer is on (detect_leaks=1): a leak fails the test that meets
 # it.  Left out (long, and their code paths are
@@ -34,7 +36,8 @@ SAN_TESTS="tests/t/corpus_ls.sh tests/t/stats_matrix.sh tests/t/rdump_matrix.sh
 	tests/t/mkfs_safe_order.sh tests/t/fsck_policy.sh tests/t/fsck_short_device.sh
 	tests/t/fsck_gd_location.sh tests/t/fsck_sb_geometry.sh
 	tests/t/tune_mounted.sh tests/t/tune_mount_opts.sh tests/t/lib_bmap.sh
-	tests/t/san_leaks.sh tests/t/lib_xattr_write.sh tests/t/lib_extent.sh"
+	tests/t/san_leaks.sh tests/t/lib_xattr_write.sh tests/t/lib_extent.sh
+	tests/t/rdump_outdir.sh tests/t/dump_read_error.sh"
 
 need_kb=$((6 * 1024 * 1024))
 avail_kb=$(df -Pk "$src" | awk 'NR==2 {print $4}')
