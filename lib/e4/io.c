@@ -23,7 +23,7 @@
 #define E4_IO_CACHE_BYTES	(16u << 20)	/* cache budget */
 #define E4_IO_CACHE_MIN		64		/* entries */
 #define E4_IO_RA_MAX		64		/* read-ahead window, blocks */
-#define E4_IO_MEM_CACHE_BYTES	(1u << 20)	/* cache budget of a memory device */
+#define E4_IO_MEM_CACHE_BYTES	(256u << 10)	/* cache budget of a memory device */
 
 struct e4_io_slot {
 	e4_blk_t blk;
