@@ -22,7 +22,7 @@ cd "$src"
 # rule; lib_bmap the loading and storing of whole-filesystem bitmap maps;
 # lib_xattr_write and lib_extent the writers' random sequences;
 # rdump_outdir and dump_read_error rdump's threaded writers and read
-# errors; san_leaks that leak
+# errors; fuzz_regress every input a fuzz target failed on; san_leaks that leak
 # detection is on and e4tune's -E mount_opts= paths leak nothing.
 # LeakSanitizer is on (detect_leaks=1): a leak fails the test that meets
 # it.  Left out (long, and their code paths are
@@ -37,7 +37,7 @@ SAN_TESTS="tests/t/corpus_ls.sh tests/t/stats_matrix.sh tests/t/rdump_matrix.sh
 	tests/t/fsck_gd_location.sh tests/t/fsck_sb_geometry.sh
 	tests/t/tune_mounted.sh tests/t/tune_mount_opts.sh tests/t/lib_bmap.sh
 	tests/t/san_leaks.sh tests/t/lib_xattr_write.sh tests/t/lib_extent.sh
-	tests/t/rdump_outdir.sh tests/t/dump_read_error.sh"
+	tests/t/rdump_outdir.sh tests/t/dump_read_error.sh tests/t/fuzz_regress.sh"
 
 need_kb=$((6 * 1024 * 1024))
 avail_kb=$(df -Pk "$src" | awk 'NR==2 {print $4}')
@@ -87,6 +87,21 @@ if "$src/scripts/build.sh" "$src/build-san" --enable-werror --enable-sanitizers;
 else
 	echo "check: sanitizer build failed" >&2
 	fail=$((fail + 1)); status=1
+fi
+
+# The fuzz targets' short deterministic pass (scripts/fuzz-ci.sh, about 4
+# minutes): it needs clang, which CI must have; elsewhere it is skipped
+# when clang is missing.
+echo "== fuzzing (clang, libFuzzer)"
+if command -v clang >/dev/null 2>&1 || [ "${CI:-}" = true ]; then
+	out=$("$src/scripts/fuzz-ci.sh" "$src/build-fuzz" 2>&1)
+	echo "$out" | grep -E '^(PASS|FAIL)|^    '
+	p=$(echo "$out" | tail -1 | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+	[ -n "$p" ] || { echo "$out" | tail -20; p="0 1"; }
+	pass=$((pass + ${p% *})); fail=$((fail + ${p#* }))
+else
+	echo "check: clang is missing: the fuzzing pass is skipped (scripts/deps.sh installs it)"
+	skip=$((skip + 1))
 fi
 
 [ $fail -eq 0 ] || status=1

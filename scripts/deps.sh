@@ -5,7 +5,9 @@
 # the base system) provides every command the suite and the scripts run:
 # procps for pkill (tests/lib.sh), kmod for modprobe (need_root_loop), bc for
 # bench/mkfs.sh, zstd for the kernel64k setup; qemu-system-ppc runs with
-# -vga none, so no VGA ROM (a recommended package) is needed.
+# -vga none, so no VGA ROM (a recommended package) is needed; clang and
+# libclang-rt-dev (libFuzzer, the sanitizer runtimes) build the fuzz targets
+# (scripts/fuzz-ci.sh; the ordinary build never needs them).
 set -euo pipefail
 
 pkgs=(
@@ -14,6 +16,7 @@ pkgs=(
 	e2fsprogs util-linux attr xfsprogs python3 gzip coreutils
 	qemu-system-ppc cpio strace fsmark
 	procps kmod bc zstd
+	clang libclang-rt-dev
 )
 
 missing=()

@@ -31,7 +31,19 @@ struct rw_ctx {
 	int dx_levels;		/* root's indirect_levels, -1 without an index */
 	e4_ino_t *bad_ino;
 	errcode_t err;
+	int go_on;		/* e4_csum_rewrite_best_effort(): past damage */
+	errcode_t first;	/* then the first error met */
 };
+
+/* Under go_on, keep the first error in c->first and carry on (0). */
+static errcode_t pass_over(struct rw_ctx *c, errcode_t err)
+{
+	if (!err || !c->go_on)
+		return err;
+	if (!c->first)
+		c->first = err;
+	return 0;
+}
 
 static errcode_t write_blk(e4_fs *fs, e4_blk_t blk, const void *buf)
 {
@@ -154,7 +166,7 @@ static int dir_cb(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
 	if (ext->flags & E4_MAP_META) {
 		if (fs->geom.metadata_csum && e4_inode_has_map(fs, c->inode) &&
 		    (e4_le32(c->inode->i_flags) & EXT4_EXTENTS_FL))
-			c->err = fix_extent_block(c, ext->pblk);
+			c->err = pass_over(c, fix_extent_block(c, ext->pblk));
 		return c->err ? 1 : 0;
 	}
 	if (ext->flags & E4_MAP_UNWRITTEN)
@@ -165,8 +177,10 @@ static int dir_cb(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
 		int kind = E4_DX_LEAF;
 
 		c->err = e4_read_block(fs, pblk, c->buf);
-		if (c->err)
-			break;
+		if (c->err) {
+			c->err = pass_over(c, c->err);
+			continue;
+		}
 		if (c->dx_levels >= 0) {
 			kind = e4_dx_block_kind(fs, c->buf, lblk);
 			if (kind == E4_DX_NODE && c->dx_levels == 0)
@@ -182,6 +196,7 @@ static int dir_cb(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
 			continue;	/* a leaf keeps its tail: an empty entry */
 		if (!c->err)
 			c->err = write_blk(fs, pblk, c->buf);
+		c->err = pass_over(c, c->err);
 	}
 	return c->err ? 1 : 0;
 }
@@ -193,7 +208,7 @@ static int extent_meta_cb(e4_fs *fs, const struct e4_map_extent *ext, void *priv
 	(void)fs;
 	if (!(ext->flags & E4_MAP_META))
 		return 0;
-	c->err = fix_extent_block(c, ext->pblk);
+	c->err = pass_over(c, fix_extent_block(c, ext->pblk));
 	return c->err ? 1 : 0;
 }
 
@@ -238,6 +253,8 @@ static errcode_t fix_inode(struct rw_ctx *c, e4_ino_t ino)
 		return 0;
 	if (e4_inode_has_map(fs, in) && !(flags & EXT4_INLINE_DATA_FL) && ino != EXT4_RESIZE_INO &&
 	    ino != EXT4_BAD_INO) {
+		unsigned walk = c->go_on ? E4_ITER_META | E4_ITER_AS_STORED : E4_ITER_META;
+
 		if (e4_is_dir(in)) {
 			c->dx_levels = -1;
 			if (flags & EXT4_INDEX_FL) {
@@ -249,20 +266,20 @@ static errcode_t fix_inode(struct rw_ctx *c, e4_ino_t ino)
 				    !e4_read_block(fs, p, c->buf))
 					c->dx_levels = ((struct dx_root_info *)(c->buf + 24))->indirect_levels;
 			}
-			err = e4_map_iterate(fs, ino, in, E4_ITER_META, dir_cb, c);
+			err = e4_map_iterate(fs, ino, in, walk, dir_cb, c);
 		} else if (flags & EXT4_EXTENTS_FL) {
-			err = e4_map_iterate(fs, ino, in, E4_ITER_META, extent_meta_cb, c);
+			err = e4_map_iterate(fs, ino, in, walk, extent_meta_cb, c);
 		}
 		if (c->err)
 			err = c->err;
-		if (err)
+		if (pass_over(c, err))
 			return err;
 	}
 	if (!fs->geom.metadata_csum)
 		return 0;
 	if (e4_inode_file_acl(fs, in)) {
 		err = fix_xattr_block(c, e4_inode_file_acl(fs, in));
-		if (err)
+		if (pass_over(c, err))
 			return err;
 	}
 	return e4_inode_write(fs, ino, &ib);
@@ -283,7 +300,7 @@ static void refresh(e4_fs *fs)
 
 /* Rewrite everything; the in-memory superblock already has the features
  * and UUID wanted. */
-static errcode_t rewrite(e4_fs *fs, e4_ino_t *bad_ino)
+static errcode_t rewrite(e4_fs *fs, e4_ino_t *bad_ino, int go_on)
 {
 	const struct e4_geom *g = &fs->geom;
 	struct rw_ctx c;
@@ -293,6 +310,7 @@ static errcode_t rewrite(e4_fs *fs, e4_ino_t *bad_ino)
 
 	memset(&c, 0, sizeof(c));
 	c.fs = fs;
+	c.go_on = go_on;
 	c.buf = malloc(g->block_size);
 	ibm = malloc(g->block_size);
 	bbm = malloc(g->block_size);
@@ -315,6 +333,10 @@ static errcode_t rewrite(e4_fs *fs, e4_ino_t *bad_ino)
 	refresh(fs);
 	for (e4_group_t grp = 0; grp < g->group_count && !err; grp++) {
 		err = e4_read_inode_bitmap(fs, grp, ibm);
+		if (err) {
+			err = pass_over(&c, err);
+			continue;
+		}
 		for (uint32_t i = 0; !err && i < g->inodes_per_group; i++) {
 			e4_ino_t ino = grp * g->inodes_per_group + i + 1;
 
@@ -323,6 +345,7 @@ static errcode_t rewrite(e4_fs *fs, e4_ino_t *bad_ino)
 			err = fix_inode(&c, ino);
 			if (err && bad_ino)
 				*bad_ino = ino;
+			err = pass_over(&c, err);
 		}
 	}
 	if (!err)
@@ -339,25 +362,29 @@ static errcode_t rewrite(e4_fs *fs, e4_ino_t *bad_ino)
 				err = e4_read_block_bitmap(fs, grp, bbm);
 				if (!err)
 					err = e4_block_bitmap_write(fs, grp, bbm);
+				err = pass_over(&c, err);
 			}
 			if (!err && !(gd.flags & EXT4_BG_INODE_UNINIT)) {
 				err = e4_read_inode_bitmap(fs, grp, ibm);
 				if (!err)
 					err = e4_inode_bitmap_write(fs, grp, ibm);
+				err = pass_over(&c, err);
 			}
 		}
 	}
 	for (e4_group_t grp = 0; grp < g->group_count && !err; grp++)
 		e4_group_csum_set(fs, grp);
 	if (!err)
-		err = e4_gdt_write(fs);
+		err = pass_over(&c, e4_gdt_write(fs));
 	if (!err)
-		err = e4_super_write_backups(fs);
+		err = pass_over(&c, e4_super_write_backups(fs));
 	if (!err)
 		err = e4_super_write(fs);
 	if (!err)
 		err = e4_flush(fs);
 out:
+	if (!err)
+		err = c.first;
 	fs->flags = saved;
 	free(c.buf);
 	free(ibm);
@@ -369,7 +396,14 @@ errcode_t e4_csum_rewrite_all(e4_fs *fs, e4_ino_t *bad_ino)
 {
 	if (!(fs->flags & E4_OPEN_RW))
 		return E4_ERR_READ_ONLY;
-	return rewrite(fs, bad_ino);
+	return rewrite(fs, bad_ino, 0);
+}
+
+errcode_t e4_csum_rewrite_best_effort(e4_fs *fs)
+{
+	if (!(fs->flags & E4_OPEN_RW))
+		return E4_ERR_READ_ONLY;
+	return rewrite(fs, NULL, 1);
 }
 
 errcode_t e4_metadata_csum_set(e4_fs *fs, int on, int uninit_bg, e4_ino_t *bad_ino)
@@ -400,5 +434,5 @@ errcode_t e4_metadata_csum_set(e4_fs *fs, int on, int uninit_bg, e4_ino_t *bad_i
 	}
 	sb->s_feature_ro_compat = e4_cpu_to_le32(ro);
 	sb->s_feature_incompat = e4_cpu_to_le32(in);
-	return rewrite(fs, bad_ino);
+	return rewrite(fs, bad_ino, 0);
 }

@@ -146,6 +146,18 @@ uint32_t e4_jsb_csum(const journal_superblock_t *jsb);
 /* Open an image file or block device.  Errors: errno values. */
 errcode_t e4_io_open(const char *path, int flags, e4_io **ret);
 void e4_io_close(e4_io *io);
+/* A device in memory of size bytes (fuzzing, tests): it reads as zeros
+ * until written, and stores only the 4 KiB pages written to (sparse), at
+ * most max_bytes of them; a write needing more fails with ENOSPC.  flags
+ * as e4_io_open() (E4_IO_RW, E4_IO_NO_GROW: a write past size fails;
+ * without it the size grows as a file's would).  Nothing is flushed
+ * anywhere: the contents live until e4_io_close().  E4_ERR_NO_MEMORY. */
+errcode_t e4_io_open_mem(uint64_t size, uint64_t max_bytes, int flags, e4_io **ret);
+/* Put len bytes at byte offset into a memory device, whatever its flags
+ * (read-only too) and without the write hook: its initial contents.
+ * E4_ERR_INVALID_ARGUMENT (not a memory device), E4_ERR_SHORT_WRITE (past
+ * the size), ENOSPC, E4_ERR_NO_MEMORY. */
+errcode_t e4_io_mem_load(e4_io *io, uint64_t offset, const void *buf, size_t len);
 /* Device size in bytes. */
 uint64_t e4_io_size(e4_io *io);
 /* Make byte 0 of every later call the device's byte offset (e4mkfs -E
@@ -256,6 +268,14 @@ struct e4_geom {
  * the operations that need it): see e4_check_group_descs(). */
 errcode_t e4_open(const char *path, int flags, e4_blk_t superblock,
 		  unsigned blocksize, e4_fs **ret);
+/* e4_open() on an I/O manager the caller opened (e4_io_open_mem() for
+ * fuzzing; opened E4_IO_RW when flags has E4_OPEN_RW, else its writes
+ * fail with E4_ERR_READ_ONLY).
+ * io stays the caller's: e4_close() flushes it but does not close it, so
+ * it can be opened again.  name is what e4_device_name() returns.  Errors
+ * as e4_open(). */
+errcode_t e4_open_io(e4_io *io, const char *name, int flags, e4_blk_t superblock,
+		     unsigned blocksize, e4_fs **ret);
 /* Check every group descriptor: locations as e4_group_check_locations()
  * (its first fault's code), then the checksum (E4_ERR_GD_CSUM unless
  * IGNORE_CSUM).  *bad_group (may be NULL) gets the first bad group. */
@@ -1565,6 +1585,13 @@ errcode_t e4_metadata_csum_set(e4_fs *fs, int on, int uninit_bg, e4_ino_t *bad_i
  * superblock (primary and backups) last; flushed.  Errors as
  * e4_metadata_csum_set(). */
 errcode_t e4_csum_rewrite_all(e4_fs *fs, e4_ino_t *bad_ino);
+/* e4_csum_rewrite_all() going on past damage: a structure that cannot be
+ * read or fixed is left as it is and the walk goes on (maps walked as
+ * stored, E4_ITER_AS_STORED), so every other checksum, the descriptors'
+ * and the superblock's included, is still rewritten.  For the fuzzing harness (tests/fuzz),
+ * whose mutated images must pass verification to reach the code behind
+ * it.  Returns the first error met (after finishing), E4_ERR_READ_ONLY. */
+errcode_t e4_csum_rewrite_best_effort(e4_fs *fs);
 
 /* ---- probe (probe.c) -------------------------------------------------- */
 /*

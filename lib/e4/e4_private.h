@@ -31,6 +31,7 @@ struct e4_fs {
 	/* E4_OPEN_FIX_GEOMETRY: what e4_super_fix_geometry() changed */
 	struct e4_sb_fix sb_fixes[E4_SB_MAX_FIXES];
 	unsigned sb_nfixes;
+	int io_borrowed;			/* e4_open_io(): e4_close() leaves io open */
 };
 
 /* Helpers used by several modules. */

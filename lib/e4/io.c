@@ -5,8 +5,11 @@
  * read-ahead (sequential misses double the window up to E4_IO_RA_MAX
  * blocks); writes are kept dirty in the cache until e4_io_flush().
  * Bulk file data uses e4_io_read_blk_nocache(), which bypasses the cache.
+ * The device is a file or block device (e4_io_open), or memory
+ * (e4_io_open_mem: io_mem.c's sparse store, for fuzzing and tests).
  */
 #include "e4_private.h"
+#include "io_mem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +23,7 @@
 #define E4_IO_CACHE_BYTES	(16u << 20)	/* cache budget */
 #define E4_IO_CACHE_MIN		64		/* entries */
 #define E4_IO_RA_MAX		64		/* read-ahead window, blocks */
+#define E4_IO_MEM_CACHE_BYTES	(256u << 10)	/* cache budget of a memory device */
 
 struct e4_io_slot {
 	e4_blk_t blk;
@@ -46,7 +50,10 @@ struct e4_io {
 	uint64_t ahead;			/* e4_io_set_writeback_ahead(), bytes */
 	uint64_t unstarted;		/* written since writeback last started */
 	int unsynced;			/* written since the last fdatasync */
+	struct e4_iomem *mem;		/* e4_io_open_mem(): the device (fd -1) */
 };
+
+static void io_cache_update(e4_io *io, uint64_t offset, const uint8_t *buf, size_t len);
 
 static errcode_t io_errno(void)
 {
@@ -98,6 +105,43 @@ fail:
 	}
 }
 
+errcode_t e4_io_open_mem(uint64_t size, uint64_t max_bytes, int flags, e4_io **ret)
+{
+	e4_io *io;
+	errcode_t err;
+
+	*ret = NULL;
+	io = calloc(1, sizeof(*io));
+	if (!io)
+		return E4_ERR_NO_MEMORY;
+	io->fd = -1;
+	io->flags = flags;
+	io->size = size;
+	err = e4_iomem_new(max_bytes, &io->mem);
+	if (!err)
+		err = e4_io_set_blksize(io, 1024);
+	if (err) {
+		e4_io_close(io);
+		return err;
+	}
+	*ret = io;
+	return 0;
+}
+
+errcode_t e4_io_mem_load(e4_io *io, uint64_t offset, const void *buf, size_t len)
+{
+	errcode_t err;
+
+	if (!io->mem)
+		return E4_ERR_INVALID_ARGUMENT;
+	if (offset > io->size || len > io->size - offset)
+		return E4_ERR_SHORT_WRITE;
+	err = e4_iomem_write(io->mem, offset + io->base, buf, len);
+	if (!err)
+		io_cache_update(io, offset, buf, len);
+	return err;
+}
+
 static errcode_t io_write_slot(e4_io *io, uint32_t i)
 {
 	errcode_t err;
@@ -144,7 +188,9 @@ void e4_io_close(e4_io *io)
 		return;
 	if (io->flags & E4_IO_RW)
 		io_writeback(io);
-	close(io->fd);
+	if (io->fd >= 0)
+		close(io->fd);
+	e4_iomem_free(io->mem);
 	free(io->slots);
 	free(io->data);
 	free(io->ra_buf);
@@ -187,7 +233,7 @@ errcode_t e4_io_set_blksize(e4_io *io, unsigned blocksize)
 	free(io->ra_buf);
 	io->slots = NULL;
 	io->data = io->ra_buf = NULL;
-	n = E4_IO_CACHE_BYTES / blocksize;
+	n = (io->mem ? E4_IO_MEM_CACHE_BYTES : E4_IO_CACHE_BYTES) / blocksize;
 	if (n < E4_IO_CACHE_MIN)
 		n = E4_IO_CACHE_MIN;
 	io->slots = calloc(n, sizeof(*io->slots));
@@ -212,6 +258,10 @@ errcode_t e4_io_pread(e4_io *io, uint64_t offset, void *buf, size_t len)
 		errcode_t err = io->read_hook(io->read_hook_priv, offset, len);
 		if (err)
 			return err;
+	}
+	if (io->mem) {
+		e4_iomem_read(io->mem, offset + io->base, p, len);
+		return 0;
 	}
 	while (len) {
 		ssize_t r = pread(io->fd, p, len, (off_t)(offset + io->base));
@@ -275,6 +325,15 @@ errcode_t e4_io_pwrite(e4_io *io, uint64_t offset, const void *buf, size_t len)
 			return err;
 	}
 	io_cache_update(io, offset, buf, len);
+	if (io->mem) {
+		errcode_t err = e4_iomem_write(io->mem, offset + io->base, p, len);
+
+		if (err)
+			return err;
+		p += len;
+		offset += len;
+		len = 0;
+	}
 	while (len) {
 		ssize_t r = pwrite(io->fd, p, len, (off_t)(offset + io->base));
 		if (r < 0) {
@@ -291,7 +350,7 @@ errcode_t e4_io_pwrite(e4_io *io, uint64_t offset, const void *buf, size_t len)
 	if (offset > io->size)
 		io->size = offset;
 	io->unsynced = 1;
-	if (io->ahead) {
+	if (io->ahead && !io->mem) {
 		io->unstarted += (uint64_t)(p - (const uint8_t *)buf);
 		if (io->unstarted >= io->ahead) {
 			/* a hint: errors (EINVAL on some targets) come back, if
@@ -453,8 +512,10 @@ errcode_t e4_io_flush(e4_io *io)
 	/* nothing written since the last flush: nothing to wait for.  Data
 	 * and what finds it (allocation, size) are what must be durable:
 	 * fdatasync, which skips a commit for timestamps alone. */
-	if (!io->unsynced)
+	if (!io->unsynced || io->mem) {
+		io->unsynced = 0;
 		return 0;
+	}
 	if (fdatasync(io->fd) < 0)
 		return io_errno();
 	io->unsynced = 0;

@@ -532,6 +532,31 @@ static uint64_t first_used(const struct ctx *c, uint64_t b, uint64_t n)
 	return res < end ? res : NONE;
 }
 
+/* First free block at or after u (c->blocks if none): past the used run
+ * and the superblock copy holding u.  The searches below step over a used
+ * stretch at once; one block at a time, packed metadata (packed_meta_blocks:
+ * every group's bitmaps and inode table in a row) cost a step per block. */
+static uint64_t next_free(const struct ctx *c, uint64_t u)
+{
+	for (;;) {
+		uint64_t v = u < c->fdb ? c->fdb : u, gs, p;
+		size_t i;
+
+		if (v >= c->blocks)
+			return c->blocks;
+		gs = g_first(c, g_of(c, v));
+		p = c->l->groups[g_of(c, v)].sb_blocks;
+		if (p && v < gs + p)
+			v = gs + p;
+		i = run_find(c, v);
+		if (i < c->nruns && c->runs[i].start <= v)
+			v = c->runs[i].start + c->runs[i].len;
+		if (v == u)
+			return u;
+		u = v;
+	}
+}
+
 static void clear_uninit(struct ctx *c, uint64_t b, uint64_t n)
 {
 	for (uint64_t g = g_of(c, b); g <= g_of(c, b + n - 1) && g < c->groups; g++)
@@ -612,7 +637,7 @@ static int get_free_blocks(const struct ctx *c, uint64_t start, uint64_t finish,
 			*ret = b;
 			return 0;
 		}
-		t = u + 1;
+		t = next_free(c, u);
 		if (t > limit)
 			t = limit;
 		if (finish > b && finish <= t)
@@ -645,7 +670,7 @@ static int new_block(const struct ctx *c, uint64_t goal, uint64_t *ret)
 				*ret = b;
 				return 0;
 			}
-			b = (u + 1 + c->cmask) & ~c->cmask;
+			b = (next_free(c, u) + c->cmask) & ~c->cmask;
 		}
 		if (goal == c->fdb)
 			break;

@@ -547,13 +547,14 @@ static void free_fs(e4_fs *fs)
 	free(fs->gdt);
 	free(fs->sb);
 	free(fs->device_name);
-	if (fs->io)
+	if (fs->io && !fs->io_borrowed)
 		e4_io_close(fs->io);
 	free(fs);
 }
 
-errcode_t e4_open(const char *path, int flags, e4_blk_t superblock,
-		  unsigned blocksize, e4_fs **ret)
+/* e4_open() and e4_open_io(): io is the device (NULL: open path). */
+static errcode_t open_fs(e4_io *io, const char *path, int flags, e4_blk_t superblock,
+			 unsigned blocksize, e4_fs **ret)
 {
 	e4_fs *fs;
 	errcode_t err;
@@ -570,9 +571,15 @@ errcode_t e4_open(const char *path, int flags, e4_blk_t superblock,
 		err = E4_ERR_NO_MEMORY;
 		goto fail;
 	}
-	err = e4_io_open(path, (flags & E4_OPEN_RW) ? E4_IO_RW | E4_IO_NO_GROW : 0, &fs->io);
-	if (err)
-		goto fail;
+	if (io) {
+		fs->io = io;
+		fs->io_borrowed = 1;
+	} else {
+		err = e4_io_open(path, (flags & E4_OPEN_RW) ? E4_IO_RW | E4_IO_NO_GROW : 0,
+				 &fs->io);
+		if (err)
+			goto fail;
+	}
 
 	if (!superblock) {
 		err = read_super(fs, EXT4_SUPERBLOCK_OFFSET);
@@ -631,6 +638,18 @@ errcode_t e4_open(const char *path, int flags, e4_blk_t superblock,
 fail:
 	free_fs(fs);
 	return err;
+}
+
+errcode_t e4_open(const char *path, int flags, e4_blk_t superblock,
+		  unsigned blocksize, e4_fs **ret)
+{
+	return open_fs(NULL, path, flags, superblock, blocksize, ret);
+}
+
+errcode_t e4_open_io(e4_io *io, const char *name, int flags, e4_blk_t superblock,
+		     unsigned blocksize, e4_fs **ret)
+{
+	return open_fs(io, name, flags, superblock, blocksize, ret);
 }
 
 errcode_t e4_flush(e4_fs *fs)
