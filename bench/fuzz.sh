@@ -10,8 +10,9 @@
 # E4_FUZZ_WORK (default BUILD/fuzz-work/TARGET) and is kept between runs, so
 # a second run goes on where the first stopped.  The run is cut in four
 # quarters; the report (E4_FUZZ_WORK/report.txt, also printed) gives per
-# quarter the executions, CPU time, coverage (edges, libFuzzer's "cov") and
-# features, the corpus size and the findings (crash-, timeout-, oom-, leak-
+# quarter the executions, CPU time, the corpus's coverage at its end (edges
+# and features as libFuzzer counts them when it loads the corpus), the
+# corpus size and the findings (crash-, timeout-, oom-, leak-
 # files in E4_FUZZ_WORK/findings), and whether coverage still grew in the
 # last quarter.  Timeouts: 10 s (fuzz_mkfs 30 s, see scripts/fuzz-ci.sh).
 set -uo pipefail
@@ -36,9 +37,17 @@ total=$(awk -v h="$hours" 'BEGIN { printf "%d", h * 3600 }')
 quarter=$(((total + 3) / 4))
 report=$work/report.txt
 
-# the last "cov: N" and "ft: N" of a log, and its executions (the final
-# stats line without -fork, the last "#N" of the parent with -fork)
-field() { grep -aoE "$1: [0-9]+" "$2" | tail -1 | grep -oE '[0-9]+'; }
+# a log's executions: the final stats line without -fork, the last "#N"
+# of the parent with -fork
+# The corpus's coverage: every input of it run once (-runs=0), as libFuzzer
+# counts it when it starts ("INITED cov: edges ft: features").  The same
+# measure at each quarter's end, whatever -fork's parent printed.
+corpus_cov() {
+	"$bdir/tests/fuzz/fuzz_$t" -runs=0 -timeout="$limit" -rss_limit_mb=2048 -max_len=1048576 \
+		"$work/corpus" >"$work/cov.log" 2>&1
+	grep -a INITED "$work/cov.log" | tail -1 | grep -oE '(cov|ft): [0-9]+' | grep -oE '[0-9]+' |
+		tr '\n' ' '
+}
 execs() {
 	local n
 	n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$1" | tail -1)
@@ -66,10 +75,10 @@ for q in 1 2 3 4; do
 	cpu=$(((after - before) / $(getconf CLK_TCK)))
 	n=$(execs "$log")
 	sum=$((sum + n))
-	cov=$(field cov "$log")
+	read -r cov ft <<<"$(corpus_cov)"
 	covs+=("${cov:-0}")
 	printf '%-8s %10s %10s %8s %8s %8s %9s\n' "$q/4" "$n" "$cpu" "${cov:-?}" \
-		"$(field ft "$log")" "$(ls "$work/corpus" | wc -l)" "$(findings)" | tee -a "$report"
+		"${ft:-?}" "$(ls "$work/corpus" | wc -l)" "$(findings)" | tee -a "$report"
 done
 {
 	echo "total executions: $sum"

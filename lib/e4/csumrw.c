@@ -92,7 +92,8 @@ static errcode_t fix_dir_leaf(struct rw_ctx *c, uint8_t *b)
 		uint16_t dlen;
 		struct ext4_dir_entry_2 *de;
 
-		while (off < bs && n++ < bs / 8) {
+		/* each entry's 8-byte header must lie inside the block */
+		while (off + 8 <= bs && n++ < bs / 8) {
 			len = e4_rec_len_from_disk(e4_le16(((struct ext4_dir_entry_2 *)(b + off))->rec_len), bs);
 			if (len < 8 || off + len > bs || (len & 3))
 				return E4_ERR_DIR_CORRUPT;

@@ -43,6 +43,8 @@ while IFS='|' read -r name size opts; do
 		>/dev/null 2>&1 || { echo "mkseeds: e4mkfs $opts $size failed" >&2; continue; }
 	"$py" "$src/tests/fuzz/e4fz.py" pack "$img" "$out/read/mkfs_$name"
 	cp "$out/read/mkfs_$name" "$out/journal/mkfs_$name"
+	# with the checksum-fixing bit too: mutations then pass verification
+	"$py" "$src/tests/fuzz/e4fz.py" pack "$img" "$out/read/mkfs_${name}_fix" --flags 1
 	"$py" "$src/tests/fuzz/e4fz.py" pack "$img" "$out/debugfs/mkfs_$name" \
 		--prefix "$(printf '%02x%02x%02x00' $((n % 27)) $((n * 7 % 256)) 2 \
 			$(((n + 9) % 27)) $((n * 3 % 256)) 11 $(((n + 18) % 27)) 1 12)"
