@@ -8,23 +8,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static unsigned long long crash_left;
-static FILE *crash_trace;
-
-static errcode_t crash_hook(void *priv, uint64_t offset, size_t len)
-{
-	(void)priv;
-	if (crash_trace) {
-		fprintf(crash_trace, "%llu %zu\n", (unsigned long long)offset, len);
-		fflush(crash_trace);
-	}
-	if (crash_left) {
-		if (--crash_left == 0)
-			_exit(137);
-	}
-	return 0;
-}
-
 /* E4_FAIL_READ: reads overlapping [fail_start, fail_end) fail with EIO. */
 static uint64_t fail_start, fail_end;
 
@@ -51,42 +34,71 @@ static errcode_t parse_fail_read(const char *v)
 	return 0;
 }
 
+static uint64_t crash_left;	/* shared by every handle of the process */
+static int crash_armed;
+static FILE *crash_trace;
+
+/* the crash-point layer's stop: the process ends as at a power failure */
+static void crash_stop(void *priv)
+{
+	(void)priv;
+	_exit(137);
+}
+
+static errcode_t trace_hook(void *priv, uint64_t offset, size_t len)
+{
+	(void)priv;
+	fprintf(crash_trace, "%llu %zu\n", (unsigned long long)offset, len);
+	fflush(crash_trace);
+	return 0;
+}
+
+/* Stack the layers the environment asked for on io. */
+static errcode_t stack_layers(e4_io *io)
+{
+	if (fail_end)
+		e4_io_set_read_hook(io, fail_read_hook, NULL);
+	if (crash_trace)
+		e4_io_set_write_hook(io, trace_hook, NULL);
+	if (crash_armed) {
+		e4_io_layer *crash;
+		errcode_t err = e4_io_crash_layer(&crash_left, 0, crash_stop, NULL, &crash);
+
+		if (err)
+			return err;
+		e4_io_push_layer(io, crash);
+	}
+	return 0;
+}
+
 errcode_t crashpoint_install(e4_io *io)
 {
 	const char *n = getenv("E4_CRASH_AFTER_WRITES");
 	const char *trace = getenv("E4_CRASH_TRACE");
 	const char *fail = getenv("E4_FAIL_READ");
 	static int installed;
+	unsigned long long v;
 	char *end;
 
 	/* a handle opened later (a reopen) joins the same count and trace */
-	if (installed) {
-		if (fail_end)
-			e4_io_set_read_hook(io, fail_read_hook, NULL);
-		if (crash_left || crash_trace)
-			e4_io_set_write_hook(io, crash_hook, NULL);
-		return 0;
-	}
+	if (installed)
+		return stack_layers(io);
 	installed = 1;
 
 	if (n && *n) {
 		errno = 0;
-		crash_left = strtoull(n, &end, 10);
-		if (errno || *end || crash_left == 0)
+		v = strtoull(n, &end, 10);
+		if (errno || *end || v == 0)
 			return EINVAL;
-		crash_left++;	/* N writes pass, the next one ends the process */
+		crash_left = v;	/* N writes pass, the next one ends the process */
+		crash_armed = 1;
 	}
 	if (trace && *trace) {
 		crash_trace = fopen(trace, "a");
 		if (!crash_trace)
 			return errno ? errno : EIO;
 	}
-	if (crash_left || crash_trace)
-		e4_io_set_write_hook(io, crash_hook, NULL);
-	if (fail && *fail) {
-		if (parse_fail_read(fail))
-			return EINVAL;
-		e4_io_set_read_hook(io, fail_read_hook, NULL);
-	}
-	return 0;
+	if (fail && *fail && parse_fail_read(fail))
+		return EINVAL;
+	return stack_layers(io);
 }

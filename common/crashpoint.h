@@ -11,8 +11,10 @@
 /* When the environment variable E4_CRASH_AFTER_WRITES is a number N > 0,
  * stack a write layer on io that lets N writes reach the device and ends
  * the process at once (status 137, as if killed, nothing flushed, no
- * message) when the next one comes; E4_CRASH_TRACE=FILE also appends one
- * line "offset length" per write to FILE.  Does nothing otherwise.
+ * message) when the next one comes (libe4's crash-point layer,
+ * e4_io_crash_layer()); E4_CRASH_TRACE=FILE also appends one line
+ * "offset length" per write that reaches the device to FILE (the write
+ * hook, below the crash point).  Does nothing otherwise.
  * Later calls (handles opened again by the same process) join the same
  * count and trace.  E4_FAIL_READ=OFFSET:LENGTH (bytes) makes every read
  * of the device that touches that range fail with EIO (a bad spot on a

@@ -219,6 +219,89 @@ void e4_io_set_read_hook(e4_io *io, e4_io_read_hook hook, void *priv);
  * clear or rebuild the structure that could not be read. */
 int e4_err_is_io(errcode_t err);
 
+/* ---- Ordered writes (io.c; DESIGN.md "Writing safely") ---------------- */
+/* An ordering point: every block dirtied (e4_io_write_blk) or written
+ * (e4_io_pwrite) before it reaches the device before any block dirtied or
+ * written after it.  Between two ordering points (an epoch) blocks are
+ * still written back sorted by number and merged into runs.  A block of
+ * an earlier epoch dirtied again is first written with its earlier
+ * contents (with every block of its epoch and the ones before), so the
+ * device never sees a later epoch's contents before an earlier epoch is
+ * complete.  Costs nothing until blocks of two epochs are dirty at once;
+ * without ordering points, writeback is as before.  With E4_IO_SYNC_BARRIERS
+ * the device is also synced (fdatasync) between epochs, so that the order
+ * holds across a power failure, not only a process stop.  Errors: those of
+ * the writes it causes (none today: it only starts a new epoch). */
+errcode_t e4_io_barrier(e4_io *io);
+#define E4_IO_SYNC_BARRIERS	0x0008	/* e4_io_open(): fdatasync between epochs */
+
+/* ---- I/O as a stack (io_layer.c; DESIGN.md "I/O layers stack") ---------
+ * Below the block cache, every device read, write, sync and ordering
+ * point goes down a stack of layers to the base (a file or block device,
+ * or memory).  A layer is a struct e4_io_layer with an ops table; an op
+ * left NULL passes the call to the layer below.  Offsets are bytes from
+ * the device's origin (after e4_io_set_offset()).  Tracing, statistics,
+ * crash points and (later) an undo file are layers, not flags. */
+typedef struct e4_io_layer e4_io_layer;
+struct e4_io_layer_ops {
+	const char *name;
+	/* len bytes at offset; errors as e4_io_pread()/e4_io_pwrite() */
+	errcode_t (*read)(e4_io_layer *l, uint64_t offset, void *buf, size_t len);
+	errcode_t (*write)(e4_io_layer *l, uint64_t offset, const void *buf, size_t len);
+	/* make what was written durable (the base: fdatasync) */
+	errcode_t (*sync)(e4_io_layer *l);
+	/* an ordering point reaches the device: every write before it was
+	 * issued, none after (the base syncs with E4_IO_SYNC_BARRIERS) */
+	errcode_t (*barrier)(e4_io_layer *l);
+	/* free the layer (e4_io_close(), for every layer still stacked) */
+	void (*free)(e4_io_layer *l);
+};
+struct e4_io_layer {
+	const struct e4_io_layer_ops *ops;
+	e4_io_layer *below;	/* set by e4_io_push_layer() */
+	int mt_read;		/* 1: its reads may run in several threads at once */
+};
+/* Pass a call to layer l (the first one below it, l included, that has
+ * the op): what a layer calls on l->below.  Used by layers. */
+errcode_t e4_io_layer_read(e4_io_layer *l, uint64_t offset, void *buf, size_t len);
+errcode_t e4_io_layer_write(e4_io_layer *l, uint64_t offset, const void *buf, size_t len);
+errcode_t e4_io_layer_sync(e4_io_layer *l);
+errcode_t e4_io_layer_barrier(e4_io_layer *l);
+/* Put layer on top of io's stack (just below the cache); io owns it from
+ * then on (ops->free at e4_io_close()).  Dirty cached blocks written back
+ * later go through it. */
+void e4_io_push_layer(e4_io *io, e4_io_layer *layer);
+/* Take layer out of io's stack; the caller owns it again.  Write back
+ * first (e4_io_flush()) if its writes must pass through it.
+ * E4_ERR_INVALID_ARGUMENT if it is not in the stack (or is the base). */
+errcode_t e4_io_remove_layer(e4_io *io, e4_io_layer *layer);
+/* The top of io's stack (the base when nothing is pushed). */
+e4_io_layer *e4_io_top_layer(e4_io *io);
+
+/* Statistics layer: counts what passes through it. */
+struct e4_io_stats {
+	uint64_t reads, writes;			/* calls */
+	uint64_t read_bytes, written_bytes;
+	uint64_t syncs, barriers;
+};
+/* A new statistics layer (all counts 0).  E4_ERR_NO_MEMORY. */
+errcode_t e4_io_stats_layer(e4_io_layer **ret);
+/* Copy the counts of a layer made by e4_io_stats_layer(). */
+void e4_io_stats_get(const e4_io_layer *stats, struct e4_io_stats *st);
+
+/* Crash-point layer (crash tests): *left writes pass (the count goes
+ * down as they do; several layers, e.g. a tool's handles on one device,
+ * may share one counter); the next write calls stop(priv) if stop is not
+ * NULL (a tool's crash test ends the process there, as at a power
+ * failure), then fails with EIO, and so does every later write: nothing
+ * more reaches the device.  With E4_IO_CRASH_ONCE only that one write
+ * fails (an I/O error) and every later one passes.  Reads pass.  E4_ERR_NO_MEMORY. */
+#define E4_IO_CRASH_ONCE	0x0001
+errcode_t e4_io_crash_layer(uint64_t *left, int flags, void (*stop)(void *priv), void *priv,
+			    e4_io_layer **ret);
+/* 1 once a crash-point layer has failed a write. */
+int e4_io_crash_tripped(const e4_io_layer *crash);
+
 /* ---- filesystem handle (super.c, group.c) ---------------------------- */
 #define E4_OPEN_RW		0x0001	/* read-write */
 #define E4_OPEN_IGNORE_CSUM	0x0002	/* checksum mismatches are not errors */

@@ -5,10 +5,21 @@
  * read-ahead (sequential misses double the window up to E4_IO_RA_MAX
  * blocks); writes are kept dirty in the cache until e4_io_flush().
  * Bulk file data uses e4_io_read_blk_nocache(), which bypasses the cache.
- * The device is a file or block device (e4_io_open), or memory
- * (e4_io_open_mem: io_mem.c's sparse store, for fuzzing and tests).
+ * Below the cache, reads and writes go down a stack of layers
+ * (io_layer.c) to a base (io_base.c): a file or block device
+ * (e4_io_open), or memory (e4_io_open_mem: io_mem.c's sparse store, for
+ * fuzzing and tests).
+ *
+ * Ordered writes: e4_io_barrier() starts a new epoch; every dirty block
+ * carries the epoch it was dirtied in, and no block reaches the stack
+ * before every block of the earlier epochs did (writeback goes epoch by
+ * epoch, sorted by block number within one; an uncached write first
+ * writes back the earlier epochs; a dirty block of an earlier epoch
+ * dirtied again is written back with its old contents first).  The
+ * stack sees an ordering point (its barrier op) where the epoch of the
+ * writes it gets changes.
  */
-#include "e4_private.h"
+#include "io_int.h"
 #include "io_mem.h"
 
 #include <errno.h>
@@ -27,12 +38,20 @@
 
 struct e4_io_slot {
 	e4_blk_t blk;
+	uint32_t epoch;			/* dirty: the epoch it was dirtied in */
+	uint32_t dpos;			/* dirty: its index in dlist */
 	uint8_t valid;
 	uint8_t dirty;
 };
 
+/* one dirty block in an ordered writeback */
+struct io_order {
+	e4_blk_t blk;
+	uint32_t epoch;
+	uint32_t slot;
+};
+
 struct e4_io {
-	int fd;
 	int flags;
 	uint64_t size;			/* bytes */
 	unsigned blksize;
@@ -42,84 +61,47 @@ struct e4_io {
 	e4_blk_t next_seq;		/* block after the last miss */
 	unsigned ra_window;
 	uint8_t *ra_buf;		/* E4_IO_RA_MAX * blksize */
-	e4_io_write_hook write_hook;	/* stacked layer: tracing, crash tests */
-	void *write_hook_priv;
-	e4_io_read_hook read_hook;	/* stacked layer: read fault injection */
-	void *read_hook_priv;
-	uint64_t base;			/* byte offset of byte 0 (e4_io_set_offset) */
-	uint64_t ahead;			/* e4_io_set_writeback_ahead(), bytes */
-	uint64_t unstarted;		/* written since writeback last started */
-	int unsynced;			/* written since the last fdatasync */
-	struct e4_iomem *mem;		/* e4_io_open_mem(): the device (fd -1) */
+	e4_io_layer *top;		/* the stack below the cache */
+	struct e4_io_base *base;	/* its bottom */
+	struct e4_io_hooks *hooks;	/* e4_io_set_write_hook()/_read_hook() */
+	/* ordered writes */
+	uint32_t epoch;			/* the current epoch */
+	uint32_t out_epoch;		/* epoch of the last write down the stack */
+	int cur_written;		/* a write went down in the current epoch */
+	uint32_t ndirty;		/* dirty slots */
+	uint32_t ncur;			/* dirty slots of the current epoch */
+	uint32_t *dlist;		/* the dirty slots, ndirty of them */
+	struct io_order *order;		/* nslots, scratch of io_writeback_upto() */
 };
 
 static void io_cache_update(e4_io *io, uint64_t offset, const uint8_t *buf, size_t len);
+static errcode_t io_writeback_upto(e4_io *io, uint32_t epoch);
 
 static errcode_t io_errno(void)
 {
 	return errno ? (errcode_t)errno : EIO;
 }
 
-errcode_t e4_io_open(const char *path, int flags, e4_io **ret)
+/* A new handle over base (taken over), cache for 1 KiB blocks. */
+static errcode_t io_new(struct e4_io_base *base, int flags, uint64_t size, e4_io **ret)
 {
-	struct stat st;
-	e4_io *io;
-	int oflags = (flags & E4_IO_RW) ? O_RDWR : O_RDONLY;
-
-	*ret = NULL;
-	io = calloc(1, sizeof(*io));
-	if (!io)
-		return E4_ERR_NO_MEMORY;
-	io->flags = flags;
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer; it is
-	 * refused below like every other non-device, non-file */
-	io->fd = open(path, oflags | O_CLOEXEC | O_NONBLOCK);
-	if (io->fd < 0) {
-		errcode_t err = io_errno();
-		free(io);
-		return err;
-	}
-	if (fstat(io->fd, &st) < 0)
-		goto fail;
-	if (S_ISBLK(st.st_mode)) {
-		uint64_t bytes;
-		if (ioctl(io->fd, BLKGETSIZE64, &bytes) < 0)
-			goto fail;
-		io->size = bytes;
-	} else if (S_ISREG(st.st_mode)) {
-		io->size = (uint64_t)st.st_size;
-	} else {
-		errno = S_ISDIR(st.st_mode) ? EISDIR : ENOTBLK;
-		goto fail;
-	}
-	if (fcntl(io->fd, F_SETFL, fcntl(io->fd, F_GETFL) & ~O_NONBLOCK) < 0)
-		goto fail;
-	*ret = io;
-	return e4_io_set_blksize(io, 1024);
-fail:
-	{
-		errcode_t err = io_errno();
-		close(io->fd);
-		free(io);
-		return err;
-	}
-}
-
-errcode_t e4_io_open_mem(uint64_t size, uint64_t max_bytes, int flags, e4_io **ret)
-{
-	e4_io *io;
+	e4_io *io = calloc(1, sizeof(*io));
 	errcode_t err;
 
 	*ret = NULL;
-	io = calloc(1, sizeof(*io));
-	if (!io)
+	if (!io) {
+		base->l.ops->free(&base->l);
 		return E4_ERR_NO_MEMORY;
-	io->fd = -1;
+	}
 	io->flags = flags;
 	io->size = size;
-	err = e4_iomem_new(max_bytes, &io->mem);
-	if (!err)
+	io->base = base;
+	io->top = &base->l;
+	err = e4_io_hooks_layer(&io->hooks);
+	if (!err) {
+		e4_io_push_layer(io, &io->hooks->l);
 		err = e4_io_set_blksize(io, 1024);
+	}
 	if (err) {
 		e4_io_close(io);
 		return err;
@@ -128,40 +110,179 @@ errcode_t e4_io_open_mem(uint64_t size, uint64_t max_bytes, int flags, e4_io **r
 	return 0;
 }
 
+errcode_t e4_io_open(const char *path, int flags, e4_io **ret)
+{
+	struct stat st;
+	struct e4_io_base *base;
+	uint64_t size;
+	errcode_t err;
+	int oflags = (flags & E4_IO_RW) ? O_RDWR : O_RDONLY;
+	int fd;
+
+	*ret = NULL;
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; it is
+	 * refused below like every other non-device, non-file */
+	fd = open(path, oflags | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return io_errno();
+	if (fstat(fd, &st) < 0)
+		goto fail;
+	if (S_ISBLK(st.st_mode)) {
+		if (ioctl(fd, BLKGETSIZE64, &size) < 0)
+			goto fail;
+	} else if (S_ISREG(st.st_mode)) {
+		size = (uint64_t)st.st_size;
+	} else {
+		errno = S_ISDIR(st.st_mode) ? EISDIR : ENOTBLK;
+		goto fail;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
+		goto fail;
+	err = e4_io_base_fd(fd, flags, &base);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return io_new(base, flags, size, ret);
+fail:
+	err = io_errno();
+	close(fd);
+	return err;
+}
+
+errcode_t e4_io_open_mem(uint64_t size, uint64_t max_bytes, int flags, e4_io **ret)
+{
+	struct e4_io_base *base;
+	errcode_t err;
+
+	*ret = NULL;
+	err = e4_io_base_mem(max_bytes, &base);
+	if (err)
+		return err;
+	return io_new(base, flags, size, ret);
+}
+
 errcode_t e4_io_mem_load(e4_io *io, uint64_t offset, const void *buf, size_t len)
 {
 	errcode_t err;
 
-	if (!io->mem)
+	if (!io->base->mem)
 		return E4_ERR_INVALID_ARGUMENT;
 	if (offset > io->size || len > io->size - offset)
 		return E4_ERR_SHORT_WRITE;
-	err = e4_iomem_write(io->mem, offset + io->base, buf, len);
+	err = e4_iomem_write(io->base->mem, offset + io->base->off, buf, len);
 	if (!err)
 		io_cache_update(io, offset, buf, len);
 	return err;
 }
 
-static errcode_t io_write_slot(e4_io *io, uint32_t i)
+/* ---- the stack ---------------------------------------------------------- */
+void e4_io_push_layer(e4_io *io, e4_io_layer *layer)
+{
+	layer->below = io->top;
+	io->top = layer;
+}
+
+errcode_t e4_io_remove_layer(e4_io *io, e4_io_layer *layer)
+{
+	e4_io_layer **pp = &io->top;
+
+	if (!layer || layer == &io->base->l || layer == &io->hooks->l)
+		return E4_ERR_INVALID_ARGUMENT;
+	while (*pp && *pp != layer)
+		pp = &(*pp)->below;
+	if (!*pp)
+		return E4_ERR_INVALID_ARGUMENT;
+	*pp = layer->below;
+	layer->below = NULL;
+	return 0;
+}
+
+e4_io_layer *e4_io_top_layer(e4_io *io)
+{
+	return io->top;
+}
+
+/* Write len bytes at offset down the stack as part of epoch: the stack
+ * gets an ordering point first when the epoch changes. */
+static errcode_t io_dev_write(e4_io *io, uint32_t epoch, uint64_t offset, const void *buf,
+			      size_t len)
 {
 	errcode_t err;
 
-	err = e4_io_pwrite(io, io->slots[i].blk * (uint64_t)io->blksize,
-			   io->data + (size_t)i * io->blksize, io->blksize);
+	/* a regular file is never extended past the filesystem's device */
+	if ((io->flags & E4_IO_NO_GROW) && (offset > io->size || len > io->size - offset))
+		return E4_ERR_SHORT_WRITE;
+	if (epoch != io->out_epoch) {
+		err = e4_io_layer_barrier(io->top);
+		if (err)
+			return err;
+		io->out_epoch = epoch;
+	}
+	err = e4_io_layer_write(io->top, offset, buf, len);
+	if (err)
+		return err;
+	if (offset + len > io->size)
+		io->size = offset + len;
+	if (epoch == io->epoch)
+		io->cur_written = 1;	/* the next ordering point separates it */
+	return 0;
+}
+
+/* ---- dirty blocks -------------------------------------------------------- */
+/* Slot i now holds a block dirtied in the current epoch (a dirty slot
+ * must already be of the current epoch). */
+static void slot_dirty(e4_io *io, uint32_t i)
+{
+	struct e4_io_slot *s = &io->slots[i];
+
+	if (s->dirty)
+		return;
+	s->dirty = 1;
+	s->epoch = io->epoch;
+	s->dpos = io->ndirty;
+	io->dlist[io->ndirty++] = i;
+	io->ncur++;
+}
+
+static void slot_clean(e4_io *io, uint32_t i)
+{
+	struct e4_io_slot *s = &io->slots[i];
+	uint32_t last;
+
+	if (!s->dirty)
+		return;
+	s->dirty = 0;
+	if (s->epoch == io->epoch)
+		io->ncur--;
+	last = io->dlist[--io->ndirty];
+	io->dlist[s->dpos] = last;
+	io->slots[last].dpos = s->dpos;
+}
+
+/* Write slots i .. i+n-1 (consecutive blocks, one epoch) in one call. */
+static errcode_t io_write_run(e4_io *io, uint32_t i, uint32_t n)
+{
+	errcode_t err;
+
+	err = io_dev_write(io, io->slots[i].epoch, io->slots[i].blk * (uint64_t)io->blksize,
+			   io->data + (size_t)i * io->blksize, (size_t)n * io->blksize);
 	if (!err)
-		io->slots[i].dirty = 0;
+		for (uint32_t k = 0; k < n; k++)
+			slot_clean(io, i + k);
 	return err;
 }
 
-/* Write every dirty block.  The cache is direct-mapped (slot = block mod
+/* Write every dirty block when they are all of one epoch (the case
+ * without ordering points).  The cache is direct-mapped (slot = block mod
  * nslots), so dirty neighbours on disk sit in neighbouring slots: each
  * such run goes out as one write (the reserved GDT blocks, bitmaps and
  * inode table blocks of a new filesystem are long runs). */
-static errcode_t io_writeback(e4_io *io)
+static errcode_t io_writeback_scan(e4_io *io)
 {
 	errcode_t err = 0, e;
 
-	for (uint32_t i = 0; i < io->nslots; i++) {
+	for (uint32_t i = 0; i < io->nslots && io->ndirty; i++) {
 		uint32_t n = 1;
 
 		if (!io->slots[i].valid || !io->slots[i].dirty)
@@ -169,31 +290,116 @@ static errcode_t io_writeback(e4_io *io)
 		while (i + n < io->nslots && io->slots[i + n].valid && io->slots[i + n].dirty &&
 		       io->slots[i + n].blk == io->slots[i].blk + n)
 			n++;
-		e = e4_io_pwrite(io, io->slots[i].blk * (uint64_t)io->blksize,
-				 io->data + (size_t)i * io->blksize, (size_t)n * io->blksize);
-		if (!e) {
-			for (uint32_t k = 0; k < n; k++)
-				io->slots[i + k].dirty = 0;
-		} else if (!err) {
+		e = io_write_run(io, i, n);
+		if (e && !err)
 			err = e;
-		}
 		i += n - 1;
 	}
 	return err;
 }
 
+static int order_cmp(const void *a, const void *b)
+{
+	const struct io_order *x = a, *y = b;
+
+	if (x->epoch != y->epoch)
+		return x->epoch < y->epoch ? -1 : 1;
+	return x->blk < y->blk ? -1 : x->blk > y->blk;
+}
+
+/* Write every dirty block of the epochs up to epoch, the earliest epoch
+ * first, each sorted by block number with neighbours merged.  Stops at
+ * the first failure: nothing of a later epoch goes out after it. */
+static errcode_t io_writeback_upto(e4_io *io, uint32_t epoch)
+{
+	uint32_t n = 0;
+
+	if (!io->ndirty)
+		return 0;
+	if (io->ndirty == io->ncur)	/* one epoch: the current one */
+		return epoch >= io->epoch ? io_writeback_scan(io) : 0;
+	for (uint32_t k = 0; k < io->ndirty; k++) {
+		const struct e4_io_slot *s = &io->slots[io->dlist[k]];
+
+		if (s->epoch <= epoch)
+			io->order[n++] = (struct io_order){ s->blk, s->epoch, io->dlist[k] };
+	}
+	qsort(io->order, n, sizeof(*io->order), order_cmp);
+	for (uint32_t j = 0; j < n;) {
+		uint32_t r = 1;
+		errcode_t err;
+
+		while (j + r < n && io->order[j + r].epoch == io->order[j].epoch &&
+		       io->order[j + r].blk == io->order[j].blk + r &&
+		       io->order[j + r].slot == io->order[j].slot + r)
+			r++;
+		err = io_write_run(io, io->order[j].slot, r);
+		if (err)
+			return err;
+		j += r;
+	}
+	return 0;
+}
+
+/* Every block of the epochs before epoch is on the device after this. */
+static errcode_t io_complete_before(e4_io *io, uint32_t epoch)
+{
+	if (!epoch || io->ndirty == io->ncur)
+		return 0;
+	return io_writeback_upto(io, epoch - 1);
+}
+
+/* Make room in dirty slot i: write it back, after the earlier epochs. */
+static errcode_t io_evict(e4_io *io, uint32_t i)
+{
+	errcode_t err = io_complete_before(io, io->slots[i].epoch);
+
+	if (!err && io->slots[i].dirty)
+		err = io_write_run(io, i, 1);
+	return err;
+}
+
+errcode_t e4_io_barrier(e4_io *io)
+{
+	errcode_t err;
+
+	if (!io->ncur && !io->cur_written)
+		return 0;	/* nothing to put in order */
+	if (io->epoch == UINT32_MAX) {
+		/* out of epochs: everything out, and start again at 0 */
+		err = io_writeback_upto(io, io->epoch);
+		if (!err)
+			err = e4_io_layer_barrier(io->top);
+		if (err)
+			return err;
+		io->epoch = io->out_epoch = 0;
+		io->ncur = 0;
+		io->cur_written = 0;
+		return 0;
+	}
+	io->epoch++;
+	io->ncur = 0;
+	io->cur_written = 0;
+	return 0;
+}
+
 void e4_io_close(e4_io *io)
 {
+	e4_io_layer *l, *next;
+
 	if (!io)
 		return;
-	if (io->flags & E4_IO_RW)
-		io_writeback(io);
-	if (io->fd >= 0)
-		close(io->fd);
-	e4_iomem_free(io->mem);
+	if ((io->flags & E4_IO_RW) && io->slots)
+		io_writeback_upto(io, io->epoch);
+	for (l = io->top; l; l = next) {
+		next = l->below;
+		l->ops->free(l);
+	}
 	free(io->slots);
 	free(io->data);
 	free(io->ra_buf);
+	free(io->dlist);
+	free(io->order);
 	free(io);
 }
 
@@ -204,11 +410,11 @@ uint64_t e4_io_size(e4_io *io)
 
 errcode_t e4_io_set_offset(e4_io *io, uint64_t offset)
 {
-	uint64_t end = io->size + io->base;
+	uint64_t end = io->size + io->base->off;
 
 	if (offset > end)
 		return E4_ERR_INVALID_ARGUMENT;
-	io->base = offset;
+	io->base->off = offset;
 	io->size = end - offset;
 	return 0;
 }
@@ -224,22 +430,29 @@ errcode_t e4_io_set_blksize(e4_io *io, unsigned blocksize)
 	if (io->blksize == blocksize && io->slots)
 		return 0;
 	if (io->slots && (io->flags & E4_IO_RW)) {
-		err = io_writeback(io);
+		err = io_writeback_upto(io, io->epoch);
 		if (err)
 			return err;
 	}
 	free(io->slots);
 	free(io->data);
 	free(io->ra_buf);
+	free(io->dlist);
+	free(io->order);
 	io->slots = NULL;
 	io->data = io->ra_buf = NULL;
-	n = (io->mem ? E4_IO_MEM_CACHE_BYTES : E4_IO_CACHE_BYTES) / blocksize;
+	io->dlist = NULL;
+	io->order = NULL;
+	io->nslots = io->ndirty = io->ncur = 0;
+	n = (io->base->mem ? E4_IO_MEM_CACHE_BYTES : E4_IO_CACHE_BYTES) / blocksize;
 	if (n < E4_IO_CACHE_MIN)
 		n = E4_IO_CACHE_MIN;
 	io->slots = calloc(n, sizeof(*io->slots));
 	io->data = malloc((size_t)n * blocksize);
 	io->ra_buf = malloc((size_t)E4_IO_RA_MAX * blocksize);
-	if (!io->slots || !io->data || !io->ra_buf)
+	io->dlist = malloc((size_t)n * sizeof(*io->dlist));
+	io->order = malloc((size_t)n * sizeof(*io->order));
+	if (!io->slots || !io->data || !io->ra_buf || !io->dlist || !io->order)
 		return E4_ERR_NO_MEMORY;
 	io->nslots = n;
 	io->blksize = blocksize;
@@ -250,40 +463,15 @@ errcode_t e4_io_set_blksize(e4_io *io, unsigned blocksize)
 
 errcode_t e4_io_pread(e4_io *io, uint64_t offset, void *buf, size_t len)
 {
-	uint8_t *p = buf;
-
 	if (offset > io->size || len > io->size - offset)
 		return E4_ERR_SHORT_READ;
-	if (io->read_hook) {
-		errcode_t err = io->read_hook(io->read_hook_priv, offset, len);
-		if (err)
-			return err;
-	}
-	if (io->mem) {
-		e4_iomem_read(io->mem, offset + io->base, p, len);
-		return 0;
-	}
-	while (len) {
-		ssize_t r = pread(io->fd, p, len, (off_t)(offset + io->base));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return io_errno();
-		}
-		if (r == 0)
-			return E4_ERR_SHORT_READ;
-		p += r;
-		offset += (uint64_t)r;
-		len -= (size_t)r;
-	}
-	return 0;
+	return e4_io_layer_read(io->top, offset, buf, len);
 }
 
 static inline uint32_t io_slot(e4_io *io, e4_blk_t blk);
 
 /* An uncached write must not leave an older copy of its blocks in the
- * cache: copy the new bytes into every cached block it touches (a slot
- * written back by io_write_slot() is its own source and is skipped). */
+ * cache: copy the new bytes into every cached block it touches. */
 static void io_cache_update(e4_io *io, uint64_t offset, const uint8_t *buf, size_t len)
 {
 	uint64_t bs = io->blksize, first, last;
@@ -312,53 +500,20 @@ static void io_cache_update(e4_io *io, uint64_t offset, const uint8_t *buf, size
 
 errcode_t e4_io_pwrite(e4_io *io, uint64_t offset, const void *buf, size_t len)
 {
-	const uint8_t *p = buf;
+	errcode_t err;
 
 	if (!(io->flags & E4_IO_RW))
 		return E4_ERR_READ_ONLY;
-	/* a regular file is never extended past the filesystem's device */
 	if ((io->flags & E4_IO_NO_GROW) && (offset > io->size || len > io->size - offset))
 		return E4_ERR_SHORT_WRITE;
-	if (io->write_hook) {
-		errcode_t err = io->write_hook(io->write_hook_priv, offset, len);
-		if (err)
-			return err;
-	}
+	/* a write of the current epoch: the earlier ones go first */
+	err = io_complete_before(io, io->epoch);
+	if (err)
+		return err;
+	err = io_dev_write(io, io->epoch, offset, buf, len);
+	if (err)
+		return err;
 	io_cache_update(io, offset, buf, len);
-	if (io->mem) {
-		errcode_t err = e4_iomem_write(io->mem, offset + io->base, p, len);
-
-		if (err)
-			return err;
-		p += len;
-		offset += len;
-		len = 0;
-	}
-	while (len) {
-		ssize_t r = pwrite(io->fd, p, len, (off_t)(offset + io->base));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return io_errno();
-		}
-		if (r == 0)
-			return E4_ERR_SHORT_WRITE;
-		p += r;
-		offset += (uint64_t)r;
-		len -= (size_t)r;
-	}
-	if (offset > io->size)
-		io->size = offset;
-	io->unsynced = 1;
-	if (io->ahead && !io->mem) {
-		io->unstarted += (uint64_t)(p - (const uint8_t *)buf);
-		if (io->unstarted >= io->ahead) {
-			/* a hint: errors (EINVAL on some targets) come back, if
-			 * real, from the fsync in e4_io_flush() */
-			(void)sync_file_range(io->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-			io->unstarted = 0;
-		}
-	}
 	return 0;
 }
 
@@ -388,7 +543,7 @@ static errcode_t io_fill(e4_io *io, e4_blk_t blk, unsigned count)
 		if (s->valid && s->blk == blk + k)
 			continue;	/* keep what we have (it may be newer) */
 		if (s->valid && s->dirty) {
-			err = io_write_slot(io, i);
+			err = io_evict(io, i);
 			if (err)
 				return err;
 		}
@@ -396,7 +551,6 @@ static errcode_t io_fill(e4_io *io, e4_blk_t blk, unsigned count)
 		       io->ra_buf + (size_t)k * io->blksize, io->blksize);
 		s->blk = blk + k;
 		s->valid = 1;
-		s->dirty = 0;
 	}
 	return 0;
 }
@@ -473,7 +627,12 @@ errcode_t e4_io_read_nocache(e4_io *io, uint64_t offset, void *buf, size_t len)
 
 int e4_io_read_nocache_threadsafe(e4_io *io)
 {
-	return !(io->flags & E4_IO_RW) && !io->read_hook;
+	if (io->flags & E4_IO_RW)
+		return 0;
+	for (const e4_io_layer *l = io->top; l; l = l->below)
+		if (!l->mt_read)
+			return 0;
+	return 1;
 }
 
 errcode_t e4_io_write_blk(e4_io *io, e4_blk_t blk, unsigned count, const void *buf)
@@ -488,14 +647,20 @@ errcode_t e4_io_write_blk(e4_io *io, e4_blk_t blk, unsigned count, const void *b
 		struct e4_io_slot *s = &io->slots[i];
 
 		if (s->valid && s->dirty && s->blk != blk) {
-			err = io_write_slot(io, i);
+			err = io_evict(io, i);
+			if (err)
+				return err;
+		} else if (s->valid && s->dirty && s->epoch != io->epoch) {
+			/* dirty in an earlier epoch: those contents belong
+			 * there, and go out with it before they are replaced */
+			err = io_writeback_upto(io, s->epoch);
 			if (err)
 				return err;
 		}
 		memcpy(io->data + (size_t)i * io->blksize, p, io->blksize);
 		s->blk = blk;
 		s->valid = 1;
-		s->dirty = 1;
+		slot_dirty(io, i);
 	}
 	return 0;
 }
@@ -506,45 +671,39 @@ errcode_t e4_io_flush(e4_io *io)
 
 	if (!(io->flags & E4_IO_RW))
 		return 0;
-	err = io_writeback(io);
+	err = io_writeback_upto(io, io->epoch);
 	if (err)
 		return err;
-	/* nothing written since the last flush: nothing to wait for.  Data
-	 * and what finds it (allocation, size) are what must be durable:
-	 * fdatasync, which skips a commit for timestamps alone. */
-	if (!io->unsynced || io->mem) {
-		io->unsynced = 0;
-		return 0;
-	}
-	if (fdatasync(io->fd) < 0)
-		return io_errno();
-	io->unsynced = 0;
-	return 0;
+	return e4_io_layer_sync(io->top);
 }
 
 void e4_io_discard(e4_io *io)
 {
-	for (uint32_t i = 0; i < io->nslots; i++)
-		if (io->slots[i].dirty)
-			io->slots[i].valid = io->slots[i].dirty = 0;
+	while (io->ndirty) {
+		uint32_t i = io->dlist[io->ndirty - 1];
+
+		slot_clean(io, i);
+		io->slots[i].valid = 0;
+	}
 }
 
 void e4_io_set_writeback_ahead(e4_io *io, uint64_t bytes)
 {
-	io->ahead = bytes;
-	io->unstarted = 0;
+	io->base->ahead = bytes;
+	io->base->unstarted = 0;
 }
 
 void e4_io_set_write_hook(e4_io *io, e4_io_write_hook hook, void *priv)
 {
-	io->write_hook = hook;
-	io->write_hook_priv = priv;
+	io->hooks->write_hook = hook;
+	io->hooks->write_priv = priv;
 }
 
 void e4_io_set_read_hook(e4_io *io, e4_io_read_hook hook, void *priv)
 {
-	io->read_hook = hook;
-	io->read_hook_priv = priv;
+	io->hooks->read_hook = hook;
+	io->hooks->read_priv = priv;
+	io->hooks->l.mt_read = hook == NULL;
 }
 
 int e4_err_is_io(errcode_t err)
