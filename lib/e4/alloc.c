@@ -486,7 +486,12 @@ static errcode_t flush_common(e4_fs *fs, int gdt_changed, errcode_t (*gdt_write)
 			return err;
 	}
 	if (gdt_changed || fs->sb_dirty) {
-		err = e4_super_write(fs);
+		/* the superblock last of all (DESIGN.md "Writing safely"):
+		 * every block dirtied before this flush reaches the device
+		 * before it, not in block order beside it */
+		err = e4_io_barrier(fs->io);
+		if (!err)
+			err = e4_super_write(fs);
 		if (err)
 			return err;
 	}
