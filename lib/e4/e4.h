@@ -143,7 +143,9 @@ uint32_t e4_jsb_csum(const journal_superblock_t *jsb);
 #define E4_IO_NO_GROW	0x0004	/* writes past the size: E4_ERR_SHORT_WRITE (a
 				   regular file is never extended) */
 
-/* Open an image file or block device.  Errors: errno values. */
+/* Open an image file or block device (the base of a new I/O stack, with
+ * E4_IO_SYNC_BARRIERS: see e4_io_barrier()).  Errors: errno values,
+ * E4_ERR_NO_MEMORY. */
 errcode_t e4_io_open(const char *path, int flags, e4_io **ret);
 void e4_io_close(e4_io *io);
 /* A device in memory of size bytes (fuzzing, tests): it reads as zeros
@@ -197,7 +199,9 @@ void e4_io_discard(e4_io *io);
  * called before every write that reaches the device (cached blocks when
  * they are written back, uncached writes at once) with its byte offset
  * and length; a non-zero return is returned by that write instead of
- * writing.  Used for write tracing and crash tests; NULL removes it. */
+ * writing.  Used for write tracing and crash tests; NULL removes it.
+ * The hooks are io's own layer, just above the base: layers pushed with
+ * e4_io_push_layer() see a write before them. */
 typedef errcode_t (*e4_io_write_hook)(void *priv, uint64_t offset, size_t len);
 void e4_io_set_write_hook(e4_io *io, e4_io_write_hook hook, void *priv);
 /* Start the device's writeback (asynchronously: sync_file_range's
