@@ -68,6 +68,7 @@ struct e4_io {
 	uint32_t epoch;			/* the current epoch */
 	uint32_t out_epoch;		/* epoch of the last write down the stack */
 	int cur_written;		/* a write went down in the current epoch */
+	uint32_t min_epoch;		/* no dirty slot is of an earlier epoch */
 	uint32_t ndirty;		/* dirty slots */
 	uint32_t ncur;			/* dirty slots of the current epoch */
 	uint32_t *dlist;		/* the dirty slots, ndirty of them */
@@ -313,11 +314,18 @@ static int order_cmp(const void *a, const void *b)
 static errcode_t io_writeback_upto(e4_io *io, uint32_t epoch)
 {
 	uint32_t n = 0;
+	errcode_t err;
 
 	if (!io->ndirty)
 		return 0;
-	if (io->ndirty == io->ncur)	/* one epoch: the current one */
-		return epoch >= io->epoch ? io_writeback_scan(io) : 0;
+	if (io->ndirty == io->ncur) {	/* one epoch: the current one */
+		if (epoch < io->epoch)
+			return 0;
+		err = io_writeback_scan(io);
+		if (!err)
+			io->min_epoch = io->epoch;
+		return err;
+	}
 	for (uint32_t k = 0; k < io->ndirty; k++) {
 		const struct e4_io_slot *s = &io->slots[io->dlist[k]];
 
@@ -327,7 +335,6 @@ static errcode_t io_writeback_upto(e4_io *io, uint32_t epoch)
 	qsort(io->order, n, sizeof(*io->order), order_cmp);
 	for (uint32_t j = 0; j < n;) {
 		uint32_t r = 1;
-		errcode_t err;
 
 		while (j + r < n && io->order[j + r].epoch == io->order[j].epoch &&
 		       io->order[j + r].blk == io->order[j].blk + r &&
@@ -338,13 +345,17 @@ static errcode_t io_writeback_upto(e4_io *io, uint32_t epoch)
 			return err;
 		j += r;
 	}
+	if (epoch >= io->epoch)
+		io->min_epoch = io->epoch;
+	else if (epoch + 1 > io->min_epoch)
+		io->min_epoch = epoch + 1;
 	return 0;
 }
 
 /* Every block of the epochs before epoch is on the device after this. */
 static errcode_t io_complete_before(e4_io *io, uint32_t epoch)
 {
-	if (!epoch || io->ndirty == io->ncur)
+	if (!epoch || io->ndirty == io->ncur || io->min_epoch >= epoch)
 		return 0;
 	return io_writeback_upto(io, epoch - 1);
 }
@@ -372,7 +383,7 @@ errcode_t e4_io_barrier(e4_io *io)
 			err = e4_io_layer_barrier(io->top);
 		if (err)
 			return err;
-		io->epoch = io->out_epoch = 0;
+		io->epoch = io->out_epoch = io->min_epoch = 0;
 		io->ncur = 0;
 		io->cur_written = 0;
 		return 0;
@@ -444,6 +455,7 @@ errcode_t e4_io_set_blksize(e4_io *io, unsigned blocksize)
 	io->dlist = NULL;
 	io->order = NULL;
 	io->nslots = io->ndirty = io->ncur = 0;
+	io->min_epoch = io->epoch;
 	n = (io->base->mem ? E4_IO_MEM_CACHE_BYTES : E4_IO_CACHE_BYTES) / blocksize;
 	if (n < E4_IO_CACHE_MIN)
 		n = E4_IO_CACHE_MIN;
@@ -685,6 +697,7 @@ void e4_io_discard(e4_io *io)
 		slot_clean(io, i);
 		io->slots[i].valid = 0;
 	}
+	io->min_epoch = io->epoch;
 }
 
 void e4_io_set_writeback_ahead(e4_io *io, uint64_t bytes)
