@@ -237,6 +237,10 @@ int e4_err_is_io(errcode_t err);
  * holds across a power failure, not only a process stop.  Errors: those of
  * the writes it causes (none today: it only starts a new epoch). */
 errcode_t e4_io_barrier(e4_io *io);
+/* e4_io_barrier() on fs's device: what an operation calls between its
+ * steps (data and new metadata; then what makes them reachable; the
+ * superblock last, which e4_alloc_flush() does itself). */
+errcode_t e4_order_point(e4_fs *fs);
 #define E4_IO_SYNC_BARRIERS	0x0008	/* e4_io_open(): fdatasync between epochs */
 
 /* ---- I/O as a stack (io_layer.c; DESIGN.md "I/O layers stack") ---------

@@ -394,6 +394,11 @@ errcode_t e4_io_barrier(e4_io *io)
 	return 0;
 }
 
+errcode_t e4_order_point(e4_fs *fs)
+{
+	return e4_io_barrier(fs->io);
+}
+
 void e4_io_close(e4_io *io)
 {
 	e4_io_layer *l, *next;

@@ -199,10 +199,12 @@ static errcode_t log_write(void *priv, uint64_t offset, size_t len)
 }
 
 /* e4_alloc_flush() writes the superblock last of all (DESIGN.md "Writing
- * safely"), after the blocks dirtied before it: here an inode's table
- * block and a directory block.  Bug it catches: the superblock written
- * back with them in block order (block 1 before the inode table), so a
- * stop in between leaves the superblock's new state with old blocks. */
+ * safely"), after the blocks dirtied before it: here a data block, then
+ * (after an ordering point, e4_order_point()) the inode that reaches it.
+ * The data block goes out before the inode's table block although it
+ * lies after it.  Bug it catches: the superblock written back with them
+ * in block order (block 1 before the inode table), so a stop in between
+ * leaves the superblock's new state with old blocks. */
 static void superblock_last(void **state)
 {
 	union e4_inode_buf ib;
@@ -210,6 +212,8 @@ static void superblock_last(void **state)
 	uint8_t blk[1024];
 	e4_blk_t free_blk;
 	e4_ino_t ino;
+	uint64_t ioff;
+	unsigned at_data = 99, at_inode = 99;
 	e4_io *io;
 	e4_fs *fs;
 
@@ -226,15 +230,25 @@ static void superblock_last(void **state)
 	ib.inode.i_links_count = e4_cpu_to_le16(1);
 	assert_int_equal(e4_inode_mark(fs, ino, 1, 0, NULL), 0);
 	assert_int_equal(e4_block_mark(fs, free_blk, 1, 1, NULL), 0);
-	assert_int_equal(e4_inode_write(fs, ino, &ib), 0);
 	memset(blk, 0x5a, sizeof(blk));
 	assert_int_equal(e4_io_write_blk(io, free_blk, 1, blk), 0);
+	assert_int_equal(e4_order_point(fs), 0);
+	ib.inode.i_block[0] = e4_cpu_to_le32((uint32_t)free_blk);
+	assert_int_equal(e4_inode_write(fs, ino, &ib), 0);
+	assert_int_equal(e4_inode_location(fs, ino, &ioff), 0);
+	assert_true(ioff / 1024 < free_blk);
 	assert_int_equal(e4_alloc_flush(fs), 0);
-	/* bitmaps, descriptors, the inode table and data block, superblock */
+	/* bitmaps, descriptors, the data block, the inode table, superblock */
 	assert_true(w.n >= 4);
 	assert_int_equal(w.off[w.n - 1], 1024);
-	for (unsigned i = 0; i + 1 < w.n; i++)
+	for (unsigned i = 0; i + 1 < w.n; i++) {
 		assert_int_not_equal(w.off[i], 1024);
+		if (w.off[i] == free_blk * 1024)
+			at_data = i;
+		if (w.off[i] == ioff / 1024 * 1024)
+			at_inode = i;
+	}
+	assert_true(at_data < at_inode && at_inode < w.n);
 	e4_io_set_write_hook(io, NULL, NULL);
 	assert_int_equal(e4_close(fs), 0);
 	e4_io_close(io);
