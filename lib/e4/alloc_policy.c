@@ -89,6 +89,14 @@ struct run {
 	uint64_t len;		/* clusters */
 };
 
+/* best becomes r if r is longer (of equals the first seen stays: the
+ * nearest to the goal in search order). */
+static void keep_longer(struct run *best, const struct run *r)
+{
+	if (r->len > best->len)
+		*best = *r;
+}
+
 /* The first run of want free clusters at or after goal's cluster, groups
  * in order from goal's and wrapping once (a run goes on into the next
  * group when their clusters touch); else the longest run seen (the
@@ -135,8 +143,7 @@ static errcode_t find_run(e4_fs *fs, e4_blk_t goal, uint64_t want, uint64_t min,
 			if (cur.len && cur.start + (cur.len << cb) == zb) {
 				cur.len += s - z;	/* goes on from the previous group */
 			} else {
-				if (cur.len > best.len)
-					best = cur;
+				keep_longer(&best, &cur);
 				cur.start = zb;
 				cur.len = s - z;
 			}
@@ -148,8 +155,7 @@ static errcode_t find_run(e4_fs *fs, e4_blk_t goal, uint64_t want, uint64_t min,
 			c = s;
 		}
 	}
-	if (cur.len > best.len)
-		best = cur;
+	keep_longer(&best, &cur);
 	if (!best.len || best.len < min)
 		return E4_ERR_NO_SPACE;
 	*out = best;
