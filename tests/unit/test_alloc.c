@@ -501,9 +501,55 @@ static e4_ino_t make_file(e4_fs *fs, e4_ino_t parent, const char *name, uint64_t
 }
 
 /* ---- INODE_UNINIT groups and the table's never-used part -------------- */
-static void uninit_groups(void **state)
+/* Fill group g's inode table in image img (closed) with garbage that
+ * reads as live inodes (mode 0100644, one link); *d gets g's descriptor. */
+static void plant_junk(const char *img, e4_group_t g, struct e4_group *d)
 {
 	static uint8_t junk[256 * 32];
+	uint32_t ipg, isz;
+	e4_fs *fs;
+	int fd;
+
+	assert_int_equal(e4_open(img, 0, 0, 0, &fs), 0);
+	ipg = e4_geom(fs)->inodes_per_group;
+	isz = e4_geom(fs)->inode_size;
+	*d = grp(fs, g);
+	assert_int_equal(e4_close(fs), 0);
+	assert_true(ipg * isz <= sizeof(junk));
+	assert_int_equal(d->flags & (EXT4_BG_INODE_UNINIT | EXT4_BG_INODE_ZEROED),
+			 EXT4_BG_INODE_UNINIT);
+	memset(junk, 0xA5, sizeof(junk));
+	for (uint32_t i = 0; i < ipg; i++) {
+		junk[i * isz + 0] = 0xA4;	/* i_mode 0100644 */
+		junk[i * isz + 1] = 0x81;
+		junk[i * isz + 26] = 1;		/* i_links_count */
+		junk[i * isz + 27] = 0;
+	}
+	fd = open(img, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, junk, (size_t)ipg * isz, (off_t)d->inode_table * 1024),
+			 (ssize_t)ipg * isz);
+	close(fd);
+}
+
+/* Write inode ino (marked in use already) as an empty file name in the
+ * root. */
+static void write_file_inode(e4_fs *fs, e4_ino_t ino, const char *name)
+{
+	union e4_inode_buf ib;
+
+	memset(&ib, 0, sizeof(ib));
+	ib.inode.i_mode = e4_cpu_to_le16(EXT4_S_IFREG | 0600);
+	ib.inode.i_links_count = e4_cpu_to_le16(1);
+	ib.inode.i_extra_isize = e4_cpu_to_le16(32);
+	e4_extent_root_init(&ib.inode);
+	assert_int_equal(e4_inode_write(fs, ino, &ib), 0);
+	assert_int_equal(e4_dir_insert(fs, EXT4_ROOT_INO, name, strlen(name), ino, EXT4_FT_REG_FILE),
+			 0);
+}
+
+static void uninit_groups(void **state)
+{
 	uint32_t ipg, isz;
 	struct e4_group d4, d6;
 	e4_ino_t ino, ino6;
@@ -515,27 +561,11 @@ static void uninit_groups(void **state)
 	fs = begin(state, img_uninit, 0);
 	ipg = e4_geom(fs)->inodes_per_group;
 	isz = e4_geom(fs)->inode_size;
-	d4 = grp(fs, 4);
 	d6 = grp(fs, 6);
 	assert_int_equal(e4_close(fs), 0);
-	assert_true(ipg * isz <= sizeof(junk));
-	assert_int_equal(d4.flags & (EXT4_BG_INODE_UNINIT | EXT4_BG_INODE_ZEROED),
-			 EXT4_BG_INODE_UNINIT);
 	assert_int_equal(d6.flags & (EXT4_BG_INODE_UNINIT | EXT4_BG_BLOCK_UNINIT),
 			 EXT4_BG_INODE_UNINIT | EXT4_BG_BLOCK_UNINIT);
-	/* garbage in group 4's table that reads as live inodes */
-	memset(junk, 0xA5, sizeof(junk));
-	for (uint32_t i = 0; i < ipg; i++) {
-		junk[i * isz + 0] = 0xA4;	/* i_mode 0100644 */
-		junk[i * isz + 1] = 0x81;
-		junk[i * isz + 26] = 1;		/* i_links_count */
-		junk[i * isz + 27] = 0;
-	}
-	fd = open(img_uninit, O_RDWR);
-	assert_true(fd >= 0);
-	assert_int_equal(pwrite(fd, junk, (size_t)ipg * isz, (off_t)d4.inode_table * 1024),
-			 (ssize_t)ipg * isz);
-	close(fd);
+	plant_junk(img_uninit, 4, &d4);
 
 	fs = begin(NULL, img_uninit, 1);
 	/* a mark deep in the table: slots 0-4 zeroed, the group initialised */
@@ -557,17 +587,7 @@ static void uninit_groups(void **state)
 	}
 	close(fd);
 	/* the mark above is only the bitmap: write it as a file in the root */
-	{
-		union e4_inode_buf ib;
-
-		memset(&ib, 0, sizeof(ib));
-		ib.inode.i_mode = e4_cpu_to_le16(EXT4_S_IFREG | 0600);
-		ib.inode.i_links_count = e4_cpu_to_le16(1);
-		ib.inode.i_extra_isize = e4_cpu_to_le16(32);
-		e4_extent_root_init(&ib.inode);
-		assert_int_equal(e4_inode_write(fs, ino, &ib), 0);
-		assert_int_equal(e4_dir_insert(fs, EXT4_ROOT_INO, "deep", 4, ino, EXT4_FT_REG_FILE), 0);
-	}
+	write_file_inode(fs, ino, "deep");
 	/* e4_alloc_inode with the parent in group 6: its first inode, both
 	 * UNINIT flags gone, its block bitmap made real */
 	ino6 = new_inode(fs, 6 * ipg + 1, EXT4_S_IFREG | 0644);
@@ -583,6 +603,45 @@ static void uninit_groups(void **state)
 	assert_int_equal(grp(fs, 8).flags & EXT4_BG_BLOCK_UNINIT, 0);
 	assert_int_equal(e4_block_mark(fs, first, 1, 0, NULL), 0);
 	close_clean(fs, img_uninit);
+}
+
+/* The caller's maps over an INODE_UNINIT group: the table below a new
+ * inode is zeroed as the map says (the descriptor is left alone), then
+ * e4_bmap_store_inodes() initialises the group; e2fsck finds the files
+ * and no phantom inode in the slot left free. */
+static void hook_uninit(void **state)
+{
+	struct e4_bmap *bm, *im;
+	struct e4_group d3;
+	uint32_t ipg;
+	e4_ino_t ino;
+	e4_fs *fs;
+
+	fs = begin(state, img_hook, 0);
+	ipg = e4_geom(fs)->inodes_per_group;
+	assert_int_equal(e4_close(fs), 0);
+	plant_junk(img_hook, 3, &d3);
+	fs = begin(NULL, img_hook, 1);
+	assert_int_equal(e4_bmap_load_blocks(fs, E4_BMAP_RUNS, 0, NULL, NULL, &bm), 0);
+	assert_int_equal(e4_bmap_load_inodes(fs, E4_BMAP_RUNS, 0, NULL, NULL, &im), 0);
+	assert_int_equal(e4_alloc_set_maps(fs, bm, im), 0);
+	assert_int_equal(e4_inode_mark(fs, 3 * ipg + 4, 1, 0, NULL), 0);
+	assert_int_equal(grp(fs, 3).flags & EXT4_BG_INODE_UNINIT, EXT4_BG_INODE_UNINIT);
+	write_file_inode(fs, 3 * ipg + 4, "h4");
+	assert_int_equal(e4_inode_mark(fs, 3 * ipg + 2, 1, 0, NULL), 0);
+	write_file_inode(fs, 3 * ipg + 2, "h2");
+	assert_int_equal(e4_alloc_inode(fs, 3 * ipg + 1, EXT4_S_IFREG | 0600, &ino), 0);
+	assert_int_equal(ino, 3 * ipg + 1);
+	write_file_inode(fs, ino, "h1");
+	assert_int_equal(e4_alloc_set_maps(fs, NULL, NULL), 0);
+	assert_int_equal(e4_bmap_store_blocks(fs, bm, 0), 0);
+	assert_int_equal(e4_bmap_store_inodes(fs, im, 0), 0);
+	d3 = grp(fs, 3);
+	assert_int_equal(d3.flags & EXT4_BG_INODE_UNINIT, 0);
+	assert_int_equal(d3.itable_unused, ipg - 4);
+	e4_bmap_free(bm);
+	e4_bmap_free(im);
+	close_clean(fs, img_hook);
 }
 
 /* ---- Orlov and locality, then the judges ------------------------------ */
@@ -646,6 +705,7 @@ int main(void)
 		cmocka_unit_test(bigalloc_counts),
 		cmocka_unit_test(hook_maps),
 		cmocka_unit_test(uninit_groups),
+		cmocka_unit_test(hook_uninit),
 		cmocka_unit_test(dirs_spread_files_near),
 	};
 
