@@ -47,6 +47,8 @@ errcode_t e4_alloc_itable_zero(e4_fs *fs, e4_group_t g, uint32_t from, uint32_t 
 
 	if (from >= to)
 		return 0;
+	if (fs->gdt_copy)	/* a backup's descriptors are too old to trust */
+		return E4_ERR_GDT_COPY;
 	err = e4_group_get(fs, g, &d);
 	if (err)
 		return err;

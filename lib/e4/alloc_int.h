@@ -1,6 +1,7 @@
 /*
- * alloc_int.h: what alloc.c (marks, counts, flush) and alloc_policy.c
- * (searches, goals, the caller's maps) share.  Not installed.
+ * alloc_int.h: what alloc.c (marks, counts, flush), alloc_policy.c
+ * (block searches, goals, the caller's maps) and alloc_inode.c (inode
+ * searches, Orlov, the inode table's used part) share.  Not installed.
  */
 #ifndef E4_ALLOC_INT_H
 #define E4_ALLOC_INT_H
@@ -21,9 +22,11 @@ static inline int e4_alloc_uninit_valid(e4_fs *fs)
 }
 
 /* Zero the free inode slots (by the allocator's bitmap of g) among
- * [from, to) (0-based indexes in group g) of g's inode table, at once (uncached writes, the cache kept in step), before a
- * descriptor says they are part of the used table (alloc_policy.c).
- * Write errors, E4_ERR_NO_MEMORY, E4_ERR_GD_BAD_LOCATION. */
+ * [from, to) (0-based indexes in group g) of g's inode table, at once
+ * (uncached writes, the cache kept in step), before a descriptor says
+ * they are part of the used table (alloc_inode.c).  Write errors,
+ * E4_ERR_GD_BAD_LOCATION, E4_ERR_GDT_COPY (a backup descriptor table is
+ * loaded). */
 errcode_t e4_alloc_itable_zero(e4_fs *fs, e4_group_t g, uint32_t from, uint32_t to);
 
 /* First inode slot of group g that may hold garbage: 0 for INODE_UNINIT,
@@ -38,8 +41,8 @@ errcode_t e4_alloc_block_group_init(e4_fs *fs, e4_group_t g);
 /* Groups per flex group (1 without flex_bg; alloc_policy.c). */
 uint32_t e4_alloc_flex_size(e4_fs *fs);
 
-/* The caller's maps (e4_alloc_set_maps): marks in them (alloc_policy.c).
- * Arguments already checked. */
+/* The caller's maps (e4_alloc_set_maps): marks in them (blocks:
+ * alloc_policy.c, inodes: alloc_inode.c).  Arguments already checked. */
 errcode_t e4_alloc_hook_block_mark(e4_fs *fs, e4_blk_t blk, uint64_t count, int in_use,
 				   uint64_t *changed);
 errcode_t e4_alloc_hook_inode_mark(e4_fs *fs, e4_ino_t ino, int in_use, int *changed);
