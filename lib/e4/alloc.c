@@ -4,7 +4,9 @@
  * (bitmap.c), the in-memory descriptor table and the in-memory superblock;
  * e4_alloc_flush() writes what changed: bitmaps first, then the
  * descriptors, the superblock last, so an interruption leaves at worst
- * counts that fsck recomputes.
+ * counts that fsck recomputes.  Where new blocks and inodes go (and the
+ * caller's maps, which the marks below defer to): alloc_policy.c,
+ * alloc_inode.c.
  */
 #include "alloc_int.h"
 

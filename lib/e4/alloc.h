@@ -80,6 +80,7 @@ errcode_t e4_alloc_free_inode(e4_fs *fs, e4_ino_t ino, uint16_t mode);
  * e4_alloc_inode() says, from past the group's highest inode in the map.
  * Either map may be NULL (that kind goes on using the on-disk bitmaps);
  * both NULL removes the hook.  The maps stay the caller's.
+ * e4_test_block() / e4_test_inode() still read the on-disk bitmaps.
  * E4_ERR_INVALID_ARGUMENT (a map of another shape). */
 errcode_t e4_alloc_set_maps(e4_fs *fs, struct e4_bmap *blocks, struct e4_bmap *inodes);
 
