@@ -68,7 +68,8 @@ static int teardown(void **state)
 	return unit_images_remove(&imgs);
 }
 
-/* A test's start: skipped without images, else img opened (rw or not). */
+/* A test's start: skipped without images, else img opened (rw 1 or 0;
+ * -1: nothing opened). */
 static e4_fs *begin(void **state, const char *img, int rw)
 {
 	e4_fs *fs = NULL;
@@ -76,6 +77,8 @@ static e4_fs *begin(void **state, const char *img, int rw)
 	(void)state;
 	if (!imgs.ok)
 		skip();
+	if (rw < 0)	/* only the skip */
+		return NULL;
 	assert_int_equal(e4_open(img, rw ? E4_OPEN_RW : 0, 0, 0, &fs), 0);
 	return fs;
 }
@@ -287,6 +290,121 @@ static void range_across_groups(void **state)
 	assert_int_equal(grp(fs, 11).free_blocks, 1024 - (1500 - (e4_group_first_block(fs, 11) - goal)));
 	assert_int_equal(e4_alloc_free_blocks(fs, first, got), 0);
 	close_clean(fs, img_flex);
+}
+
+/* The same rule, written plainly over a flat model of the clusters: the
+ * first run of want at or after goal (to the end, then from the start up
+ * to goal), else the longest (the first seen of equals) if >= min.
+ * Returns the run's first cluster and *len, or -1. */
+static int64_t model_find(const uint8_t *used, uint64_t c0, uint64_t cend, uint64_t goal,
+			  uint64_t want, uint64_t min, uint64_t *len)
+{
+	uint64_t best = 0, bestlen = 0, start = 0, run = 0;
+
+	for (uint64_t k = 0; k < cend - c0; k++) {
+		uint64_t c = goal + k < cend ? goal + k : goal + k - (cend - c0);
+
+		if (c == c0 && k) {		/* the wrap ends a run */
+			if (run > bestlen)
+				best = start, bestlen = run;
+			run = 0;
+		}
+		if (used[c - c0]) {
+			if (run > bestlen)
+				best = start, bestlen = run;
+			run = 0;
+			continue;
+		}
+		if (!run++)
+			start = c;
+		if (run == want) {
+			*len = want;
+			return (int64_t)start;
+		}
+	}
+	if (run > bestlen)
+		best = start, bestlen = run;
+	if (!bestlen || bestlen < min)
+		return -1;
+	*len = bestlen;
+	return (int64_t)best;
+}
+
+/* Random allocations and frees against the model (fixed seed). */
+static void random_model(const char *img)
+{
+	struct e4_bmap *ob, *oi;
+	struct { e4_blk_t first; uint64_t n; } runs[512];
+	unsigned nruns = 0, seed = 12345;
+	uint64_t c0, cend, cb;
+	uint8_t *used;
+	e4_fs *fs;
+
+	fs = begin(NULL, img, 1);
+	snapshot(fs, &ob, &oi);
+	cb = e4_geom(fs)->cluster_bits;
+	c0 = e4_bmap_start(ob);
+	cend = e4_bmap_end(ob);
+	used = malloc(cend - c0);
+	assert_non_null(used);
+	for (uint64_t c = c0; c < cend; c++)
+		used[c - c0] = (uint8_t)e4_bmap_test(ob, c);
+	for (int op = 0; op < 1500; op++) {
+		seed = seed * 1103515245u + 12345u;
+		if ((seed >> 16) % 3 || !nruns) {
+			uint64_t r = seed >> 8, goal = r % e4_geom(fs)->blocks_count, want, min, len = 0;
+			uint64_t wantc, minc, gc, got = 0;
+			e4_blk_t first = 0;
+			int64_t exp;
+			errcode_t err;
+
+			seed = seed * 1103515245u + 12345u;
+			want = 1 + (seed >> 8) % (op % 7 ? 40 : 600);
+			min = 1 + (seed >> 20) % want;
+			wantc = (want + (1u << cb) - 1) >> cb;
+			minc = (min + (1u << cb) - 1) >> cb;
+			gc = (goal < e4_geom(fs)->first_data_block ? e4_geom(fs)->first_data_block : goal) >> cb;
+			exp = model_find(used, c0, cend, gc, wantc, minc, &len);
+			err = e4_alloc_blocks(fs, goal, want, min, &first, &got);
+			if (exp < 0) {
+				assert_int_equal(err, E4_ERR_NO_SPACE);
+				continue;
+			}
+			assert_int_equal(err, 0);
+			assert_int_equal(first, (uint64_t)exp << cb);
+			assert_int_equal(got, len << cb);
+			memset(used + (exp - c0), 1, len);
+			if (nruns < 512) {
+				runs[nruns].first = first;
+				runs[nruns++].n = got;
+			}
+		} else {
+			unsigned i = (seed >> 8) % nruns;
+
+			assert_int_equal(e4_alloc_free_blocks(fs, runs[i].first, runs[i].n), 0);
+			memset(used + ((runs[i].first >> cb) - c0), 0, runs[i].n >> cb);
+			runs[i] = runs[--nruns];
+		}
+	}
+	/* the descriptors counted along */
+	for (e4_group_t g = 0; g < e4_geom(fs)->group_count; g++) {
+		uint64_t a = e4_group_first_block(fs, g) >> cb, b = e4_group_last_block(fs, g) >> cb;
+		uint32_t nfree = 0;
+
+		for (uint64_t c = a; c <= b; c++)
+			nfree += !used[c - c0];
+		assert_int_equal(grp(fs, g).free_blocks, nfree);
+	}
+	free(used);
+	restore(fs, ob, oi);
+	close_clean(fs, img);
+}
+
+static void range_random_model(void **state)
+{
+	(void)begin(state, NULL, -1);
+	random_model(img_flex);
+	random_model(img_big);
 }
 
 /* ---- goals ------------------------------------------------------------ */
@@ -701,6 +819,7 @@ int main(void)
 		cmocka_unit_test(full_groups_skipped),
 		cmocka_unit_test(range_longest_near_goal),
 		cmocka_unit_test(range_across_groups),
+		cmocka_unit_test(range_random_model),
 		cmocka_unit_test(goals),
 		cmocka_unit_test(bigalloc_counts),
 		cmocka_unit_test(hook_maps),
