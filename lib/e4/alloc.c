@@ -4,9 +4,11 @@
  * (bitmap.c), the in-memory descriptor table and the in-memory superblock;
  * e4_alloc_flush() writes what changed: bitmaps first, then the
  * descriptors, the superblock last, so an interruption leaves at worst
- * counts that fsck recomputes.
+ * counts that fsck recomputes.  Where new blocks and inodes go (and the
+ * caller's maps, which the marks below defer to): alloc_policy.c,
+ * alloc_inode.c.
  */
-#include "e4_private.h"
+#include "alloc_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,21 +29,9 @@ static errcode_t writable(e4_fs *fs)
 	return 0;
 }
 
-/* Clusters in group g (the last group may be short). */
-static uint64_t group_clusters(e4_fs *fs, e4_group_t g)
-{
-	return ((e4_group_last_block(fs, g) - e4_group_first_block(fs, g)) >>
-		fs->geom.cluster_bits) + 1;
-}
-
 static uint32_t group_inodes(e4_fs *fs)
 {
 	return fs->geom.inodes_per_group;
-}
-
-static int uninit_flags_valid(e4_fs *fs)
-{
-	return fs->geom.metadata_csum || fs->geom.gdt_csum;
 }
 
 /* ---- superblock counts (section 2: s_free_blocks_count counts blocks,
@@ -100,7 +90,7 @@ static errcode_t mark_clusters(e4_fs *fs, e4_group_t g, uint64_t c0, uint64_t c1
 			n++;
 		}
 	}
-	if (uninit_flags_valid(fs) && (d.flags & EXT4_BG_BLOCK_UNINIT)) {
+	if (e4_alloc_uninit_valid(fs) && (d.flags & EXT4_BG_BLOCK_UNINIT)) {
 		/* the cached bitmap was synthesised: from now on it is real */
 		d.flags &= (uint16_t)~EXT4_BG_BLOCK_UNINIT;
 		fs->alloc_dirty[g] |= DIRTY_BB | DIRTY_GD;
@@ -139,6 +129,8 @@ errcode_t e4_block_mark(e4_fs *fs, e4_blk_t blk, uint64_t count, int in_use,
 	if (blk < geo->first_data_block || blk >= geo->blocks_count ||
 	    count > geo->blocks_count - blk)
 		return E4_ERR_BAD_BLOCK_NUM;
+	if (fs->alloc_maps[0])
+		return e4_alloc_hook_block_mark(fs, blk, count, in_use, changed);
 	while (count) {
 		e4_group_t g = e4_group_of_block(fs, blk);
 		e4_blk_t first = e4_group_first_block(fs, g), last = e4_group_last_block(fs, g);
@@ -158,58 +150,13 @@ errcode_t e4_block_mark(e4_fs *fs, e4_blk_t blk, uint64_t count, int in_use,
 	return err;
 }
 
-errcode_t e4_block_find_free(e4_fs *fs, e4_blk_t goal, uint64_t count, e4_blk_t *first)
+errcode_t e4_alloc_block_group_init(e4_fs *fs, e4_group_t g)
 {
-	const struct e4_geom *geo = &fs->geom;
-	uint64_t need, run = 0;
-	e4_blk_t run_start = 0;
-	e4_group_t g0;
-	errcode_t err;
+	uint64_t n = 0;
+	errcode_t err = writable(fs);
 
-	if (count == 0 || count > geo->blocks_count)
-		return E4_ERR_NO_SPACE;
-	need = (count + (1ull << geo->cluster_bits) - 1) >> geo->cluster_bits;
-	if (goal < geo->first_data_block || goal >= geo->blocks_count)
-		goal = geo->first_data_block;
-	g0 = e4_group_of_block(fs, goal);
-	/* Groups in order from the goal's, wrapping once; a run may continue
-	 * into the next group (their clusters are adjacent) but not across
-	 * the wrap. */
-	for (uint32_t k = 0; k <= geo->group_count; k++) {
-		e4_group_t g = (g0 + k) % geo->group_count;
-		e4_blk_t gfirst = e4_group_first_block(fs, g);
-		uint64_t nc = group_clusters(fs, g), c = 0;
-		uint8_t *map;
-
-		if (g == 0 && k > 0)
-			run = 0;
-		err = e4_bitmap_cached(fs, g, 0, &map);
-		if (err)
-			return err;
-		if (k == 0)
-			c = (goal - gfirst) >> geo->cluster_bits;
-		if (k == geo->group_count)	/* the goal's group again, up to the goal */
-			nc = (goal - gfirst) >> geo->cluster_bits;
-		while (c < nc) {
-			if (!(c & 7) && c + 8 <= nc && map[c >> 3] == 0xFF) {
-				run = 0;
-				c += 8;
-				continue;
-			}
-			if (e4_bit_test(map, c)) {
-				run = 0;
-			} else {
-				if (run++ == 0)
-					run_start = gfirst + (c << geo->cluster_bits);
-				if (run == need) {
-					*first = run_start;
-					return 0;
-				}
-			}
-			c++;
-		}
-	}
-	return E4_ERR_NO_SPACE;
+	/* an empty range: only the BLOCK_UNINIT flag goes */
+	return err ? err : mark_clusters(fs, g, 0, 0, 1, &n);
 }
 
 /* ---- inodes ----------------------------------------------------------- */
@@ -228,6 +175,8 @@ errcode_t e4_inode_mark(e4_fs *fs, e4_ino_t ino, int in_use, int is_dir, int *ch
 		return err;
 	if (ino < 1 || ino > fs->geom.inodes_count)
 		return E4_ERR_BAD_INODE_NUM;
+	if (fs->alloc_maps[1])
+		return e4_alloc_hook_inode_mark(fs, ino, in_use, changed);
 	g = e4_group_of_ino(fs, ino);
 	idx = (ino - 1) % group_inodes(fs);
 	err = e4_group_get(fs, g, &d);
@@ -236,7 +185,13 @@ errcode_t e4_inode_mark(e4_fs *fs, e4_ino_t ino, int in_use, int is_dir, int *ch
 	err = e4_bitmap_cached(fs, g, 1, &map);
 	if (err)
 		return err;
-	if (in_use && uninit_flags_valid(fs)) {
+	if (in_use && e4_alloc_uninit_valid(fs)) {
+		/* the table up to ino becomes the used part: no garbage there */
+		if (!e4_bit_test(map, idx) && idx > e4_alloc_itable_dirty_from(fs, &d)) {
+			err = e4_alloc_itable_zero(fs, g, e4_alloc_itable_dirty_from(fs, &d), idx);
+			if (err)
+				return err;
+		}
 		if (d.flags & EXT4_BG_INODE_UNINIT) {
 			d.flags &= (uint16_t)~EXT4_BG_INODE_UNINIT;
 			fs->alloc_dirty[g] |= DIRTY_IB | DIRTY_GD;
@@ -265,37 +220,6 @@ errcode_t e4_inode_mark(e4_fs *fs, e4_ino_t ino, int in_use, int is_dir, int *ch
 	if (fs->alloc_dirty[g] & DIRTY_GD)
 		return e4_group_set(fs, g, &d);
 	return 0;
-}
-
-errcode_t e4_inode_find_free(e4_fs *fs, e4_group_t goal_group, e4_ino_t *ino)
-{
-	const struct e4_geom *geo = &fs->geom;
-	uint32_t ipg = group_inodes(fs);
-	errcode_t err;
-
-	if (goal_group >= geo->group_count)
-		goal_group = 0;
-	for (uint32_t k = 0; k < geo->group_count; k++) {
-		e4_group_t g = (goal_group + k) % geo->group_count;
-		uint8_t *map;
-
-		err = e4_bitmap_cached(fs, g, 1, &map);
-		if (err)
-			return err;
-		for (uint32_t i = 0; i < ipg; i++) {
-			e4_ino_t n = (e4_ino_t)g * ipg + i + 1;
-
-			if (!(i & 7) && i + 8 <= ipg && map[i >> 3] == 0xFF) {
-				i += 7;
-				continue;
-			}
-			if (n < geo->first_ino || n > geo->inodes_count || e4_bit_test(map, i))
-				continue;
-			*ino = n;
-			return 0;
-		}
-	}
-	return E4_ERR_NO_SPACE;
 }
 
 /* ---- counts ----------------------------------------------------------- */
@@ -389,7 +313,7 @@ static errcode_t count_free(e4_fs *fs, e4_group_t g, int check, uint32_t *free_c
 		if (!err && check)
 			err = k ? inode_bitmap_check(fs, g, map) : block_bitmap_check(fs, g, map);
 		if (!err)
-			nfree[k] = count_zero_bits(map, k ? group_inodes(fs) : group_clusters(fs, g));
+			nfree[k] = count_zero_bits(map, k ? group_inodes(fs) : e4_alloc_group_clusters(fs, g));
 	}
 	if (!err) {
 		*free_clusters = (uint32_t)nfree[0];

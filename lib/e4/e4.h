@@ -1481,7 +1481,8 @@ void e4_jsb_init(journal_superblock_t *jsb, unsigned blocksize, uint32_t maxlen,
 void e4_orphan_block_init(e4_fs *fs, e4_ino_t ino, uint32_t generation, e4_blk_t pblk,
 			  void *block);
 
-/* ---- allocation (alloc.c; format doc sections 4, 5) ------------------ */
+/* ---- allocation (alloc.c, alloc_policy.c, alloc_inode.c; format doc
+ * sections 4, 5; the policy and the caller's-maps hook: alloc.h) ------ */
 /*
  * Changing block and inode usage on an open read-write filesystem (e4fsck,
  * e4tune).  Changes go to the cached bitmaps, the in-memory descriptors
@@ -1500,15 +1501,22 @@ errcode_t e4_block_mark(e4_fs *fs, e4_blk_t blk, uint64_t count, int in_use,
 			uint64_t *changed);
 /* Mark inode ino (1-based) in use or free; is_dir moves bg_used_dirs_count
  * too.  Marking in use clears INODE_UNINIT and lowers bg_itable_unused
- * below ino when needed.  *changed (may be NULL) = 1 if the bit changed.
- * E4_ERR_READ_ONLY, E4_ERR_BAD_INODE_NUM, bitmap read errors. */
+ * below ino when needed; the free slots of the table between the old end
+ * of its used part and ino are zeroed first, at once (not without gdt_csum
+ * or metadata_csum, nor with ITABLE_ZEROED: e2fsck reads every inode of
+ * the used part).  *changed (may be NULL) = 1 if the bit changed.
+ * E4_ERR_READ_ONLY, E4_ERR_BAD_INODE_NUM, bitmap read and write errors. */
 errcode_t e4_inode_mark(e4_fs *fs, e4_ino_t ino, int in_use, int is_dir, int *changed);
 /* First run of count free blocks (whole clusters, inside one group's
  * usable range or spanning groups) at or after goal, wrapping to the start
- * of the filesystem; nothing is marked.  E4_ERR_NO_SPACE, bitmap errors. */
+ * of the filesystem; nothing is marked.  Groups whose descriptor counts
+ * no free cluster are skipped without reading their bitmap.
+ * E4_ERR_NO_SPACE, bitmap errors. */
 errcode_t e4_block_find_free(e4_fs *fs, e4_blk_t goal, uint64_t count, e4_blk_t *first);
 /* First free inode at or after group goal_group's first inode (wrapping),
- * not below s_first_ino; nothing is marked.  E4_ERR_NO_SPACE. */
+ * not below s_first_ino; nothing is marked.  Groups whose descriptor
+ * counts no free inode are skipped unread.  E4_ERR_NO_SPACE, bitmap
+ * errors. */
 errcode_t e4_inode_find_free(e4_fs *fs, e4_group_t goal_group, e4_ino_t *ino);
 /* Recount from the bitmaps: each group's free clusters and free inodes
  * (used dirs and itable_unused are kept), then the superblock's
@@ -1858,6 +1866,7 @@ errcode_t e4_online_sync(int fd);
 
 #include "xattr_write.h"
 #include "dir_write.h"	/* directory writing (dir_write.c, htree_write.c, dir_build.c, dir_inline.c) */
+#include "alloc.h"	/* allocation policy (alloc_policy.c) */
 
 #ifdef __cplusplus
 }

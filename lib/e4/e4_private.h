@@ -32,6 +32,8 @@ struct e4_fs {
 	struct e4_sb_fix sb_fixes[E4_SB_MAX_FIXES];
 	unsigned sb_nfixes;
 	int io_borrowed;			/* e4_open_io(): e4_close() leaves io open */
+	/* e4_alloc_set_maps(): the caller's block and inode maps (alloc_policy.c) */
+	struct e4_bmap *alloc_maps[2];
 };
 
 /* Helpers used by several modules. */
