@@ -7,7 +7,9 @@
 # bench/mkfs.sh, zstd for the kernel64k setup; qemu-system-ppc runs with
 # -vga none, so no VGA ROM (a recommended package) is needed; clang and
 # libclang-rt-dev (libFuzzer, the sanitizer runtimes) build the fuzz targets
-# (scripts/fuzz-ci.sh; the ordinary build never needs them).
+# (scripts/fuzz-ci.sh; the ordinary build never needs them).  libarchive-dev
+# reads e4mkfs -d archives; acl's setfacl/getfacl give the populate tests'
+# trees POSIX ACLs.
 set -euo pipefail
 
 pkgs=(
@@ -16,6 +18,7 @@ pkgs=(
 	e2fsprogs util-linux attr xfsprogs python3 gzip coreutils
 	qemu-system-ppc cpio strace fsmark
 	procps kmod bc zstd
+	libarchive-dev acl
 	clang libclang-rt-dev
 )
 

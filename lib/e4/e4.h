@@ -1867,6 +1867,7 @@ errcode_t e4_online_sync(int fd);
 #include "xattr_write.h"
 #include "dir_write.h"	/* directory writing (dir_write.c, htree_write.c, dir_build.c, dir_inline.c) */
 #include "alloc.h"	/* allocation policy (alloc_policy.c) */
+#include "acl.h"	/* POSIX ACL encodings (acl.c) */
 
 #ifdef __cplusplus
 }
