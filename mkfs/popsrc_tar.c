@@ -198,22 +198,39 @@ static int acl_from_list(struct tarrd *t, uint32_t n, struct archive_entry *e, i
 static int read_xattrs(struct tarrd *t, uint32_t n, struct archive_entry *e)
 {
 	struct pop_src *s = t->s;
+	struct { const char *name; const void *val; size_t len; } *list;
 	const char *name;
-	const void *val;
-	size_t len;
-	int has_acc = 0, has_def = 0;
+	int has_acc = 0, has_def = 0, cnt;
 	char what[8192];
 
 	if (s->opts.no_xattrs)
 		return 0;
-	archive_entry_xattr_reset(e);
-	while (archive_entry_xattr_next(e, &name, &val, &len) == ARCHIVE_OK) {
-		if (!name || !*name)
-			continue;
-		has_acc |= !strcmp(name, "system.posix_acl_access");
-		has_def |= !strcmp(name, "system.posix_acl_default");
-		if (pop_xa_add(s, n, name, val, len))
-			return -1;
+	/* libarchive lists the attributes last added first: added here in
+	 * the archive's order, so that pop_xa_finish keeps the later value
+	 * of a name (GNU tar's SCHILY.xattr.security.selinux, the raw value,
+	 * after its RHT.security.selinux, which lost the final NUL) */
+	cnt = archive_entry_xattr_reset(e);
+	if (cnt > 0) {
+		int k = 0;
+
+		list = calloc((size_t)cnt, sizeof(*list));
+		if (!list)
+			return pop_fail(s, "%s: out of memory", s->spec);
+		while (k < cnt && archive_entry_xattr_next(e, &list[k].name, &list[k].val,
+							   &list[k].len) == ARCHIVE_OK)
+			k++;
+		while (k--) {
+			name = list[k].name;
+			if (!name || !*name)
+				continue;
+			has_acc |= !strcmp(name, "system.posix_acl_access");
+			has_def |= !strcmp(name, "system.posix_acl_default");
+			if (pop_xa_add(s, n, name, list[k].val, list[k].len)) {
+				free(list);
+				return -1;
+			}
+		}
+		free(list);
 	}
 	if (!has_acc && acl_from_list(t, n, e, ARCHIVE_ENTRY_ACL_TYPE_ACCESS,
 				      "system.posix_acl_access"))
@@ -269,6 +286,19 @@ static int read_data(struct tarrd *t, uint32_t n)
 	return 0;
 }
 
+/* A time as libarchive gives it.  libarchive 3.6 reads pax's "-S.F"
+ * (S seconds and the fraction F before 1970) as seconds -S with
+ * nanoseconds F, though it is the instant -S - F: S + 1 seconds before
+ * 1970 plus 1e9 - F nanoseconds. */
+static struct pop_time tm(time_t sec, long nsec)
+{
+	if (nsec < 0 || nsec > 999999999)
+		nsec = 0;
+	if (sec < 0 && nsec > 0)
+		return (struct pop_time){ (int64_t)sec - 1, (uint32_t)(1000000000 - nsec) };
+	return (struct pop_time){ sec, (uint32_t)nsec };
+}
+
 /* Metadata of entry e into node n. */
 static int set_meta(struct tarrd *t, uint32_t n, struct archive_entry *e, enum pop_type type)
 {
@@ -282,23 +312,16 @@ static int set_meta(struct tarrd *t, uint32_t n, struct archive_entry *e, enum p
 	nd->mode = archive_entry_perm(e) & 07777;
 	nd->uid = (uint32_t)uid;
 	nd->gid = (uint32_t)gid;
-	nd->t[1].sec = archive_entry_mtime(e);
-	nd->t[1].nsec = (uint32_t)archive_entry_mtime_nsec(e);
+	nd->t[1] = tm(archive_entry_mtime(e), archive_entry_mtime_nsec(e));
 	nd->t[0] = nd->t[2] = nd->t[1];
-	if (archive_entry_atime_is_set(e)) {
-		nd->t[0].sec = archive_entry_atime(e);
-		nd->t[0].nsec = (uint32_t)archive_entry_atime_nsec(e);
-	}
-	if (archive_entry_ctime_is_set(e)) {
-		nd->t[2].sec = archive_entry_ctime(e);
-		nd->t[2].nsec = (uint32_t)archive_entry_ctime_nsec(e);
-	}
+	if (archive_entry_atime_is_set(e))
+		nd->t[0] = tm(archive_entry_atime(e), archive_entry_atime_nsec(e));
+	if (archive_entry_ctime_is_set(e))
+		nd->t[2] = tm(archive_entry_ctime(e), archive_entry_ctime_nsec(e));
 	nd->has_cr = !!archive_entry_birthtime_is_set(e);
 	nd->t[3] = nd->t[2];
-	if (nd->has_cr) {
-		nd->t[3].sec = archive_entry_birthtime(e);
-		nd->t[3].nsec = (uint32_t)archive_entry_birthtime_nsec(e);
-	}
+	if (nd->has_cr)
+		nd->t[3] = tm(archive_entry_birthtime(e), archive_entry_birthtime_nsec(e));
 	nd->major = (uint32_t)archive_entry_rdevmajor(e);
 	nd->minor = (uint32_t)archive_entry_rdevminor(e);
 	nd->size = 0;

@@ -2,11 +2,20 @@
 # gentree.py: deterministic test-tree generator and tree lister for e4kit's
 # integration tests.
 #
-#   gentree.py gen DEST [--seed N] [--no-special] [--bigdir N]
+#   gentree.py gen DEST [--seed N] [--no-special] [--bigdir N] [--rich]
 #       Populate DEST (an existing, empty directory, normally a fresh
 #       filesystem's root) with the fixed test tree.  Every write, chown,
 #       chmod, setxattr and utime is checked: any failure aborts with exit 1.
 #       --bigdir N: entries in the large directory (default 20000).
+#       --rich: also what a root filesystem image holds (e4mkfs -d tests):
+#       attributes of the trusted., security. (selinux, capability) and
+#       system. (POSIX ACLs, access and default, set as raw values)
+#       namespaces, UTF-8 and odd-byte names (newline, 0x01, 0xff,
+#       backslash, '=', a 255-byte UTF-8 name), a hard link group spread
+#       over three directories, a socket (with special files), and
+#       nanosecond times.  Its random choices come from a second
+#       generator (seed + 1), so the base tree is the same with or
+#       without it.  The parameters are printed on standard error.
 #   gentree.py list DIR [--no-atime]
 #       Print one line per entry below DIR (DIR itself excluded), sorted
 #       bytewise by relative path:
@@ -41,14 +50,18 @@ MIB = 1024 * 1024
 
 
 class Gen:
-    def __init__(self, dest, seed, special, bigdir=BIGDIR_ENTRIES):
+    def __init__(self, dest, seed, special, bigdir=BIGDIR_ENTRIES, rich=False):
         self.dest = dest
         self.bigdir = bigdir
+        self.rich = rich
         self.rng = random.Random(seed)
+        self.rng2 = random.Random(seed + 1)
         self.special = special
         self.times = []    # (relpath, atime, mtime), applied at the end
 
     def p(self, rel):
+        if isinstance(rel, bytes):
+            return os.path.join(os.fsencode(self.dest), rel)
         return os.path.join(self.dest, rel)
 
     def ts(self):
@@ -252,10 +265,81 @@ class Gen:
             for rel in ("special/fifo", "special/null", "special/loop9",
                         "special/bigdev"):
                 self.settimes(rel)
+        if self.rich:
+            self.run_rich()
         # times last, children before parents
-        for rel, a, m in sorted(self.times, key=lambda t: t[0], reverse=True):
-            os.utime(self.p(rel), ns=(a * 10**9, m * 10**9),
+        for rel, a, m in sorted(self.times, key=lambda t: os.fsencode(t[0]),
+                                reverse=True):
+            an = mn = 0
+            if self.rich:
+                an = self.rng2.randrange(10**9)
+                mn = self.rng2.randrange(10**9)
+            os.utime(self.p(rel), ns=(a * 10**9 + an, m * 10**9 + mn),
                      follow_symlinks=False)
+
+    def acl(self, entries):
+        # the VFS encoding of a POSIX ACL (version 2; 8-byte entries):
+        # entries (tag, perm, id) in the kernel's order
+        out = (2).to_bytes(4, "little")
+        for tag, perm, ident in entries:
+            out += tag.to_bytes(2, "little") + perm.to_bytes(2, "little")
+            out += (ident if ident is not None else 0xFFFFFFFF).to_bytes(4, "little")
+        return out
+
+    def run_rich(self):
+        r = self.rng2
+        self.mkdir("rich")
+        # attributes of several namespaces
+        self.file("rich/ns", self.data(500), mode=0o644)
+        os.setxattr(self.p("rich/ns"), "trusted.overlay.x", b"trusted value")
+        os.setxattr(self.p("rich/ns"), "security.selinux",
+                    b"system_u:object_r:bin_t:s0\0")
+        # a VFS_CAP_REVISION_2 capability (cap_net_raw permitted)
+        os.setxattr(self.p("rich/ns"), "security.capability",
+                    bytes.fromhex("0100000200200000000000000000000000000000"))
+        os.setxattr(self.p("rich/ns"), "user.mime_type", b"text/plain")
+        self.file("rich/empty_xattrs", b"", mode=0o600)
+        os.setxattr(self.p("rich/empty_xattrs"), "user.k", b"v" * 30)
+        os.setxattr(self.p("rich/empty_xattrs"), "trusted.k", r.randbytes(200))
+        # POSIX ACLs: access (named user and group, a mask), default on a
+        # directory and on a subdirectory
+        for k in range(3):
+            rel = "rich/acl%d" % k
+            self.file(rel, self.data(10 + k), mode=0o640)
+            uid = [1000, 70000, 3000000000][k]
+            os.setxattr(self.p(rel), "system.posix_acl_access", self.acl(
+                [(0x01, 6, None), (0x02, r.randrange(8), uid),
+                 (0x02, 4, uid + 1), (0x04, 4, None), (0x08, 2, 55 + k),
+                 (0x10, 7, None), (0x20, 4, None)]))
+        self.mkdir("rich/defacl")
+        os.setxattr(self.p("rich/defacl"), "system.posix_acl_default", self.acl(
+            [(0x01, 7, None), (0x02, 5, 7), (0x04, 5, None), (0x10, 5, None),
+             (0x20, 0, None)]))
+        self.mkdir("rich/defacl/sub")
+        os.setxattr(self.p("rich/defacl/sub"), "system.posix_acl_access", self.acl(
+            [(0x01, 7, None), (0x04, 5, None), (0x08, 7, 100), (0x10, 7, None),
+             (0x20, 1, None)]))
+        # UTF-8 and odd-byte names
+        names = ["caf\u00e9", "\u65e5\u672c\u8a9e.txt", "sp ace", "new\nline",
+                 "back\\slash", "eq=ual", "tab\tx", "-dash", "\u00fc" * 127]
+        for nm in names:
+            self.file("rich/" + nm, self.data(r.randrange(0, 100)), mode=0o644)
+        for raw in (b"rich/odd\x01byte", b"rich/latin1\xe9\xff"):
+            fd = os.open(self.p(raw), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            os.write(fd, raw)
+            os.close(fd)
+        # a link group over three directories
+        self.mkdir("rich/la")
+        self.mkdir("rich/lb")
+        self.file("rich/la/one", self.data(5000), mode=0o755)
+        os.link(self.p("rich/la/one"), self.p("rich/lb/two"))
+        os.link(self.p("rich/la/one"), self.p("rich/three"))
+        if self.special:
+            import socket
+            sk = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sk.bind(self.p("special/sock"))
+            sk.close()
+            self.settimes("special/sock")
 
 
 def listing(top, atime=True):
@@ -307,17 +391,21 @@ def main(argv):
     if len(argv) >= 3 and argv[1] == "gen":
         seed = SEED_DEFAULT
         special = "--no-special" not in argv
+        rich = "--rich" in argv
         bigdir = BIGDIR_ENTRIES
         if "--seed" in argv:
             seed = int(argv[argv.index("--seed") + 1])
         if "--bigdir" in argv:
             bigdir = int(argv[argv.index("--bigdir") + 1])
-        Gen(argv[2], seed, special, bigdir).run()
+        if rich:
+            sys.stderr.write("gentree: seed=%d bigdir=%d special=%d rich=1\n"
+                             % (seed, bigdir, special))
+        Gen(argv[2], seed, special, bigdir, rich).run()
         return 0
     if len(argv) >= 3 and argv[1] == "list":
         listing(argv[2], atime="--no-atime" not in argv)
         return 0
-    sys.stderr.write("usage: gentree.py gen DEST [--seed N] [--no-special] [--bigdir N]\n"
+    sys.stderr.write("usage: gentree.py gen DEST [--seed N] [--no-special] [--bigdir N] [--rich]\n"
                      "       gentree.py list DIR [--no-atime]\n")
     return 2
 
