@@ -77,7 +77,8 @@ errcode_t pop_fit_size(const struct pop_estimate *est, const struct pop_fsparams
  * -U or -E hash_seed=, the UUID and the hash seed are derived from a
  * SHA-256 over: a version tag, the epoch, the options (every argument but
  * the device name and -d's value, in order) and the stream (each entry's
- * fields after pop_repro_times(), its data).  The UUID is the digest's
+ * fields after pop_repro_times(), its data runs and the CRC-64 of its
+ * data).  The UUID is the digest's
  * first 16 bytes with the RFC 9562 version 8 and variant bits, the hash
  * seed its last 16.  The same input gives the same bytes, a different
  * content (one byte of data, a name, an owner, an mtime) another UUID.
