@@ -36,7 +36,9 @@
 struct tarrd {
 	struct pop_src *s;
 	struct archive *a;
-	const char *member;	/* the member being read, for messages */
+	const char *member;	/* the member being read, for messages: NULL, or
+				   name (libarchive's copy goes with the entry) */
+	char name[4096];
 	char path[65536];	/* its normalized path */
 };
 
@@ -387,6 +389,8 @@ static int one_member(struct tarrd *t, struct archive_entry *e)
 	enum pop_type type = type_of(archive_entry_filetype(e));
 	uint32_t dir, n;
 
+	if (strlen(t->member) >= sizeof(t->name) - 1)
+		return fail_member(t, "path name too long");
 	if (normalize(t->member, t->path, sizeof(t->path)))
 		return fail_member(t, "path with a \"..\" component, or too long");
 	if (!hl && !type)
@@ -454,18 +458,27 @@ int pop_tar_scan(struct pop_src *s)
 		goto out;
 	}
 	while ((r = archive_read_next_header(t.a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
-		t.member = archive_entry_pathname(e);
-		if (!t.member) {
+		const char *pn = archive_entry_pathname(e);
+
+		if (!pn) {
 			rc = fail_member(&t, "member without a path name");
 			goto out;
 		}
+		snprintf(t.name, sizeof(t.name), "%s", pn);
+		t.member = t.name;
 		rc = one_member(&t, e);
 		if (rc)
 			goto out;
 	}
-	if (r != ARCHIVE_EOF)
-		rc = fail_member(&t, "%s", archive_error_string(t.a) ?
-				 archive_error_string(t.a) : "read error");
+	if (r != ARCHIVE_EOF) {
+		const char *why = archive_error_string(t.a) ? archive_error_string(t.a) :
+				  "read error";
+
+		if (t.member)
+			rc = pop_fail(s, "%s: after member %s: %s", s->spec, t.member, why);
+		else
+			rc = fail_member(&t, "%s", why);
+	}
 out:
 	archive_read_free(t.a);
 	return rc;
