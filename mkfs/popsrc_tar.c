@@ -183,7 +183,8 @@ static int acl_from_list(struct tarrd *t, uint32_t n, struct archive_entry *e, i
 		if (!et || cnt == E4_ACL_MAX_ENTRIES)
 			return fail_member(t, "%s: unsupported ACL entry (tag %d)", xname, tag);
 		if ((et == E4_ACL_USER || et == E4_ACL_GROUP) && id < 0)
-			return fail_member(t, "%s: ACL entry for %s '%s' has no numeric id", xname,
+			return fail_member(t, "%s: ACL entry for %s '%s' has no numeric id (GNU tar "
+					   "--xattrs also stores the ACL with numeric ids)", xname,
 					   et == E4_ACL_USER ? "user" : "group", who ? who : "?");
 		ent[cnt].tag = (uint16_t)et;
 		ent[cnt].perm = (uint16_t)(perm & 7);

@@ -447,6 +447,74 @@ static void tar_member_details(void **state)
 	rmtmp();
 }
 
+static void expect_error(const char *spec, const char *want);
+
+/* one member with an ACL given through libarchive's list (SCHILY.acl.*) */
+static void mktar_acl(const char *path, const char *uname)
+{
+	struct archive *a = archive_write_new();
+	struct archive_entry *e = archive_entry_new();
+
+	assert_int_equal(archive_write_set_format_pax(a), ARCHIVE_OK);
+	assert_int_equal(archive_write_open_filename(a, path), ARCHIVE_OK);
+	archive_entry_set_pathname(e, "f");
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0640);
+	archive_entry_set_size(e, 0);
+	archive_entry_acl_add_entry(e, ARCHIVE_ENTRY_ACL_TYPE_ACCESS, ARCHIVE_ENTRY_ACL_READ |
+				    ARCHIVE_ENTRY_ACL_EXECUTE, ARCHIVE_ENTRY_ACL_USER,
+				    uname ? -1 : 70000, uname);
+	archive_entry_acl_add_entry(e, ARCHIVE_ENTRY_ACL_TYPE_ACCESS, ARCHIVE_ENTRY_ACL_READ |
+				    ARCHIVE_ENTRY_ACL_WRITE | ARCHIVE_ENTRY_ACL_EXECUTE,
+				    ARCHIVE_ENTRY_ACL_MASK, -1, NULL);
+	assert_int_equal(archive_write_header(a, e), ARCHIVE_OK);
+	archive_entry_free(e);
+	assert_int_equal(archive_write_close(a), ARCHIVE_OK);
+	archive_write_free(a);
+}
+
+static int acl_check(void *arg, struct pop_src *s, const struct pop_entry *e)
+{
+	/* user::rw- user:70000:r-x group::r-- mask::rwx other::---, ext4's */
+	static const uint8_t want[] = {
+		1, 0, 0, 0, 0x01, 0, 6, 0, 0x02, 0, 5, 0, 0x70, 0x11, 1, 0,
+		0x04, 0, 4, 0, 0x10, 0, 7, 0, 0x20, 0, 0, 0,
+	};
+
+	(void)s;
+	if (e->index != 1)
+		return 0;
+	*(int *)arg = 1;
+	assert_int_equal(e->nxattrs, 1);
+	assert_string_equal(e->xattrs[0].name, "system.posix_acl_access");
+	assert_int_equal(e->xattrs[0].len, sizeof(want));
+	assert_memory_equal(e->xattrs[0].value, want, sizeof(want));
+	assert_int_equal(e->mode, 0670);	/* group bits: the mask's */
+	return 0;
+}
+
+static void tar_acl_list(void **state)
+{
+	struct pop_ops ops = { acl_check, NULL };
+	struct pop_opts o = { 0 };
+	char path[300], err[1100];
+	struct pop_src *s;
+	int seen = 0;
+
+	(void)state;
+	newtmp();
+	snprintf(path, sizeof(path), "%s/t.tar", tmp);
+	mktar_acl(path, NULL);
+	assert_int_equal(pop_open(path, &o, &s, err, sizeof(err)), 0);
+	assert_int_equal(pop_walk(s, &ops, &seen), 0);
+	assert_int_equal(seen, 1);
+	pop_close(s);
+	mktar_acl(path, "someone");	/* a name, no id: not this host's guess */
+	expect_error(path, "member f: system.posix_acl_access: ACL entry for user 'someone' "
+		     "has no numeric id");
+	rmtmp();
+}
+
 static void expect_error(const char *spec, const char *want)
 {
 	struct pop_opts o = { .default_time = 0 };
@@ -714,6 +782,7 @@ int main(void)
 		cmocka_unit_test(tar_members),
 		cmocka_unit_test(tar_member_details),
 		cmocka_unit_test(tar_errors),
+		cmocka_unit_test(tar_acl_list),
 		cmocka_unit_test(estimate_files),
 		cmocka_unit_test(estimate_other),
 		cmocka_unit_test(fit_size),
