@@ -16,6 +16,11 @@
 #       nanosecond times.  Its random choices come from a second
 #       generator (seed + 1), so the base tree is the same with or
 #       without it.  The parameters are printed on standard error.
+#       --spread N: N more small files (0 to 3,000 bytes; every 10th a
+#       symlink) in directories of 200 under spread/, from a third
+#       generator (seed + 2): a tree of about 50,000 entries is
+#       --rich --spread 30000 with the default --bigdir (48,423 entries
+#       with 28000).
 #   gentree.py list DIR [--no-atime]
 #       Print one line per entry below DIR (DIR itself excluded), sorted
 #       bytewise by relative path:
@@ -50,12 +55,15 @@ MIB = 1024 * 1024
 
 
 class Gen:
-    def __init__(self, dest, seed, special, bigdir=BIGDIR_ENTRIES, rich=False):
+    def __init__(self, dest, seed, special, bigdir=BIGDIR_ENTRIES, rich=False,
+                 spread=0):
         self.dest = dest
         self.bigdir = bigdir
         self.rich = rich
         self.rng = random.Random(seed)
         self.rng2 = random.Random(seed + 1)
+        self.spread = spread
+        self.rng3 = random.Random(seed + 2)
         self.special = special
         self.times = []    # (relpath, atime, mtime), applied at the end
 
@@ -267,6 +275,8 @@ class Gen:
                 self.settimes(rel)
         if self.rich:
             self.run_rich()
+        if self.spread:
+            self.run_spread()
         # times last, children before parents
         for rel, a, m in sorted(self.times, key=lambda t: os.fsencode(t[0]),
                                 reverse=True):
@@ -276,6 +286,19 @@ class Gen:
                 mn = self.rng2.randrange(10**9)
             os.utime(self.p(rel), ns=(a * 10**9 + an, m * 10**9 + mn),
                      follow_symlinks=False)
+
+    def run_spread(self):
+        r = self.rng3
+        self.mkdir("spread")
+        for i in range(self.spread):
+            d = "spread/d%04d" % (i // 200)
+            if i % 200 == 0:
+                self.mkdir(d)
+            rel = "%s/f%05d" % (d, i)
+            if i % 10 == 9:
+                self.symlink("f%05d" % (i - 1), rel)
+                continue
+            self.file(rel, r.randbytes(r.randrange(0, 3001)), mode=0o644)
 
     def acl(self, entries):
         # the VFS encoding of a POSIX ACL (version 2; 8-byte entries):
@@ -392,20 +415,24 @@ def main(argv):
         seed = SEED_DEFAULT
         special = "--no-special" not in argv
         rich = "--rich" in argv
+        spread = 0
+        if "--spread" in argv:
+            spread = int(argv[argv.index("--spread") + 1])
         bigdir = BIGDIR_ENTRIES
         if "--seed" in argv:
             seed = int(argv[argv.index("--seed") + 1])
         if "--bigdir" in argv:
             bigdir = int(argv[argv.index("--bigdir") + 1])
-        if rich:
-            sys.stderr.write("gentree: seed=%d bigdir=%d special=%d rich=1\n"
-                             % (seed, bigdir, special))
-        Gen(argv[2], seed, special, bigdir, rich).run()
+        if rich or spread:
+            sys.stderr.write("gentree: seed=%d bigdir=%d special=%d rich=%d spread=%d\n"
+                             % (seed, bigdir, special, rich, spread))
+        Gen(argv[2], seed, special, bigdir, rich, spread).run()
         return 0
     if len(argv) >= 3 and argv[1] == "list":
         listing(argv[2], atime="--no-atime" not in argv)
         return 0
     sys.stderr.write("usage: gentree.py gen DEST [--seed N] [--no-special] [--bigdir N] [--rich]\n"
+                     "                    [--spread N]\n"
                      "       gentree.py list DIR [--no-atime]\n")
     return 2
 

@@ -3,7 +3,8 @@
 # tests/helpers/popsrc_drv) is the same whichever way the tree comes in
 # (issue 17, acceptance 1's three routes, before the writer exists):
 #  - a tree from tests/gentree.py --rich (every entry type, a hard link
-#    group over three directories, a 2,000-entry directory, sparse files,
+#    group over three directories, a 2,000-entry directory, sparse files
+#    (one of 5 GiB with data at 2.5 and 4.5 GiB),
 #    user/trusted/security attributes, access and default POSIX ACLs,
 #    UTF-8 and odd-byte names, nanosecond times) read as a directory;
 #  - the same tree as GNU tar --xattrs --acls --selinux --sparse (pax);
@@ -46,6 +47,17 @@ st = os.stat(d)
 os.unlink(os.path.join(d, "sock"))
 os.utime(d, ns=(st.st_atime_ns, st.st_mtime_ns))
 EOF
+# a 5 GiB sparse file with data at 2.5 GiB and 4.5 GiB (acceptance 3)
+"$PYTHON" - "$src/sparse/five_g" <<'EOF' || fail "cannot make the 5 GiB sparse file"
+import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+os.pwrite(fd, b"A" * 5000, 5 << 29)
+os.pwrite(fd, b"B" * 7000, 9 << 29)
+os.ftruncate(fd, 5 << 30)
+os.close(fd)
+os.utime(sys.argv[1], ns=(1, 123456789))
+os.utime(os.path.dirname(sys.argv[1]), ns=(1, 987654321))
+EOF
 "$DRV" "$src" >"$T/dir" 2>"$T/err" || fail "directory route: $(cat "$T/err")"
 
 # what the stream must hold (so that equal streams mean something)
@@ -54,6 +66,7 @@ n=$(grep -c -v '^end ' "$T/dir")
 checks=(
 	'^[0-9]+ bigdir d .* children=2001( |$)'
 	' sparse/hole_middle f .* segs=0\+[0-9]+,3145728\+'
+	' sparse/five_g f .* size=5368709120 segs=2684354560\+[0-9]+,4831838208\+[0-9]+ '
 	' rich/la/one f .* nlink=3 '
 	' rich/acl0 f mode=0674 .*xattr:system.posix_acl_access=01000000'
 	' rich/defacl d .*xattr:system.posix_acl_default=01000000'
