@@ -665,7 +665,7 @@ static int list_dir(struct pop_src *s, struct walk *w, const struct pop_ops *ops
 	uint32_t k;
 	int rc;
 
-	pop_node_path(s, d, w->path, 65536);
+	pop_node_path(s, d, w->path, POP_PATH_MAX + 1);
 	w->dirlen = strlen(w->path);
 	if (!s->archive && pop_dir_enter(s, d, w->path))
 		return -1;
@@ -676,7 +676,7 @@ static int list_dir(struct pop_src *s, struct walk *w, const struct pop_ops *ops
 	}
 	if (!ops->dir_end)
 		return 0;
-	pop_node_path(s, d, w->path, 65536);
+	pop_node_path(s, d, w->path, POP_PATH_MAX + 1);
 	w->dirlen = 0;
 	if (d) {	/* fill() appends the name to the parent's path */
 		char *slash = strrchr(w->path, '/');
@@ -694,7 +694,7 @@ int pop_walk(struct pop_src *s, const struct pop_ops *ops, void *arg)
 	uint32_t i;
 	int rc;
 
-	w.path = malloc(65536 + 512);
+	w.path = malloc(POP_PATH_MAX + 1 + POP_NAME_MAX + 2);
 	if (!w.path)
 		return pop_fail(s, "%s: out of memory", s->spec);
 	w.dirlen = 0;

@@ -24,6 +24,10 @@
  * data segments; nlink counts the group's entries (links from outside
  * the tree are not counted).
  *
+ * Limits, checked while reading (before anything is written): a name of
+ * at most 255 bytes (ext4's), a relative path of at most POP_PATH_MAX
+ * bytes.
+ *
  * Errors: functions return 0 or -1; pop_error() then gives one line
  * naming the source path or the archive member and the cause.
  */
@@ -32,6 +36,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#define POP_NAME_MAX	255
+#define POP_PATH_MAX	4095
 
 enum pop_type {
 	POP_REG = 1, POP_DIR, POP_SYMLINK, POP_CHR, POP_BLK, POP_FIFO, POP_SOCK

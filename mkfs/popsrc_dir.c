@@ -20,23 +20,20 @@
 #include <unistd.h>
 #include "popsrc_int.h"
 
-#define POP_MAX_DEPTH	4096
-
+/* "SOURCE/PATH: what: cause", a path over 300 bytes cut (the cause must
+ * fit the message). */
 static int fail_errno(struct pop_src *s, uint32_t n, const char *what, int e)
 {
-	char rel[4096];
+	char rel[POP_PATH_MAX + 1];
 
 	pop_node_path(s, n, rel, sizeof(rel));
-	return pop_fail(s, "%s%s%s: %s: %s", s->spec, *rel ? "/" : "", rel, what, strerror(e));
+	return pop_fail(s, "%s%s%.300s%s: %s%s%s", s->spec, *rel ? "/" : "", rel,
+			strlen(rel) > 300 ? "..." : "", what, e ? ": " : "", e ? strerror(e) : "");
 }
 
 static int fail_changed(struct pop_src *s, uint32_t n)
 {
-	char rel[4096];
-
-	pop_node_path(s, n, rel, sizeof(rel));
-	return pop_fail(s, "%s%s%s: changed while being read (type, size or identity)", s->spec,
-			*rel ? "/" : "", rel);
+	return fail_errno(s, n, "changed while being read (type, size or identity)", 0);
 }
 
 static enum pop_type type_of(mode_t m)
@@ -118,10 +115,11 @@ static int read_xattrs(struct pop_src *s, uint32_t n, int dirfd, const char *nam
 	}
 	free(list);
 	{
-		char rel[4096], what[4200];
+		char rel[POP_PATH_MAX + 1], what[600];
 
 		pop_node_path(s, n, rel, sizeof(rel));
-		snprintf(what, sizeof(what), "%s%s%s", s->spec, *rel ? "/" : "", rel);
+		snprintf(what, sizeof(what), "%s%s%.300s%s", s->spec, *rel ? "/" : "", rel,
+			 strlen(rel) > 300 ? "..." : "");
 		return pop_xa_finish(s, n, what);
 	}
 }
@@ -187,7 +185,8 @@ static int read_segs(struct pop_src *s, uint32_t n, int dirfd, const char *name)
 	return 0;
 }
 
-static int scan_dir(struct pop_src *s, int dirfd, uint32_t dn, unsigned depth)
+/* Directory dn (its relative path plen bytes long) open as dirfd. */
+static int scan_dir(struct pop_src *s, int dirfd, uint32_t dn, size_t plen)
 {
 	static char target[65536];
 	struct dirent *de;
@@ -195,8 +194,6 @@ static int scan_dir(struct pop_src *s, int dirfd, uint32_t dn, unsigned depth)
 	int fd;
 	uint32_t c;
 
-	if (depth > POP_MAX_DEPTH)
-		return fail_errno(s, dn, "directory tree too deep", ELOOP);
 	fd = dup(dirfd);
 	d = fd < 0 ? NULL : fdopendir(fd);
 	if (!d) {
@@ -214,6 +211,15 @@ static int scan_dir(struct pop_src *s, int dirfd, uint32_t dn, unsigned depth)
 		if (n == POP_NONE)
 			goto fail;
 		pop_node_link(s, n);
+		if (strlen(de->d_name) > POP_NAME_MAX) {
+			fail_errno(s, n, "name longer than 255 bytes", ENAMETOOLONG);
+			goto fail;
+		}
+		if (plen + (plen ? 1 : 0) + strlen(de->d_name) > POP_PATH_MAX) {
+			fail_errno(s, dn, "a path below it is longer than 4095 bytes",
+				   ENAMETOOLONG);
+			goto fail;
+		}
 		if (statx(dirfd, de->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
 			  STATX_BASIC_STATS | STATX_BTIME, &x)) {
 			fail_errno(s, n, "cannot stat", errno);
@@ -263,7 +269,7 @@ static int scan_dir(struct pop_src *s, int dirfd, uint32_t dn, unsigned depth)
 			close(sub);
 			return fail_changed(s, c);
 		}
-		rc = scan_dir(s, sub, c, depth + 1);
+		rc = scan_dir(s, sub, c, plen + (plen ? 1 : 0) + s->nodes[c].name_len);
 		close(sub);
 		if (rc)
 			return rc;

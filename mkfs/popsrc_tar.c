@@ -38,8 +38,8 @@ struct tarrd {
 	struct archive *a;
 	const char *member;	/* the member being read, for messages: NULL, or
 				   name (libarchive's copy goes with the entry) */
-	char name[4096];
-	char path[65536];	/* its normalized path */
+	char name[2 * POP_PATH_MAX + 2];
+	char path[POP_PATH_MAX + 1];	/* its normalized path */
 };
 
 static int fail_member(struct tarrd *t, const char *fmt, ...)
@@ -52,6 +52,8 @@ static int fail_member(struct tarrd *t, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (t->member && strlen(t->member) > 300)	/* the cause must fit too */
+		return pop_fail(t->s, "%s: member %.300s...: %s", t->s->spec, t->member, msg);
 	if (t->member)
 		return pop_fail(t->s, "%s: member %s: %s", t->s->spec, t->member, msg);
 	return pop_fail(t->s, "%s: %s", t->s->spec, msg);
@@ -76,8 +78,9 @@ static int spool_open(struct pop_src *s)
 	return 0;
 }
 
-/* path -> t->path without "/" runs, "." components, leading "/";
- * -1 for "..".  Empty result: the root. */
+/* path -> out (cap bytes) without "/" runs, "." components, leading
+ * "/"; -1 for "..", -2 for a component over POP_NAME_MAX bytes, -3 for a
+ * result that does not fit.  Empty result: the root. */
 static int normalize(const char *in, char *out, size_t cap)
 {
 	size_t o = 0;
@@ -92,9 +95,11 @@ static int normalize(const char *in, char *out, size_t cap)
 		l = (size_t)(q - p);
 		if (l == 2 && p[0] == '.' && p[1] == '.')
 			return -1;
+		if (l > POP_NAME_MAX)
+			return -2;
 		if (l && !(l == 1 && p[0] == '.')) {
 			if (o + l + 2 > cap)
-				return -1;
+				return -3;
 			if (o)
 				out[o++] = '/';
 			memcpy(out + o, p, l);
@@ -358,12 +363,13 @@ static int set_meta(struct tarrd *t, uint32_t n, struct archive_entry *e, enum p
 static int hard_link(struct tarrd *t, uint32_t n, const char *target)
 {
 	struct pop_src *s = t->s;
-	static char norm[65536];
+	static char norm[POP_PATH_MAX + 1];
 	const char *last;
 	uint32_t dir, h;
 
 	if (normalize(target, norm, sizeof(norm)) || !*norm)
-		return fail_member(t, "bad hard link target %s", target);
+		return fail_member(t, "bad hard link target %s (\"..\", a name over %d bytes or a "
+				   "path over %d)", target, POP_NAME_MAX, POP_PATH_MAX);
 	dir = walk_parents(t, norm, &last);
 	if (dir == POP_NONE)
 		return -1;
@@ -390,10 +396,15 @@ static int one_member(struct tarrd *t, struct archive_entry *e)
 	enum pop_type type = type_of(archive_entry_filetype(e));
 	uint32_t dir, n;
 
-	if (strlen(t->member) >= sizeof(t->name) - 1)
-		return fail_member(t, "path name too long");
-	if (normalize(t->member, t->path, sizeof(t->path)))
-		return fail_member(t, "path with a \"..\" component, or too long");
+	switch (strlen(t->member) >= sizeof(t->name) - 1 ? -3 :
+		normalize(t->member, t->path, sizeof(t->path))) {
+	case -1:
+		return fail_member(t, "path with a \"..\" component");
+	case -2:
+		return fail_member(t, "a name longer than %d bytes", POP_NAME_MAX);
+	case -3:
+		return fail_member(t, "path longer than %d bytes", POP_PATH_MAX);
+	}
 	if (!hl && !type)
 		return fail_member(t, "unsupported file type 0%o",
 				   (unsigned)archive_entry_filetype(e));

@@ -64,7 +64,7 @@ static void rmtmp(void)
 /* The stream as text: "index:path[@group/nlink]" per entry, "|" per
  * directory end. */
 struct rec {
-	char out[4096];
+	char out[16384];
 };
 
 static int rec_entry(void *arg, struct pop_src *s, const struct pop_entry *e)
@@ -85,9 +85,11 @@ static int rec_end(void *arg, struct pop_src *s, const struct pop_entry *d)
 {
 	struct rec *r = arg;
 
+	size_t n = strlen(r->out);
+
 	(void)s;
 	(void)d;
-	strcat(r->out, "| ");
+	snprintf(r->out + n, sizeof(r->out) - n, "| ");
 	return 0;
 }
 
@@ -237,6 +239,37 @@ static void dir_order_and_links(void **state)
 	assert_string_equal(out,
 		"0:/ 1:A@1/1 2:a@2/2 3:a.b@3/1 4:ab/ 5:b@5/1 6:z/ | "
 		"7:ab/k@7/1 | 8:z/x@2/2 9:z/y@9/1 | ");
+	rmtmp();
+}
+
+static void expect_error(const char *spec, const char *want);
+
+static void dir_limits(void **state)
+{
+	char seg[300];
+	struct pop_opts o = { 0 };
+	struct pop_src *s;
+	char err[1100];
+
+	(void)state;
+	newtmp();
+	memset(seg, 'q', 250);
+	seg[250] = 0;
+	/* 16 levels of 250 bytes: 4015 bytes, fine; a 17th: 4266 */
+	assert_int_equal(chdir(tmp), 0);
+	for (int i = 0; i < 16; i++) {
+		assert_int_equal(mkdir(seg, 0755), 0);
+		assert_int_equal(chdir(seg), 0);
+	}
+	assert_int_equal(chdir("/"), 0);
+	assert_int_equal(pop_open(tmp, &o, &s, err, sizeof(err)), 0);
+	pop_close(s);
+	assert_int_equal(chdir(tmp), 0);
+	for (int i = 0; i < 16; i++)
+		assert_int_equal(chdir(seg), 0);
+	assert_int_equal(mkdir(seg, 0755), 0);
+	assert_int_equal(chdir("/"), 0);
+	expect_error(tmp, "a path below it is longer than 4095 bytes");
 	rmtmp();
 }
 
@@ -447,8 +480,6 @@ static void tar_member_details(void **state)
 	rmtmp();
 }
 
-static void expect_error(const char *spec, const char *want);
-
 /* one member with an ACL given through libarchive's list (SCHILY.acl.*) */
 static void mktar_acl(const char *path, const char *uname)
 {
@@ -567,6 +598,34 @@ static void tar_errors(void **state)
 	mktar(path, dotdot);			/* the next header cut */
 	assert_int_equal(truncate(path, 1300), 0);
 	expect_error(path, "t.tar: after member ok: ");
+	{	/* a name of 256 bytes; a path of 4096 */
+		static char longname[300], longpath[4200];
+		const struct member ln[] = {
+			{ longname, AE_IFREG, "1", NULL },
+			{ NULL, 0, NULL, NULL },
+		};
+		const struct member lp[] = {
+			{ longpath, AE_IFREG, "1", NULL },
+			{ NULL, 0, NULL, NULL },
+		};
+
+		memset(longname, 'n', 256);
+		mktar(path, ln);
+		expect_error(path, "a name longer than 255 bytes");
+		/* 16 components of 254 bytes (4079 with the slashes), then one of
+		 * 16: 4096 bytes */
+		for (int i = 0; i < 16; i++) {
+			memset(longpath + 255 * i, 'p', 254);
+			longpath[255 * i + 254] = '/';
+		}
+		memset(longpath + 255 * 16, 'r', 16);
+		longpath[4096] = 0;
+		mktar(path, lp);
+		expect_error(path, "path longer than 4095 bytes");
+		longpath[4095] = 0;	/* 4095: fine */
+		mktar(path, lp);
+		stream(path, want, 1);
+	}
 	snprintf(path, sizeof(path), "%s/missing", tmp);
 	snprintf(want, sizeof(want), "%s: No such file or directory", path);
 	expect_error(path, want);
@@ -777,6 +836,7 @@ int main(void)
 		cmocka_unit_test(sha256_vectors),
 		cmocka_unit_test(acl_encodings),
 		cmocka_unit_test(dir_order_and_links),
+		cmocka_unit_test(dir_limits),
 		cmocka_unit_test(repro_ids),
 		cmocka_unit_test(repro_times),
 		cmocka_unit_test(tar_members),
