@@ -573,6 +573,21 @@ uint32_t pop_count(const struct pop_src *s)
 	return s->nnodes;
 }
 
+uint64_t pop_data_bytes(const struct pop_src *s)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < s->nnodes; i++) {
+		const struct pop_node *nd = &s->nodes[i];
+
+		if (nd->holder != i || nd->type != POP_REG)
+			continue;
+		for (uint32_t k = 0; k < nd->nseg; k++)
+			n += s->segs[nd->seg_first + k].len;
+	}
+	return n;
+}
+
 /* Walk state: the path of the directory being listed and scratch. */
 struct walk {
 	char *path;		/* the current entry's path */

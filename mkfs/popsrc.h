@@ -118,6 +118,9 @@ const char *pop_error(const struct pop_src *s);
 int pop_is_archive(const struct pop_src *s);
 /* Entries in the stream (the root included). */
 uint32_t pop_count(const struct pop_src *s);
+/* Bytes of file data the stream delivers (its data runs; each inode
+ * once): with pop_count(), the totals for progress reports. */
+uint64_t pop_data_bytes(const struct pop_src *s);
 
 struct pop_ops {
 	/* Each entry once, in stream order.  Its data can be read with

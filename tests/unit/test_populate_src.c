@@ -476,6 +476,8 @@ static void tar_member_details(void **state)
 	mktar(path, m);
 	assert_int_equal(pop_open(path, &o, &s, err, sizeof(err)), 0);
 	assert_int_equal(pop_walk(s, &ops, NULL), 0);
+	assert_int_equal(pop_count(s), 6);		/* root, a, a/b, a/b/c, x, h */
+	assert_int_equal(pop_data_bytes(s), 6);	/* "cc" once, "new!" */
 	pop_close(s);
 	rmtmp();
 }
@@ -823,6 +825,7 @@ static void estimate_walk(void **state)
 	mk("g", "");
 	assert_int_equal(pop_open(tmp, &o, &s, err, sizeof(err)), 0);
 	assert_int_equal(pop_estimate(s, &p, &est), 0);
+	assert_int_equal(pop_data_bytes(s), 5);
 	assert_int_equal(est.inodes, 3);
 	assert_int_equal(est.data_blocks, 1);
 	assert_int_equal(est.dir_blocks, 2);		/* the root and d */
