@@ -5,6 +5,12 @@
  * (tests/t/popsrc_routes.sh).
  *
  *   popsrc_drv [--all-times] [--no-sockets] [--no-xattrs] SOURCE
+ *   popsrc_drv --estimate [--margin PCT] SOURCE
+ *
+ * --estimate prints the size estimate (mkfs/popsize.h) for an ext4 of
+ * Debian's defaults with 4 KiB blocks and 256-byte inodes: the content's
+ * blocks by kind, its inodes, and the blocks count and -N the layout
+ * search gives with the margin (default POP_MARGIN_DEFAULT).
  *
  * Entry lines: index, escaped path, type, mode, owner, mtime with
  * nanoseconds (--all-times: atime, ctime, crtime too), device numbers,
@@ -16,7 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "popsrc.h"
+#include "popsize.h"
 #include "sha256.h"
 
 static int all_times, no_sockets;
@@ -117,8 +123,42 @@ static int on_end(void *arg, struct pop_src *s, const struct pop_entry *d)
 	return 0;
 }
 
+static int estimate(struct pop_src *s, unsigned margin)
+{
+	static const struct pop_fsparams p = {
+		.block_size = 4096, .cluster_size = 4096, .inode_size = 256, .extents = 1,
+		.inline_data = 0, .metadata_csum = 1, .dir_index = 1, .dir_slack_pct = 0,
+	};
+	struct pop_estimate est;
+	struct e4_layout_opts o;
+	uint64_t blocks;
+	uint32_t inodes;
+	errcode_t err;
+
+	if (pop_estimate(s, &p, &est)) {
+		fprintf(stderr, "popsrc_drv: %s\n", pop_error(s));
+		return 1;
+	}
+	printf("data=%llu map=%llu dir=%llu symlink=%llu xattr=%llu total=%llu inodes=%llu\n",
+	       (unsigned long long)est.data_blocks, (unsigned long long)est.map_blocks,
+	       (unsigned long long)est.dir_blocks, (unsigned long long)est.symlink_blocks,
+	       (unsigned long long)est.xattr_blocks, (unsigned long long)pop_est_blocks(&est),
+	       (unsigned long long)est.inodes);
+	e4_layout_opts_init(&o);
+	o.fs_type = "ext4";
+	err = pop_fit_size(&est, &p, margin, &o, &blocks, &inodes);
+	if (err) {
+		fprintf(stderr, "popsrc_drv: no size fits: %s\n", error_message(err));
+		return 1;
+	}
+	printf("margin=%u blocks=%llu inodes=%u\n", margin, (unsigned long long)blocks, inodes);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	unsigned margin = POP_MARGIN_DEFAULT;
+	int est = 0;
 	struct pop_opts o = { .default_time = 0 };
 	struct pop_ops ops = { on_entry, on_end };
 	struct pop_src *s;
@@ -132,11 +172,17 @@ int main(int argc, char **argv)
 			no_sockets = 1;
 		else if (!strcmp(argv[i], "--no-xattrs"))
 			o.no_xattrs = 1;
+		else if (!strcmp(argv[i], "--estimate"))
+			est = 1;
+		else if (!strcmp(argv[i], "--margin") && i + 1 < argc &&
+			 !pop_parse_margin(argv[i + 1], &margin))
+			i++;
 		else
 			break;
 	}
 	if (i + 1 != argc) {
-		fprintf(stderr, "usage: popsrc_drv [--all-times] [--no-sockets] [--no-xattrs] SOURCE\n");
+		fprintf(stderr, "usage: popsrc_drv [--all-times] [--no-sockets] [--no-xattrs] SOURCE\n"
+			"       popsrc_drv --estimate [--margin PCT] SOURCE\n");
 		return 2;
 	}
 	buf = malloc(1 << 20);
@@ -144,7 +190,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "popsrc_drv: %s\n", buf ? err : "out of memory");
 		return 1;
 	}
-	rc = pop_walk(s, &ops, NULL);
+	e4_init_errors();
+	rc = est ? estimate(s, margin) : pop_walk(s, &ops, NULL);
 	if (rc < 0)
 		fprintf(stderr, "popsrc_drv: %s\n", pop_error(s));
 	pop_close(s);
