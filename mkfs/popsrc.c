@@ -145,13 +145,11 @@ static const char *arena_str(const struct pop_src *s, uint64_t off)
 	return s->arena + off;
 }
 
-/* for the sort: attributes of one node (qsort has no argument) */
-static const struct pop_src *sort_src;
-
-static int cmp_xa(const void *a, const void *b)
+static int cmp_xa(const void *a, const void *b, void *arg)
 {
+	const struct pop_src *s = arg;
 	const struct pop_xa *x = a, *y = b;
-	int c = strcmp(arena_str(sort_src, x->name_off), arena_str(sort_src, y->name_off));
+	int c = strcmp(arena_str(s, x->name_off), arena_str(s, y->name_off));
 
 	if (c)
 		return c;
@@ -169,8 +167,8 @@ static int cmp_xa(const void *a, const void *b)
 static int acl_convert(struct pop_src *s, struct pop_xa *x, int access, const char *what,
 		       uint32_t *mode, int *drop)
 {
-	struct e4_acl_entry e[E4_ACL_MAX_ENTRIES];
-	uint8_t out[4 + 8 * E4_ACL_MAX_ENTRIES];
+	struct e4_acl_entry *e = s->acl;
+	uint8_t *out = s->aclbuf;
 	size_t n, len;
 	uint64_t off;
 	errcode_t err;
@@ -215,8 +213,7 @@ int pop_xa_finish(struct pop_src *s, uint32_t n, const char *what)
 
 	if (!nd->nxa)
 		return 0;
-	sort_src = s;
-	qsort(x, nd->nxa, sizeof(*x), cmp_xa);
+	qsort_r(x, nd->nxa, sizeof(*x), cmp_xa, s);
 	for (i = 0; i < nd->nxa; i++) {
 		const char *name = arena_str(s, x[i].name_off);
 		int drop = 0;
@@ -326,12 +323,13 @@ int pop_hash_insert(struct pop_src *s, uint32_t n)
 
 /* ---- order --------------------------------------------------------------- */
 
-static int cmp_name(const void *a, const void *b)
+static int cmp_name(const void *a, const void *b, void *arg)
 {
-	const struct pop_node *x = &sort_src->nodes[*(const uint32_t *)a];
-	const struct pop_node *y = &sort_src->nodes[*(const uint32_t *)b];
+	const struct pop_src *s = arg;
+	const struct pop_node *x = &s->nodes[*(const uint32_t *)a];
+	const struct pop_node *y = &s->nodes[*(const uint32_t *)b];
 	size_t m = x->name_len < y->name_len ? x->name_len : y->name_len;
-	int c = memcmp(sort_src->arena + x->name_off, sort_src->arena + y->name_off, m);
+	int c = memcmp(s->arena + x->name_off, s->arena + y->name_off, m);
 
 	if (c)
 		return c;
@@ -392,15 +390,15 @@ static int key_cmp(const struct pop_src *s, uint32_t a, uint32_t b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-static int cmp_group(const void *a, const void *b)
+static int cmp_group(const void *a, const void *b, void *arg)
 {
+	const struct pop_src *s = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int c = key_cmp(sort_src, x, y);
+	int c = key_cmp(s, x, y);
 
 	if (c)
 		return c;
-	return sort_src->nodes[x].order < sort_src->nodes[y].order ? -1 :
-	       sort_src->nodes[x].order > sort_src->nodes[y].order;
+	return s->nodes[x].order < s->nodes[y].order ? -1 : s->nodes[x].order > s->nodes[y].order;
 }
 
 /* Link groups: the paths of one inode (stnlink > 1): directory source,
@@ -437,8 +435,7 @@ static int groups(struct pop_src *s)
 		}
 		v[n++] = i;
 	}
-	sort_src = s;
-	qsort(v, n, sizeof(*v), cmp_group);
+	qsort_r(v, n, sizeof(*v), cmp_group, s);
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && !key_cmp(s, v[j], v[i]); j++)
 			;
@@ -465,7 +462,6 @@ static int pop_finish(struct pop_src *s)
 	s->dirs = malloc((size_t)s->nnodes * sizeof(*s->dirs) + 1);
 	if (!s->kids || !s->by_order || !s->dirs)
 		return pop_fail(s, "%s: out of memory", s->spec);
-	sort_src = s;
 	for (i = 0; i < s->nnodes; i++) {
 		struct pop_node *nd = &s->nodes[i];
 		uint32_t c = nd->kid_first, k = 0;
@@ -479,7 +475,7 @@ static int pop_finish(struct pop_src *s)
 			s->kids[at + k++] = c;
 		nd->kid_first = at;
 		nd->nkids = k;
-		qsort(s->kids + at, k, sizeof(*s->kids), cmp_name);
+		qsort_r(s->kids + at, k, sizeof(*s->kids), cmp_name, s);
 		at += k;
 	}
 	if (number(s))
@@ -497,7 +493,17 @@ int pop_open(const char *spec, const struct pop_opts *o, struct pop_src **ret,
 	int rc;
 
 	*ret = NULL;
-	if (!s || !(s->spec = strdup(spec))) {
+	if (s) {
+		s->xbuf = malloc(POP_XBUF);
+		s->acl = malloc(E4_ACL_MAX_ENTRIES * sizeof(*s->acl));
+		s->aclbuf = malloc(4 + 8 * E4_ACL_MAX_ENTRIES);
+	}
+	if (!s || !s->xbuf || !s->acl || !s->aclbuf || !(s->spec = strdup(spec))) {
+		if (s) {
+			free(s->xbuf);
+			free(s->acl);
+			free(s->aclbuf);
+		}
 		snprintf(err, errlen, "%s: out of memory", spec);
 		free(s);
 		return -1;
@@ -555,6 +561,9 @@ void pop_close(struct pop_src *s)
 	free(s->dirs);
 	free(s->hash);
 	free(s->spec);
+	free(s->xbuf);
+	free(s->acl);
+	free(s->aclbuf);
 	free(s);
 }
 

@@ -79,7 +79,7 @@ static int read_xattrs(struct pop_src *s, uint32_t n, int dirfd, const char *nam
 {
 	char path[64 + 256], *list = NULL, *p;
 	ssize_t len, vl;
-	static char val[65536];
+	char *val = s->xbuf;
 
 	if (s->opts.no_xattrs)
 		return 0;
@@ -98,7 +98,7 @@ static int read_xattrs(struct pop_src *s, uint32_t n, int dirfd, const char *nam
 		return fail_errno(s, n, "cannot list extended attributes", errno);
 	}
 	for (p = list; p && p < list + len; p += strlen(p) + 1) {
-		vl = lgetxattr(path, p, val, sizeof(val));
+		vl = lgetxattr(path, p, val, POP_XBUF);
 		if (vl < 0 && errno == ENODATA)
 			continue;	/* removed meanwhile */
 		if (vl < 0) {
@@ -188,7 +188,7 @@ static int read_segs(struct pop_src *s, uint32_t n, int dirfd, const char *name)
 /* Directory dn (its relative path plen bytes long) open as dirfd. */
 static int scan_dir(struct pop_src *s, int dirfd, uint32_t dn, size_t plen)
 {
-	static char target[65536];
+	char *target = s->xbuf;
 	struct dirent *de;
 	DIR *d;
 	int fd;
@@ -231,10 +231,10 @@ static int scan_dir(struct pop_src *s, int dirfd, uint32_t dn, size_t plen)
 			goto fail;
 		}
 		if (s->nodes[n].type == POP_SYMLINK) {
-			ssize_t l = readlinkat(dirfd, de->d_name, target, sizeof(target));
+			ssize_t l = readlinkat(dirfd, de->d_name, target, POP_XBUF);
 			uint64_t off;
 
-			if (l < 0 || l == (ssize_t)sizeof(target)) {
+			if (l < 0 || l == POP_XBUF) {
 				fail_errno(s, n, "cannot read symlink", l < 0 ? errno : ENAMETOOLONG);
 				goto fail;
 			}

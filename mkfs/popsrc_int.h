@@ -6,9 +6,11 @@
 #define E4_POPSRC_INT_H
 
 #include <stdarg.h>
+#include "e4.h"
 #include "popsrc.h"
 
 #define POP_NONE	UINT32_MAX
+#define POP_XBUF	65536
 
 /* One path of the source. */
 struct pop_node {
@@ -55,6 +57,11 @@ struct pop_src {
 	uint32_t *kids;		/* children of each directory, sorted */
 	uint32_t *by_order;	/* node of each stream index */
 	uint32_t *dirs, ndirs;	/* directories in the order they are listed */
+
+	/* scratch, so that several sources can be read at once */
+	char *xbuf;			/* POP_XBUF: an attribute value, a target */
+	struct e4_acl_entry *acl;	/* E4_ACL_MAX_ENTRIES */
+	uint8_t *aclbuf;		/* 4 + 8 * E4_ACL_MAX_ENTRIES */
 
 	/* lookup by (parent, name): archives */
 	uint32_t *hash;

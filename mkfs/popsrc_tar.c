@@ -39,6 +39,7 @@ struct tarrd {
 	const char *member;	/* the member being read, for messages: NULL, or
 				   name (libarchive's copy goes with the entry) */
 	char name[2 * POP_PATH_MAX + 2];
+	char norm[POP_PATH_MAX + 1];	/* a hard link's target */
 	char path[POP_PATH_MAX + 1];	/* its normalized path */
 };
 
@@ -174,8 +175,8 @@ static int acl_tag(int tag)
 static int acl_from_list(struct tarrd *t, uint32_t n, struct archive_entry *e, int want,
 			 const char *xname)
 {
-	static struct e4_acl_entry ent[E4_ACL_MAX_ENTRIES];
-	static uint8_t val[4 + 8 * E4_ACL_MAX_ENTRIES];
+	struct e4_acl_entry *ent = t->s->acl;
+	uint8_t *val = t->s->aclbuf;
 	int type, perm, tag, id;
 	const char *who;
 	size_t cnt = 0, len;
@@ -363,11 +364,11 @@ static int set_meta(struct tarrd *t, uint32_t n, struct archive_entry *e, enum p
 static int hard_link(struct tarrd *t, uint32_t n, const char *target)
 {
 	struct pop_src *s = t->s;
-	static char norm[POP_PATH_MAX + 1];
+	char *norm = t->norm;
 	const char *last;
 	uint32_t dir, h;
 
-	if (normalize(target, norm, sizeof(norm)) || !*norm)
+	if (normalize(target, norm, sizeof(t->norm)) || !*norm)
 		return fail_member(t, "bad hard link target %s (\"..\", a name over %d bytes or a "
 				   "path over %d)", target, POP_NAME_MAX, POP_PATH_MAX);
 	dir = walk_parents(t, norm, &last);
@@ -442,57 +443,63 @@ static int one_member(struct tarrd *t, struct archive_entry *e)
 
 int pop_tar_scan(struct pop_src *s)
 {
-	static struct tarrd t;
+	struct tarrd *tp = calloc(1, sizeof(*tp));
 	struct archive_entry *e;
 	int r, rc = 0;
 
-	memset(&t, 0, sizeof(t));
-	t.s = s;
-	if (spool_open(s))
-		return -1;
-	t.a = archive_read_new();
-	if (!t.a)
+	if (!tp)
 		return pop_fail(s, "%s: out of memory", s->spec);
-	archive_read_support_format_tar(t.a);
-	archive_read_support_filter_gzip(t.a);
-	archive_read_support_filter_bzip2(t.a);
-	archive_read_support_filter_xz(t.a);
-	archive_read_support_filter_lzma(t.a);
-	archive_read_support_filter_zstd(t.a);
-	archive_read_support_filter_lz4(t.a);
+	tp->s = s;
+	if (spool_open(s)) {
+		free(tp);
+		return -1;
+	}
+	tp->a = archive_read_new();
+	if (!tp->a) {
+		free(tp);
+		return pop_fail(s, "%s: out of memory", s->spec);
+	}
+	archive_read_support_format_tar(tp->a);
+	archive_read_support_filter_gzip(tp->a);
+	archive_read_support_filter_bzip2(tp->a);
+	archive_read_support_filter_xz(tp->a);
+	archive_read_support_filter_lzma(tp->a);
+	archive_read_support_filter_zstd(tp->a);
+	archive_read_support_filter_lz4(tp->a);
 	if (!strcmp(s->spec, "-"))
-		r = archive_read_open_fd(t.a, 0, 65536);
+		r = archive_read_open_fd(tp->a, 0, 65536);
 	else
-		r = archive_read_open_filename(t.a, s->spec, 65536);
+		r = archive_read_open_filename(tp->a, s->spec, 65536);
 	if (r != ARCHIVE_OK) {
-		rc = fail_member(&t, "%s", archive_error_string(t.a) ?
-				 archive_error_string(t.a) : "cannot open");
+		rc = fail_member(tp, "%s", archive_error_string(tp->a) ?
+				 archive_error_string(tp->a) : "cannot open");
 		goto out;
 	}
-	while ((r = archive_read_next_header(t.a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+	while ((r = archive_read_next_header(tp->a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
 		const char *pn = archive_entry_pathname(e);
 
 		if (!pn) {
-			rc = fail_member(&t, "member without a path name");
+			rc = fail_member(tp, "member without a path name");
 			goto out;
 		}
-		snprintf(t.name, sizeof(t.name), "%s", pn);
-		t.member = t.name;
-		rc = one_member(&t, e);
+		snprintf(tp->name, sizeof(tp->name), "%s", pn);
+		tp->member = tp->name;
+		rc = one_member(tp, e);
 		if (rc)
 			goto out;
 	}
 	if (r != ARCHIVE_EOF) {
-		const char *why = archive_error_string(t.a) ? archive_error_string(t.a) :
+		const char *why = archive_error_string(tp->a) ? archive_error_string(tp->a) :
 				  "read error";
 
-		if (t.member)
-			rc = pop_fail(s, "%s: after member %s: %s", s->spec, t.member, why);
+		if (tp->member)
+			rc = pop_fail(s, "%s: after member %.300s: %s", s->spec, tp->member, why);
 		else
-			rc = fail_member(&t, "%s", why);
+			rc = fail_member(tp, "%s", why);
 	}
 out:
-	archive_read_free(t.a);
+	archive_read_free(tp->a);
+	free(tp);
 	return rc;
 }
 
