@@ -33,7 +33,7 @@ static int fail_errno(struct pop_src *s, uint32_t n, const char *what, int e)
 
 static int fail_changed(struct pop_src *s, uint32_t n)
 {
-	return fail_errno(s, n, "changed while being read (type, size or identity)", 0);
+	return fail_errno(s, n, "changed while being read (type, size, identity or ctime)", 0);
 }
 
 static enum pop_type type_of(mode_t m)
@@ -133,13 +133,17 @@ static int open_file(int dirfd, const char *name)
 	return fd;
 }
 
+/* fd is still the inode the scan saw: identity, type, size and ctime (a
+ * new inode that got the old number, or any change of data or metadata,
+ * moves the ctime). */
 static int same_file(const struct pop_node *nd, int fd)
 {
 	struct stat st;
 
 	return !fstat(fd, &st) && st.st_ino == nd->ino && st.st_dev == nd->dev &&
 	       type_of(st.st_mode) == nd->type &&
-	       (nd->type != POP_REG || (uint64_t)st.st_size == nd->size);
+	       (nd->type != POP_REG || (uint64_t)st.st_size == nd->size) &&
+	       st.st_ctim.tv_sec == nd->t[2].sec && (uint32_t)st.st_ctim.tv_nsec == nd->t[2].nsec;
 }
 
 /* Data runs of a regular file. */

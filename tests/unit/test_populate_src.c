@@ -273,6 +273,54 @@ static void dir_limits(void **state)
 	rmtmp();
 }
 
+static int read_all(void *arg, struct pop_src *s, const struct pop_entry *e)
+{
+	char buf[64];
+
+	(void)arg;
+	for (uint32_t i = 0; i < e->nsegs; i++)
+		if (pop_read(s, e, e->segs[i].off, buf, e->segs[i].len > 64 ? 64 :
+			     (size_t)e->segs[i].len))
+			return -1;
+	return 0;
+}
+
+/* a file that changes between pop_open and the walk: an error naming it */
+static void dir_changed(void **state)
+{
+	struct pop_ops ops = { read_all, NULL };
+	struct pop_opts o = { 0 };
+	struct pop_src *s;
+	char err[1100], p[600], want[700];
+
+	(void)state;
+	for (int how = 0; how < 3; how++) {
+		newtmp();
+		mk("d", NULL);
+		mk("d/f", "12345");
+		assert_int_equal(pop_open(tmp, &o, &s, err, sizeof(err)), 0);
+		snprintf(p, sizeof(p), "%s/d/f", tmp);
+		if (how == 0) {
+			mk("d/f", "543210");		/* rewritten, grown */
+		} else if (how == 2) {
+			usleep(10000);			/* a later ctime */
+			mk("d/f", "54321");		/* rewritten, the same size */
+		} else {
+			/* another inode (maybe of the same number) and size: the
+			 * directory changed */
+			assert_int_equal(unlink(p), 0);
+			mk("d/f", "54321");
+			p[strlen(p) - 2] = 0;
+		}
+		assert_int_equal(pop_walk(s, &ops, NULL), -1);
+		snprintf(want, sizeof(want), "%s: changed while being read", p);
+		if (!strstr(pop_error(s), want))
+			fail_msg("'%s' lacks '%s'", pop_error(s), want);
+		pop_close(s);
+		rmtmp();
+	}
+}
+
 static int64_t ids_of(const char *spec, int64_t epoch, const char *opt, uint8_t uuid[16])
 {
 	struct pop_opts o = { .default_time = 0 };
@@ -840,6 +888,7 @@ int main(void)
 		cmocka_unit_test(acl_encodings),
 		cmocka_unit_test(dir_order_and_links),
 		cmocka_unit_test(dir_limits),
+		cmocka_unit_test(dir_changed),
 		cmocka_unit_test(repro_ids),
 		cmocka_unit_test(repro_times),
 		cmocka_unit_test(tar_members),
