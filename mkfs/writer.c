@@ -696,33 +696,27 @@ static int zero_old_backups(struct mkfs *m, int fd)
 void mkfs_build_super(struct mkfs *m, struct ext4_super_block *sb)
 {
 	const struct e4_layout *l = m->l;
-	uint32_t base, ex;
 	int64_t now = m->now;
 
 	memset(sb, 0, sizeof(*sb));
+	/* the features first: the count setters read 64bit from them */
+	e4_sb_set_features(sb, E4_FEAT_COMPAT, l->feature_compat);
+	e4_sb_set_features(sb, E4_FEAT_INCOMPAT, l->feature_incompat);
+	e4_sb_set_features(sb, E4_FEAT_RO_COMPAT, l->feature_ro_compat);
 	sb->s_inodes_count = e4_cpu_to_le32(l->inodes_count);
-	sb->s_blocks_count_lo = e4_cpu_to_le32((uint32_t)l->blocks_count);
-	sb->s_r_blocks_count_lo = e4_cpu_to_le32((uint32_t)l->r_blocks_count);
-	sb->s_free_blocks_count_lo = e4_cpu_to_le32((uint32_t)l->free_blocks_count);
-	if (l->feature_incompat & EXT4_FEATURE_INCOMPAT_64BIT) {
-		sb->s_blocks_count_hi = e4_cpu_to_le32((uint32_t)(l->blocks_count >> 32));
-		sb->s_r_blocks_count_hi = e4_cpu_to_le32((uint32_t)(l->r_blocks_count >> 32));
-		sb->s_free_blocks_count_hi = e4_cpu_to_le32((uint32_t)(l->free_blocks_count >> 32));
-	}
-	sb->s_free_inodes_count = e4_cpu_to_le32(l->free_inodes_count);
+	e4_sb_set_blocks_count(sb, l->blocks_count);
+	e4_sb_set_r_blocks_count(sb, l->r_blocks_count);
+	e4_sb_set_free_blocks_count(sb, l->free_blocks_count);
+	e4_sb_set_free_inodes_count(sb, l->free_inodes_count);
 	sb->s_first_data_block = e4_cpu_to_le32(l->first_data_block);
 	sb->s_log_block_size = e4_cpu_to_le32(l->log_block_size);
 	sb->s_log_cluster_size = e4_cpu_to_le32(l->log_cluster_size);
 	sb->s_blocks_per_group = e4_cpu_to_le32(l->blocks_per_group);
 	sb->s_clusters_per_group = e4_cpu_to_le32(l->clusters_per_group);
 	sb->s_inodes_per_group = e4_cpu_to_le32(l->inodes_per_group);
-	e4_time_encode(now, 0, &base, &ex);
-	sb->s_wtime = e4_cpu_to_le32((uint32_t)now);
-	sb->s_wtime_hi = (uint8_t)((uint64_t)now >> 32);
-	sb->s_lastcheck = sb->s_wtime;
-	sb->s_lastcheck_hi = sb->s_wtime_hi;
-	sb->s_mkfs_time = sb->s_wtime;
-	sb->s_mkfs_time_hi = sb->s_wtime_hi;
+	e4_sb_set_time(sb, E4_SB_WTIME, now);
+	e4_sb_set_time(sb, E4_SB_LASTCHECK, now);
+	e4_sb_set_time(sb, E4_SB_MKFS_TIME, now);
 	sb->s_max_mnt_count = -1;
 	if (m->periodic_fsck) {
 		/* the profile's enable_periodic_fsck: 180 days, 20 mounts plus
@@ -743,9 +737,6 @@ void mkfs_build_super(struct mkfs *m, struct ext4_super_block *sb)
 	sb->s_rev_level = e4_cpu_to_le32(l->rev_level);
 	sb->s_first_ino = e4_cpu_to_le32(l->first_ino);
 	sb->s_inode_size = e4_cpu_to_le16((uint16_t)l->inode_size);
-	sb->s_feature_compat = e4_cpu_to_le32(l->feature_compat);
-	sb->s_feature_incompat = e4_cpu_to_le32(l->feature_incompat);
-	sb->s_feature_ro_compat = e4_cpu_to_le32(l->feature_ro_compat);
 	memcpy(sb->s_uuid, m->uuid, 16);
 	memcpy(sb->s_volume_name, m->label, sizeof(sb->s_volume_name));
 	memcpy(sb->s_last_mounted, m->last_mounted, sizeof(sb->s_last_mounted));
@@ -969,7 +960,7 @@ int mkfs_write(struct mkfs *m)
 		io_fail(m, "writing the group descriptors", err);
 		goto out;
 	}
-	e4_super(fs)->s_kbytes_written = e4_cpu_to_le64((m->bytes_written + bs + 1023) / 1024);
+	e4_sb_add_kbytes_written(e4_super(fs), (m->bytes_written + bs + 1023) / 1024);
 	err = e4_super_write_backups(fs);
 	if (!err)
 		err = e4_flush(fs);		/* inode tables; fsync */

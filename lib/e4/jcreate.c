@@ -397,11 +397,9 @@ errcode_t e4_journal_create(e4_fs *fs, uint32_t blocks, uint32_t fc_blocks, e4_b
 	sb->s_journal_inum = e4_cpu_to_le32(EXT4_JOURNAL_INO);
 	sb->s_journal_dev = 0;
 	memset(sb->s_journal_uuid, 0, sizeof(sb->s_journal_uuid));
-	sb->s_feature_compat = e4_cpu_to_le32(e4_le32(sb->s_feature_compat) |
-					      EXT4_FEATURE_COMPAT_HAS_JOURNAL);
+	e4_sb_feature_change(sb, E4_FEAT_COMPAT, EXT4_FEATURE_COMPAT_HAS_JOURNAL, 1);
 	if (fc_blocks)
-		sb->s_feature_compat = e4_cpu_to_le32(e4_le32(sb->s_feature_compat) |
-						      EXT4_FEATURE_COMPAT_FAST_COMMIT);
+		e4_sb_feature_change(sb, E4_FEAT_COMPAT, EXT4_FEATURE_COMPAT_FAST_COMMIT, 1);
 	err = e4_alloc_flush(fs);
 	if (!err)
 		err = e4_super_write_backups(fs);
@@ -487,9 +485,8 @@ errcode_t e4_journal_remove(e4_fs *fs)
 	 * first */
 	state = sb->s_state;
 	sb->s_state = e4_cpu_to_le16(e4_le16(state) & ~EXT4_VALID_FS);
-	sb->s_feature_compat = e4_cpu_to_le32(e4_le32(sb->s_feature_compat) &
-					      ~(EXT4_FEATURE_COMPAT_HAS_JOURNAL |
-						EXT4_FEATURE_COMPAT_FAST_COMMIT));
+	e4_sb_feature_change(sb, E4_FEAT_COMPAT,
+			     EXT4_FEATURE_COMPAT_HAS_JOURNAL | EXT4_FEATURE_COMPAT_FAST_COMMIT, 0);
 	sb->s_journal_inum = 0;
 	sb->s_journal_dev = 0;
 	memset(sb->s_journal_uuid, 0, sizeof(sb->s_journal_uuid));

@@ -499,8 +499,7 @@ static errcode_t process_orphan_file(e4_fs *fs, int64_t now, e4_orphan_cb cb, vo
 	free(c.buf);
 	if (err)
 		return err;
-	fs->sb->s_feature_ro_compat = e4_cpu_to_le32(e4_le32(fs->sb->s_feature_ro_compat) &
-						     ~EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT);
+	e4_sb_feature_change(fs->sb, E4_FEAT_RO_COMPAT, EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT, 0);
 	fs->sb_dirty = 1;
 	return 0;
 }
