@@ -804,6 +804,49 @@ errcode_t e4_dx_hash(int version, const char *name, size_t len, const uint32_t s
  * (adds 3 for UNSIGNED_HASH in s_flags, section 8.5). */
 int e4_dx_effective_version(e4_fs *fs, int root_hash_version);
 
+/* htree blocks as they are stored, for tools that show an index (damaged
+ * ones too) rather than use it (htree.c; section 8.5).  The root's
+ * dx_root_info; count_off = 0x18 + info_length is where its
+ * dx_countlimit sits.  E4_ERR_HTREE_CORRUPT (the fields are still filled)
+ * when the countlimit would run past the block or indirect_levels is over
+ * the kernel's limit (1, 2 with large_dir). */
+struct e4_dx_root {
+	uint32_t reserved_zero;
+	uint8_t hash_version, info_length, indirect_levels, unused_flags;
+	unsigned count_off;
+};
+errcode_t e4_dx_root_parse(e4_fs *fs, const void *block, struct e4_dx_root *out);
+/* The dx_countlimit at count_off (0x18 + info_length in the root, 8 in a
+ * node) as stored; max: the entries the rest of the block has room for;
+ * has_csum: metadata_csum and the dx_tail fits after limit entries (csum:
+ * its dt_checksum, CPU order). */
+struct e4_dx_node {
+	unsigned count_off, count, limit, max;
+	int has_csum;
+	uint32_t csum;
+};
+void e4_dx_node_parse(e4_fs *fs, const void *block, unsigned count_off, struct e4_dx_node *out);
+#define E4_DX_BLOCK_MASK 0x0fffffffU	/* dx_entry.block: the logical block bits */
+/* Entry i (< n->max) of node n: its hash (0 for entry 0, whose slot holds
+ * the countlimit) and child logical block. */
+void e4_dx_node_entry(const void *block, const struct e4_dx_node *n, unsigned i,
+		      uint32_t *hash, uint32_t *lblk);
+/* The directory entry at byte off of a leaf block of bs bytes, as stored
+ * (name not NUL-terminated; points into block).  csum_tail: it is the
+ * dirent checksum tail (tail_csum its checksum).  E4_ERR_BAD_REC_LEN when
+ * its header or rec_len does not fit the block or its name (fields filled
+ * as far as read). */
+struct e4_dirent_raw {
+	uint32_t inode;
+	unsigned rec_len;	/* decoded */
+	uint8_t name_len, file_type;
+	const char *name;
+	int csum_tail;
+	uint32_t tail_csum;
+};
+errcode_t e4_dirent_raw_at(const void *block, unsigned bs, unsigned off,
+			   struct e4_dirent_raw *out);
+
 /* ---- symlinks (symlink.c) -------------------------------------------- */
 /* Link target into buf (NUL-terminated when it fits); *len = target
  * length in bytes.  Fast, slow (block) and inline symlinks.

@@ -49,7 +49,7 @@ errcode_t e4_read_block(e4_fs *fs, e4_blk_t blk, void *buf);
 
 /* Write the primary descriptor table only: the classic GDT after the
  * primary superblock, and with meta_bg each later descriptor block in the
- * first group of its meta group (orphan.c; section 4.5).  Uncached.
+ * first group of its meta group (write.c; section 4.5).  Uncached.
  * E4_ERR_GD_BAD_LOCATION, write errors. */
 errcode_t e4_gdt_write_primary(e4_fs *fs);
 

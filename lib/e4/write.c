@@ -274,6 +274,29 @@ errcode_t e4_gdt_write(e4_fs *fs)
 	return 0;
 }
 
+/* The primary table only: descriptor block i where the primary superblock's
+ * copy has it (e4_group_desc_block(fs, 0, i): after the primary
+ * superblock, or with meta_bg in the first group of its meta group). */
+errcode_t e4_gdt_write_primary(e4_fs *fs)
+{
+	const struct e4_geom *g = &fs->geom;
+	errcode_t err;
+
+	if (fs->gdt_copy)
+		return E4_ERR_GDT_COPY;
+	for (uint32_t i = 0; i < g->desc_blocks; i++) {
+		e4_blk_t b = e4_group_desc_block(fs, 0, i);
+
+		if (b >= g->blocks_count)
+			return E4_ERR_GD_BAD_LOCATION;
+		err = e4_io_pwrite(fs->io, b * (uint64_t)g->block_size,
+				   fs->gdt + (size_t)i * g->block_size, g->block_size);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 errcode_t e4_super_write_backups(e4_fs *fs)
 {
 	struct ext4_super_block *copy;
