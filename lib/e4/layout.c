@@ -12,8 +12,9 @@
  * by first fit as mke2fs's allocator finds them.
  *
  * Used blocks are kept as the superblock/descriptor prefix of each group
- * (computed) plus a sorted list of allocated runs, so a large filesystem
- * costs memory per group descriptor, not per block.
+ * (computed) plus a bitmap of the blocks taken since (bmap.h, runs
+ * backend), so a large filesystem costs memory per group descriptor and
+ * per run, not per block.
  *
  * The parts: layout_profile.c (profiles), layout_params.c (parameters),
  * layout_geom.c (group geometry), layout_alloc.c (the allocation model,
@@ -66,11 +67,16 @@ static errcode_t lay_out(struct e4_layout *l, const struct e4_layout_opts *o,
 	c.cbits = l->cluster_bits;
 	c.cmask = (1ULL << c.cbits) - 1;
 	l->groups = calloc(c.groups, sizeof(*l->groups));
-	c.uninit_cleared = calloc(c.groups, 1);
-	if (!l->groups || !c.uninit_cleared) {
+	if (!l->groups) {
 		err = E4_ERR_NO_MEMORY;
 		goto out;
 	}
+	/* used blocks: runs (memory by runs, not by blocks); groups: flat */
+	err = e4_bmap_create(E4_BMAP_RUNS, 0, c.blocks, &c.used);
+	if (!err)
+		err = e4_bmap_create(E4_BMAP_FLAT, 0, c.groups, &c.uninit_cleared);
+	if (err)
+		goto out;
 	e4_lay_set_prefixes(&c);
 
 	/* initial flags and unused counts (as the geometry set-up leaves them) */
@@ -123,7 +129,7 @@ static errcode_t lay_out(struct e4_layout *l, const struct e4_layout_opts *o,
 	 * per group (-N) lost+found's group loses BLOCK_UNINIT even when its
 	 * blocks are elsewhere.  Group 0 was entered by the root already. */
 	if ((l->first_ino - 1) / l->inodes_per_group > 0)
-		c.uninit_cleared[(l->first_ino - 1) / l->inodes_per_group] = 1;
+		e4_lay_clear_uninit(&c, g_first(&c, (l->first_ino - 1) / l->inodes_per_group), 1);
 
 	/* inodes: 1..11 (bad blocks, root, reserved, lost+found), orphan file */
 	for (uint32_t ino = 1; ino <= l->first_ino; ino++)
@@ -136,7 +142,7 @@ static errcode_t lay_out(struct e4_layout *l, const struct e4_layout_opts *o,
 
 		gr->free_blocks = e4_lay_group_free(&c, g);
 		free_total += gr->free_blocks;
-		if (c.uninit_cleared[g])
+		if (e4_bmap_test(c.uninit_cleared, g))
 			gr->flags &= ~EXT4_BG_BLOCK_UNINIT;
 		if (o->itable_zeroed)
 			gr->flags |= EXT4_BG_INODE_ZEROED;
@@ -144,8 +150,8 @@ static errcode_t lay_out(struct e4_layout *l, const struct e4_layout_opts *o,
 	l->free_blocks_count = free_total << c.cbits;
 	l->free_inodes_count = l->inodes_count - l->first_ino - (l->orphan.ino ? 1 : 0);
 out:
-	free(c.runs);
-	free(c.uninit_cleared);
+	e4_bmap_free(c.used);
+	e4_bmap_free(c.uninit_cleared);
 	return err;
 }
 

@@ -12,28 +12,11 @@
 #include <strings.h>
 
 /* ---- the allocation model -------------------------------------------- */
-/* First run whose end is above b. */
-static size_t run_find(const struct ctx *c, uint64_t b)
-{
-	size_t lo = 0, hi = c->nruns;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (c->runs[mid].start + c->runs[mid].len > b)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
-}
-
 /* First used block in [b, b + n), NONE if all free.  Blocks outside the
  * filesystem count as used. */
 uint64_t e4_lay_first_used(const struct ctx *c, uint64_t b, uint64_t n)
 {
-	uint64_t end = b + n, res = NONE;
-	size_t i;
+	uint64_t end = b + n, res = NONE, x;
 
 	if (b < c->fdb)
 		return b;
@@ -54,13 +37,8 @@ uint64_t e4_lay_first_used(const struct ctx *c, uint64_t b, uint64_t n)
 			break;
 		}
 	}
-	i = run_find(c, b);
-	if (i < c->nruns && c->runs[i].start < end) {
-		uint64_t cand = c->runs[i].start > b ? c->runs[i].start : b;
-
-		if (cand < res)
-			res = cand;
-	}
+	if (!e4_bmap_find_first_set(c->used, b, end, &x) && x < res)
+		res = x;
 	return res < end ? res : NONE;
 }
 
@@ -72,7 +50,6 @@ static uint64_t next_free(const struct ctx *c, uint64_t u)
 {
 	for (;;) {
 		uint64_t v = u < c->fdb ? c->fdb : u, gs, p;
-		size_t i;
 
 		if (v >= c->blocks)
 			return c->blocks;
@@ -80,9 +57,9 @@ static uint64_t next_free(const struct ctx *c, uint64_t u)
 		p = c->l->groups[g_of(c, v)].sb_blocks;
 		if (p && v < gs + p)
 			v = gs + p;
-		i = run_find(c, v);
-		if (i < c->nruns && c->runs[i].start <= v)
-			v = c->runs[i].start + c->runs[i].len;
+		if (e4_bmap_test(c->used, v) &&
+		    e4_bmap_find_first_zero(c->used, v, c->blocks, &v))
+			v = c->blocks;
 		if (v == u)
 			return u;
 		u = v;
@@ -91,49 +68,23 @@ static uint64_t next_free(const struct ctx *c, uint64_t u)
 
 void e4_lay_clear_uninit(struct ctx *c, uint64_t b, uint64_t n)
 {
-	for (uint64_t g = g_of(c, b); g <= g_of(c, b + n - 1) && g < c->groups; g++)
-		c->uninit_cleared[g] = 1;
+	uint64_t g0 = g_of(c, b), g1 = g_of(c, b + n - 1);
+
+	if (g1 >= c->groups)
+		g1 = c->groups - 1;
+	if (g0 <= g1 && e4_bmap_set_range(c->uninit_cleared, g0, g1 - g0 + 1))
+		c->oom = 1;
 }
 
-/* Mark [b, b + n) used. */
+/* Mark [b, b + n) used (the part inside the filesystem). */
 void e4_lay_mark(struct ctx *c, uint64_t b, uint64_t n)
 {
-	size_t i, j;
-	uint64_t s = b, e = b + n;
-
-	if (!n)
+	if (b >= c->blocks)
 		return;
-	i = run_find(c, b ? b - 1 : 0);		/* runs that end at or after b */
-	if (i < c->nruns && c->runs[i].start + c->runs[i].len < b)
-		i++;
-	j = i;
-	while (j < c->nruns && c->runs[j].start <= e) {
-		if (c->runs[j].start < s)
-			s = c->runs[j].start;
-		if (c->runs[j].start + c->runs[j].len > e)
-			e = c->runs[j].start + c->runs[j].len;
-		j++;
-	}
-	if (j == i) {
-		if (c->nruns == c->cap) {
-			size_t ncap = c->cap ? c->cap * 2 : 256;
-			struct run *r = realloc(c->runs, ncap * sizeof(*r));
-
-			if (!r) {
-				c->oom = 1;
-				return;
-			}
-			c->runs = r;
-			c->cap = ncap;
-		}
-		memmove(&c->runs[i + 1], &c->runs[i], (c->nruns - i) * sizeof(*c->runs));
-		c->nruns++;
-	} else if (j > i + 1) {
-		memmove(&c->runs[i + 1], &c->runs[j], (c->nruns - j) * sizeof(*c->runs));
-		c->nruns -= j - i - 1;
-	}
-	c->runs[i].start = s;
-	c->runs[i].len = e - s;
+	if (n > c->blocks - b)
+		n = c->blocks - b;
+	if (e4_bmap_set_range(c->used, b, n))
+		c->oom = 1;
 }
 
 /*
@@ -217,15 +168,15 @@ uint32_t e4_lay_group_free(const struct ctx *c, uint32_t g)
 	uint64_t nclus = (ge - gs + c->cmask) >> c->cbits, used = 0;
 	uint64_t last = NONE;		/* last cluster counted */
 	uint64_t p = c->l->groups[g].sb_blocks;
-	size_t i;
+	uint64_t s = gs, len;
 
 	if (p) {
 		used = ((gs + p - 1) >> c->cbits) - (gs >> c->cbits) + 1;
 		last = (gs + p - 1) >> c->cbits;
 	}
-	for (i = run_find(c, gs); i < c->nruns && c->runs[i].start < ge; i++) {
-		uint64_t s = c->runs[i].start > gs ? c->runs[i].start : gs;
-		uint64_t e = c->runs[i].start + c->runs[i].len;
+	/* each run of used blocks in the group, cut to start at s */
+	while (!e4_bmap_next_run(c->used, s, &s, &len) && s < ge) {
+		uint64_t e = s + len;
 		uint64_t cs, ce;
 
 		if (e > ge)
@@ -238,6 +189,7 @@ uint32_t e4_lay_group_free(const struct ctx *c, uint32_t g)
 			used += ce - cs + 1;
 		if (last == NONE || ce > last)
 			last = ce;
+		s = e;
 	}
 	return (uint32_t)(nclus - used);
 }

@@ -67,20 +67,15 @@ int e4_lay_bg_has_super(const struct e4_layout *l, uint32_t g);
 errcode_t e4_lay_geometry(struct e4_layout *l, struct params *p);
 
 /* ---- the allocation model (layout_alloc.c) ----------------------------- */
-struct run {
-	uint64_t start, len;
-};
-
 struct ctx {
 	struct e4_layout *l;
 	uint64_t blocks;
 	uint32_t fdb, bpg, groups;
 	unsigned cbits;
 	uint64_t cmask;
-	struct run *runs;
-	size_t nruns, cap;
-	uint8_t *uninit_cleared;	/* per group: BLOCK_UNINIT cleared */
-	int oom;
+	struct e4_bmap *used;		/* blocks marked used (runs backend) */
+	struct e4_bmap *uninit_cleared;	/* groups that lose BLOCK_UNINIT */
+	int oom;			/* a map could not grow */
 };
 
 static inline uint64_t g_first(const struct ctx *c, uint64_t g)
