@@ -33,6 +33,7 @@ and why.
 """
 
 import concurrent.futures
+import errno
 import hashlib
 import os
 import re
@@ -64,9 +65,11 @@ def digest(path):
         while pos < size:
             try:
                 start = os.lseek(fd, pos, os.SEEK_DATA)
-            except OSError:
-                break  # ENXIO: only a hole is left
-            end = os.lseek(fd, start, os.SEEK_HOLE)
+                end = os.lseek(fd, start, os.SEEK_HOLE)
+            except OSError as e:
+                if e.errno == errno.ENXIO:
+                    break  # only a hole is left
+                start, end = pos, size  # no SEEK_DATA here: read it all
             off = max(pos, start - start % CHUNK)
             end = min(size, end + (-end) % CHUNK)
             while off < end:
