@@ -204,7 +204,12 @@ e4_blk_t e4_group_desc_block(e4_fs *fs, e4_group_t sb_group, uint32_t i)
 	bg = (e4_group_t)((uint64_t)i * fs->geom.desc_per_block);
 	if (sb_group != 0 && bg + 1 < fs->geom.group_count)
 		bg++;
-	return super_block_of(fs, bg) + (e4_group_has_super(fs, bg) ? 1 : 0);
+	return e4_group_meta_desc_block(fs, bg);
+}
+
+e4_blk_t e4_group_meta_desc_block(e4_fs *fs, e4_group_t g)
+{
+	return super_block_of(fs, g) + (e4_group_has_super(fs, g) ? 1 : 0);
 }
 
 void e4_group_super_blocks(e4_fs *fs, e4_group_t g, e4_blk_t *sb_blk,

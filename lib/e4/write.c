@@ -254,16 +254,11 @@ errcode_t e4_gdt_write(e4_fs *fs)
 		uint64_t cand[3] = { first, first + 1, first + g->desc_per_block - 1 };
 
 		for (int k = 0; k < 3; k++) {
-			e4_group_t grp = (e4_group_t)cand[k];
 			e4_blk_t b;
 
 			if (cand[k] >= g->group_count || (k && cand[k] == cand[k - 1]))
 				continue;
-			b = e4_group_first_block(fs, grp);
-			if (grp == 0 && bs == 1024)
-				b = 1;
-			if (e4_group_has_super(fs, grp))
-				b++;
+			b = e4_group_meta_desc_block(fs, (e4_group_t)cand[k]);
 			if (b >= g->blocks_count)
 				return E4_ERR_GD_BAD_LOCATION;
 			err = e4_io_pwrite(fs->io, b * (uint64_t)bs, fs->gdt + (size_t)i * bs, bs);
