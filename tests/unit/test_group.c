@@ -483,11 +483,44 @@ static void gd_fields(void **state)
 	assert_int_equal(e4_gd_field_get(d, 64, E4_GDF_CHECKSUM), 0);
 }
 
+/* e4_group_set_field: one field, then the checksum; a value the 32-byte
+ * descriptor cannot hold changes nothing. */
+static void gd_set_field(void **state)
+{
+	char path[] = "/tmp/e4unit.group.XXXXXX";
+	struct e4_group d;
+	e4_fs *fs;
+
+	(void)state;
+	fs = make_fs_ro(0, EXT4_FEATURE_RO_COMPAT_GDT_CSUM, path);
+	assert_true(e4_group_csum_ok(fs, 1));
+	assert_int_equal(e4_group_set_field(fs, 1, E4_GDF_FREE_BLOCKS, 1234), 0);
+	assert_int_equal(e4_group_set_field(fs, 1, E4_GDF_FLAGS, EXT4_BG_INODE_ZEROED), 0);
+	assert_int_equal(e4_group_get(fs, 1, &d), 0);
+	assert_int_equal(d.free_blocks, 1234);
+	assert_int_equal(d.flags, EXT4_BG_INODE_ZEROED);
+	assert_true(e4_group_csum_ok(fs, 1));
+	assert_int_equal(e4_group_set_field(fs, 1, E4_GDF_INODE_TABLE, 1ull << 32),
+			 E4_ERR_BAD_BLOCK_NUM);
+	assert_int_equal(e4_group_set_field(fs, 1, E4_GDF_FREE_INODES, 70000),
+			 E4_ERR_BAD_BLOCK_NUM);
+	assert_int_equal(e4_group_get(fs, 1, &d), 0);
+	assert_int_equal(d.inode_table, 32768 + 4);
+	assert_int_equal(d.free_inodes, 0);
+	assert_true(e4_group_csum_ok(fs, 1));
+	assert_int_equal(e4_group_set_field(fs, 2, E4_GDF_FREE_BLOCKS, 1), E4_ERR_BAD_GROUP_NUM);
+	assert_int_equal(e4_group_set_field(fs, 1, E4_GDF_CHECKSUM, d.checksum ^ 1), 0);
+	assert_false(e4_group_csum_ok(fs, 1));
+	e4_close(fs);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sb_setters),
 		cmocka_unit_test(gd_fields),
+		cmocka_unit_test(gd_set_field),
 		cmocka_unit_test(backup_locations),
 		cmocka_unit_test(fix_geometry),
 		cmocka_unit_test(locations),
