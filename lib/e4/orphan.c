@@ -499,8 +499,7 @@ static errcode_t process_orphan_file(e4_fs *fs, int64_t now, e4_orphan_cb cb, vo
 	free(c.buf);
 	if (err)
 		return err;
-	fs->sb->s_feature_ro_compat = e4_cpu_to_le32(e4_le32(fs->sb->s_feature_ro_compat) &
-						     ~EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT);
+	e4_sb_feature_change(fs->sb, E4_FEAT_RO_COMPAT, EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT, 0);
 	fs->sb_dirty = 1;
 	return 0;
 }
@@ -601,45 +600,4 @@ errcode_t e4_orphans_release(e4_fs *fs, int64_t now, e4_orphan_cb cb, void *priv
 		err = flush(fs);
 	}
 	return err;
-}
-
-/* ---- writing back, primary copies only ---------------------------------- */
-
-/* The primary descriptor table: the classic GDT after the primary
- * superblock, and with meta_bg each later descriptor block in the first
- * group of its meta group (section 4.5). */
-errcode_t e4_gdt_write_primary(e4_fs *fs)
-{
-	const struct e4_geom *g = &fs->geom;
-	int meta_bg = e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_META_BG);
-	uint32_t first_meta_bg = meta_bg ? e4_le32(fs->sb->s_first_meta_bg) : g->desc_blocks;
-	uint32_t classic = first_meta_bg < g->desc_blocks ? first_meta_bg : g->desc_blocks;
-	errcode_t err;
-
-	if (fs->gdt_copy)
-		return E4_ERR_GDT_COPY;
-	for (uint32_t i = 0; i < g->desc_blocks; i++) {
-		e4_blk_t b;
-
-		if (i < classic) {
-			b = e4_group_desc_block(fs, 0, i);
-		} else {
-			e4_group_t grp = (e4_group_t)((uint64_t)i * g->desc_per_block);
-
-			if (grp >= g->group_count)
-				break;
-			b = e4_group_first_block(fs, grp);
-			if (grp == 0 && g->block_size == 1024)
-				b = 1;
-			if (e4_group_has_super(fs, grp))
-				b++;
-		}
-		if (b >= g->blocks_count)
-			return E4_ERR_GD_BAD_LOCATION;
-		err = e4_io_pwrite(fs->io, b * (uint64_t)g->block_size,
-				   fs->gdt + (size_t)i * g->block_size, g->block_size);
-		if (err)
-			return err;
-	}
-	return 0;
 }
