@@ -32,6 +32,11 @@ struct e4_fs {
 	struct e4_sb_fix sb_fixes[E4_SB_MAX_FIXES];
 	unsigned sb_nfixes;
 	int io_borrowed;			/* e4_open_io(): e4_close() leaves io open */
+	/* ops.c: e4_ops_begin() nesting, the superblock state to put back
+	 * at the outermost e4_ops_end(), and whether an operation inside
+	 * failed leaving the filesystem not clean */
+	int ops_depth, ops_failed;
+	uint16_t ops_state;
 };
 
 /* Helpers used by several modules. */

@@ -1,0 +1,313 @@
+/*
+ * Unit tests for the inode layer and the namespace operations (ops.h:
+ * inode_new.c, ops.c, ops_remove.c) on images the reference mke2fs makes:
+ * ext4 (extents, htree directories, metadata_csum, 1 KiB blocks), ext2
+ * (block maps, no dir_index), ext4 with inline_data, ext3 with 128-byte
+ * inodes.  Each operation's own rules are checked on each image (inode
+ * fields, link counts, '..', the three kinds of symlink, both device
+ * encodings, freeing at the last link with the xattr block's refcount,
+ * refusals that change nothing); then random sequences of operations run
+ * against a model of the tree (unit_opsmodel.h).  Every image ends judged
+ * by the reference e2fsck -fn (clean) and by the kernel (read-only loop
+ * mount: the whole tree, names, types, inode numbers, link counts, symlink
+ * targets, device numbers).  A bug it catches: rename of a directory to
+ * another parent that leaves '..' or either parent's link count wrong.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "e4.h"
+#include "unit_images.h"
+#include "unit_oracle.h"
+#include "unit_opsmodel.h"
+
+static struct unit_images imgs;
+
+static int setup(void **state)
+{
+	(void)state;
+	e4_init_errors();
+	return unit_images_init(&imgs, "test_ops");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return unit_images_remove(&imgs);
+}
+
+struct kind {
+	const char *name, *opts, *size;
+};
+static const struct kind kinds[] = {
+	{ "ext4", "-t ext4 -b 1024 -O metadata_csum -N 3000", "24M" },
+	{ "ext2", "-t ext2 -b 1024 -O ^dir_index -N 3000", "24M" },
+	{ "inline", "-t ext4 -O inline_data,^has_journal -I 256 -N 3000", "24M" },
+	{ "ext3_128", "-t ext3 -I 128 -b 2048 -N 3000", "24M" },
+};
+#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+static e4_fs *image(const struct kind *k, const char *tag, const char **path)
+{
+	char name[64], o[256];
+	e4_fs *fs;
+
+	snprintf(name, sizeof(name), "%s_%s", k->name, tag);
+	snprintf(o, sizeof(o), "%s -U 6d1c2b8e-3f4a-4c5d-9e7f-a1b2c3d4e5f6 "
+		 "-E hash_seed=0b9f3c1e-5a7d-4e22-8c6b-d4f0a1e2b3c4", k->opts);
+	*path = unit_image_add(&imgs, name, o, k->size);
+	if (!imgs.ok)
+		skip();
+	assert_int_equal(e4_open(*path, E4_OPEN_RW, 0, 0, &fs), 0);
+	return fs;
+}
+
+static void model_start(e4_fs *fs, struct omodel *m)
+{
+	e4_ino_t lf;
+
+	om_init(m, e4_geom(fs)->inodes_count);
+	assert_int_equal(e4_namei(fs, 0, 0, "/lost+found", 0, &lf), 0);
+	m->n[lf].used = 1;
+	m->n[lf].type = EXT4_S_IFDIR;
+	om_add(m, EXT4_ROOT_INO, "lost+found", lf);
+}
+
+/* Close, then the three judges: libe4 before closing, e2fsck, kernel. */
+static void judge(e4_fs *fs, const char *img, struct omodel *m)
+{
+	assert_int_equal(om_check_lib(fs, m), 0);
+	assert_true(e4_le16(e4_super(fs)->s_state) & EXT4_VALID_FS);
+	assert_int_equal(e4_close(fs), 0);
+	assert_int_equal(oracle_fsck(img), 0);
+	assert_int_equal(om_check_kernel(img, m), 0);
+	unlink(img);
+}
+
+static void read_ino(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib)
+{
+	assert_int_equal(e4_inode_read(fs, ino, ib), 0);
+}
+
+static void node_add(struct omodel *m, e4_ino_t dir, const char *name, e4_ino_t ino,
+		     uint16_t type, const char *target)
+{
+	m->n[ino].used = 1;
+	m->n[ino].type = type;
+	free(m->n[ino].target);
+	m->n[ino].target = target ? strdup(target) : NULL;
+	om_add(m, dir, name, ino);
+}
+
+/* The model after removing entry i: its inode freed when unnamed. */
+static void entry_drop(struct omodel *m, size_t i)
+{
+	e4_ino_t ino = m->e[i].ino;
+
+	om_del(m, i);
+	for (size_t j = 0; j < m->ne; j++)
+		if (m->e[j].ino == ino)
+			return;
+	m->n[ino].used = 0;
+}
+
+/* ---- one operation at a time, on each kind ---------------------------- */
+
+static void check_new_inode(e4_fs *fs, e4_ino_t ino, uint16_t type)
+{
+	union e4_inode_buf ib;
+	struct e4_time t;
+	int ext = e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS);
+	uint32_t fl;
+
+	read_ino(fs, ino, &ib);
+	fl = e4_le32(ib.inode.i_flags);
+	assert_int_equal(e4_le16(ib.inode.i_mode) & EXT4_S_IFMT, type);
+	assert_int_not_equal(e4_le32(ib.inode.i_generation), 0);
+	assert_int_equal(e4_le32(ib.inode.i_dtime), 0);
+	if (e4_geom(fs)->inode_size > 128) {
+		assert_int_equal(e4_le16(ib.inode.i_extra_isize), 32);
+		assert_int_equal(e4_inode_time(fs, &ib.inode, E4_CRTIME, &t), 1);
+		assert_true(t.sec > 1700000000);
+	} else {
+		assert_int_equal(e4_le16(ib.inode.i_extra_isize), 0);
+	}
+	if (type == EXT4_S_IFREG || (type == EXT4_S_IFDIR && !(fl & EXT4_INLINE_DATA_FL)))
+		assert_int_equal(!!(fl & EXT4_EXTENTS_FL), ext);
+	if (type == EXT4_S_IFCHR || type == EXT4_S_IFIFO)
+		assert_int_equal(fl & EXT4_EXTENTS_FL, 0);
+}
+
+static void each_op(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < NKINDS; k++) {
+		const struct kind *kd = &kinds[k];
+		const char *img;
+		e4_fs *fs = image(kd, "each", &img);
+		struct omodel m;
+		union e4_inode_buf ib, pb;
+		e4_ino_t f, d, d2, s1, s2, s3, c, b, p, x;
+		char t300[301], t100[101], buf[400];
+		struct e4_group gr;
+		uint32_t dirs0, maj, min, free0;
+		size_t len;
+		int used;
+
+		fprintf(stderr, "-- %s\n", kd->name);
+		model_start(fs, &m);
+		/* create */
+		free0 = e4_le32(e4_super(fs)->s_free_inodes_count);
+		assert_int_equal(e4_op_create(fs, EXT4_ROOT_INO, "f", 1, NULL, &f), 0);
+		node_add(&m, EXT4_ROOT_INO, "f", f, EXT4_S_IFREG, NULL);
+		check_new_inode(fs, f, EXT4_S_IFREG);
+		assert_int_equal(e4_le32(e4_super(fs)->s_free_inodes_count), free0 - 1);
+		assert_int_equal(e4_op_create(fs, EXT4_ROOT_INO, "f", 1, NULL, &x), E4_ERR_EXISTS);
+		assert_int_equal(e4_op_create(fs, EXT4_ROOT_INO, "a/b", 3, NULL, &x),
+				 E4_ERR_INVALID_ARGUMENT);
+		assert_int_equal(e4_op_create(fs, f, "x", 1, NULL, &x), E4_ERR_NOT_DIR);
+		/* mkdir: parent links, used dirs, '..' */
+		e4_group_get(fs, e4_group_of_ino(fs, EXT4_ROOT_INO), &gr);
+		dirs0 = gr.used_dirs;
+		assert_int_equal(e4_op_mkdir(fs, EXT4_ROOT_INO, "d", 1, NULL, &d), 0);
+		node_add(&m, EXT4_ROOT_INO, "d", d, EXT4_S_IFDIR, NULL);
+		check_new_inode(fs, d, EXT4_S_IFDIR);
+		e4_group_get(fs, e4_group_of_ino(fs, d), &gr);
+		if (e4_group_of_ino(fs, d) == 0)
+			assert_int_equal(gr.used_dirs, dirs0 + 1);
+		assert_int_equal(e4_dir_lookup(fs, d, "..", 2, &x, NULL), 0);
+		assert_int_equal(x, EXT4_ROOT_INO);
+		read_ino(fs, d, &ib);
+		assert_int_equal(!!(e4_le32(ib.inode.i_flags) & EXT4_INLINE_DATA_FL),
+				 !strcmp(kd->name, "inline"));
+		read_ino(fs, EXT4_ROOT_INO, &pb);
+		assert_int_equal(e4_le16(pb.inode.i_links_count), 4);
+		assert_int_equal(e4_op_mkdir(fs, d, "e", 1, NULL, &d2), 0);
+		node_add(&m, d, "e", d2, EXT4_S_IFDIR, NULL);
+		/* symlinks: fast, inline (with inline_data), slow */
+		memset(t300, 'y', 300);
+		t300[300] = 0;
+		memset(t100, 'z', 100);
+		t100[100] = 0;
+		assert_int_equal(e4_op_symlink(fs, d, "s1", 2, "../f", 4, NULL, &s1), 0);
+		node_add(&m, d, "s1", s1, EXT4_S_IFLNK, "../f");
+		read_ino(fs, s1, &ib);
+		assert_true(e4_inode_is_fast_symlink(fs, &ib.inode));
+		assert_int_equal(e4_le32(ib.inode.i_flags) & EXT4_EXTENTS_FL, 0);
+		assert_int_equal(e4_op_symlink(fs, d, "s2", 2, t100, 100, NULL, &s2), 0);
+		node_add(&m, d, "s2", s2, EXT4_S_IFLNK, t100);
+		read_ino(fs, s2, &ib);
+		assert_int_equal(!!(e4_le32(ib.inode.i_flags) & EXT4_INLINE_DATA_FL),
+				 !strcmp(kd->name, "inline"));
+		free0 = (uint32_t)e4_sb_free_blocks_count(e4_super(fs));
+		assert_int_equal(e4_op_symlink(fs, d, "s3", 2, t300, 300, NULL, &s3), 0);
+		node_add(&m, d, "s3", s3, EXT4_S_IFLNK, t300);
+		read_ino(fs, s3, &ib);
+		if (strcmp(kd->name, "inline"))
+			assert_true(e4_inode_blocks(fs, &ib.inode) > 0);
+		assert_int_equal(e4_readlink(fs, s3, NULL, buf, sizeof(buf), &len), 0);
+		assert_int_equal(len, 300);
+		assert_memory_equal(buf, t300, 300);
+		/* mknod: old and new device encodings, fifo, socket */
+		assert_int_equal(e4_op_mknod(fs, d, "c", 1, EXT4_S_IFCHR, 4, 5, NULL, &c), 0);
+		node_add(&m, d, "c", c, EXT4_S_IFCHR, NULL);
+		m.n[c].major = 4, m.n[c].minor = 5;
+		check_new_inode(fs, c, EXT4_S_IFCHR);
+		read_ino(fs, c, &ib);
+		assert_int_equal(e4_le32(ib.inode.i_block[0]), 0x405);
+		assert_int_equal(e4_op_mknod(fs, d, "b", 1, EXT4_S_IFBLK, 300, 70000, NULL, &b), 0);
+		node_add(&m, d, "b", b, EXT4_S_IFBLK, NULL);
+		m.n[b].major = 300, m.n[b].minor = 70000;
+		read_ino(fs, b, &ib);
+		assert_int_equal(e4_le32(ib.inode.i_block[0]), 0);
+		assert_int_equal(e4_le32(ib.inode.i_block[1]),
+				 (70000 & 0xff) | 300 << 8 | (70000 & ~0xff) << 12);
+		e4_inode_dev_get(&ib.inode, &maj, &min);
+		assert_int_equal(maj, 300);
+		assert_int_equal(min, 70000);
+		assert_int_equal(e4_op_mknod(fs, d, "p", 1, EXT4_S_IFIFO, 0, 0, NULL, &p), 0);
+		node_add(&m, d, "p", p, EXT4_S_IFIFO, NULL);
+		check_new_inode(fs, p, EXT4_S_IFIFO);
+		assert_int_equal(e4_op_mknod(fs, d, "k", 1, EXT4_S_IFSOCK, 0, 0, NULL, &x), 0);
+		node_add(&m, d, "k", x, EXT4_S_IFSOCK, NULL);
+		assert_int_equal(e4_op_mknod(fs, d, "q", 1, EXT4_S_IFREG, 0, 0, NULL, &x),
+				 E4_ERR_INVALID_ARGUMENT);
+		/* link: counted, and entry only (counted by hand here) */
+		assert_int_equal(e4_op_link(fs, d, "f2", 2, f, 0), 0);
+		om_add(&m, d, "f2", f);
+		read_ino(fs, f, &ib);
+		assert_int_equal(e4_le16(ib.inode.i_links_count), 2);
+		assert_int_equal(e4_op_link(fs, d2, "f3", 2, f, E4_OP_ENTRY_ONLY), 0);
+		read_ino(fs, f, &ib);
+		assert_int_equal(e4_le16(ib.inode.i_links_count), 2);
+		om_add(&m, d2, "f3", f);
+		assert_int_equal(e4_inode_links_set(fs, &ib.inode, 3), 0);
+		assert_int_equal(e4_inode_write(fs, f, &ib), 0);
+		assert_int_equal(e4_op_link(fs, d, "dd", 2, d2, 0), E4_ERR_IS_DIR);
+		/* rmdir refusals, unlink of a directory refused */
+		assert_int_equal(e4_op_rmdir(fs, EXT4_ROOT_INO, "d", 1), E4_ERR_DIR_NOT_EMPTY);
+		assert_int_equal(e4_op_rmdir(fs, d, "c", 1), E4_ERR_NOT_DIR);
+		assert_int_equal(e4_op_unlink(fs, EXT4_ROOT_INO, "d", 1, 0, NULL), E4_ERR_IS_DIR);
+		/* unlink: the slow symlink's block comes back; the inode is free */
+		assert_int_equal(e4_op_unlink(fs, d, "s3", 2, 0, &x), 0);
+		assert_int_equal(x, s3);
+		entry_drop(&m, (size_t)om_find(&m, d, "s3"));
+		assert_int_equal(e4_test_inode(fs, s3, &used), 0);
+		assert_int_equal(used, 0);
+		read_ino(fs, s3, &ib);
+		assert_int_not_equal(e4_le32(ib.inode.i_dtime), 0);
+		assert_int_equal(e4_le16(ib.inode.i_links_count), 0);
+		assert_int_equal(e4_sb_free_blocks_count(e4_super(fs)), free0);
+		/* unlink of one name of three */
+		assert_int_equal(e4_op_unlink(fs, d2, "f3", 2, 0, NULL), 0);
+		entry_drop(&m, (size_t)om_find(&m, d2, "f3"));
+		/* rename: same dir, replace a file, move a directory, replace an
+		 * empty directory, refusals */
+		assert_int_equal(e4_op_rename(fs, d, "p", 1, d, "p2", 2), 0);
+		om_del(&m, (size_t)om_find(&m, d, "p"));
+		om_add(&m, d, "p2", p);
+		assert_int_equal(e4_op_rename(fs, d, "k", 1, d, "c", 1), 0);
+		x = m.e[om_find(&m, d, "k")].ino;
+		entry_drop(&m, (size_t)om_find(&m, d, "c"));
+		om_del(&m, (size_t)om_find(&m, d, "k"));
+		om_add(&m, d, "c", x);
+		assert_int_equal(e4_op_rename(fs, EXT4_ROOT_INO, "d", 1, d2, "x", 1),
+				 E4_ERR_INVALID_ARGUMENT);
+		assert_int_equal(e4_op_rename(fs, d, "e", 1, EXT4_ROOT_INO, "e", 1), 0);
+		om_del(&m, (size_t)om_find(&m, d, "e"));
+		om_add(&m, EXT4_ROOT_INO, "e", d2);
+		assert_int_equal(e4_dir_lookup(fs, d2, "..", 2, &x, NULL), 0);
+		assert_int_equal(x, EXT4_ROOT_INO);
+		assert_int_equal(e4_op_mkdir(fs, d, "g", 1, NULL, &x), 0);
+		node_add(&m, d, "g", x, EXT4_S_IFDIR, NULL);
+		/* an empty directory replaced by one from another parent */
+		assert_int_equal(e4_op_rename(fs, EXT4_ROOT_INO, "e", 1, d, "g", 1), 0);
+		entry_drop(&m, (size_t)om_find(&m, d, "g"));
+		om_del(&m, (size_t)om_find(&m, EXT4_ROOT_INO, "e"));
+		om_add(&m, d, "g", d2);
+		assert_int_equal(e4_test_inode(fs, x, &used), 0);
+		assert_int_equal(used, 0);
+		assert_int_equal(e4_op_rename(fs, d, "g", 1, EXT4_ROOT_INO, "d", 1),
+				 E4_ERR_DIR_NOT_EMPTY);
+		assert_int_equal(e4_op_rename(fs, d, "g", 1, EXT4_ROOT_INO, "f", 1), E4_ERR_NOT_DIR);
+		assert_int_equal(e4_op_rename(fs, d, "f2", 2, d, "g", 1), E4_ERR_IS_DIR);
+		/* the same inode under both names: nothing */
+		assert_int_equal(e4_op_rename(fs, d, "f2", 2, EXT4_ROOT_INO, "f", 1), 0);
+		judge(fs, img, &m);
+		om_free(&m);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(each_op),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
