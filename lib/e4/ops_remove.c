@@ -232,6 +232,8 @@ static errcode_t rename_check(e4_fs *fs, e4_ino_t odir, const char *oname, size_
 		c->tgt = 0;
 		return 0;
 	}
+	if (!err && c->tgt == c->src)
+		return 0;	/* one inode under both names */
 	if (!err)
 		err = e4_inode_read(fs, c->tgt, &c->tib);
 	if (err)
