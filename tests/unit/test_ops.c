@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -477,11 +478,129 @@ static void random_seq(void **state)
 	}
 }
 
+/* ---- the buffered inode scan -------------------------------------------- */
+
+struct fail_at {
+	uint64_t lo, hi;	/* byte range whose reads fail */
+};
+
+static errcode_t fail_read(void *priv, uint64_t offset, size_t len)
+{
+	const struct fail_at *f = priv;
+
+	return offset < f->hi && offset + len > f->lo ? EIO : 0;
+}
+
+/* Every inode the scan gives equals e4_inode_read's; the ones it skips
+ * are in unused tails or INODE_UNINIT groups (never in use). */
+static void scan_compare(e4_fs *fs, size_t chunk, unsigned flags, uint64_t *skipped)
+{
+	const struct e4_geom *g = e4_geom(fs);
+	e4_inode_scan *s;
+	const struct ext4_inode *in;
+	union e4_inode_buf ib;
+	e4_ino_t ino, expect = 1;
+	uint64_t bytes;
+	int ok;
+
+	assert_int_equal(e4_inode_scan_open(fs, chunk, flags, &s), 0);
+	while (!e4_inode_scan_next(s, &ino, &in, NULL, &ok)) {
+		assert_true(ino >= expect);
+		for (; expect < ino; expect++) {	/* skipped: free */
+			int used = 1;
+
+			assert_false(flags & E4_SCAN_ALL_INODES);
+			assert_int_equal(e4_test_inode(fs, expect, &used), 0);
+			assert_int_equal(used, 0);
+		}
+		if (e4_inode_read(fs, ino, &ib) == 0 || !(flags & E4_SCAN_ALL_INODES))
+			assert_memory_equal(in, ib.raw, g->inode_size);
+		assert_int_equal(ok, 1);
+		expect = ino + 1;
+	}
+	assert_int_equal(ino, 0);
+	e4_inode_scan_stats(s, &bytes, skipped);
+	assert_true(bytes <= (uint64_t)g->group_count * g->inode_blocks_per_group * g->block_size);
+	e4_inode_scan_close(s);
+}
+
+static void inode_scan(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < NKINDS; k++) {
+		const char *img;
+		e4_fs *fs = image(&kinds[k], "scan", &img);
+		uint32_t seed = 0x5ca40000u + (uint32_t)k;
+		unsigned id = 0;
+		struct omodel m;
+		uint64_t skipped;
+
+		model_start(fs, &m);
+		for (int i = 0; i < 300; i++)
+			random_op(fs, &m, &seed, &id);
+		/* chunks of one block, 3 blocks, the default */
+		scan_compare(fs, 1, 0, &skipped);
+		scan_compare(fs, 3 * e4_geom(fs)->block_size, E4_SCAN_READAHEAD, &skipped);
+		scan_compare(fs, 0, 0, &skipped);
+		/* uninit_bg / metadata_csum: unused tails and groups not read */
+		assert_int_equal(skipped > 0, e4_geom(fs)->gdt_csum || e4_geom(fs)->metadata_csum);
+		scan_compare(fs, 0, E4_SCAN_ALL_INODES, &skipped);
+		om_free(&m);
+		e4_close(fs);
+		unlink(img);
+	}
+}
+
+/* A chunk that cannot be read is reported once, with its inodes counted,
+ * and the scan goes on after it. */
+static void inode_scan_read_error(void **state)
+{
+	const char *img;
+	e4_fs *fs = image(&kinds[1], "scanerr", &img);
+	const struct e4_geom *g = e4_geom(fs);
+	struct e4_group gr;
+	struct fail_at f;
+	e4_inode_scan *s;
+	const struct ext4_inode *in;
+	e4_ino_t ino, last = 0;
+	uint32_t count, errors = 0, after = 0;
+	errcode_t err;
+
+	(void)state;
+	assert_int_equal(e4_group_get(fs, 0, &gr), 0);
+	/* the second chunk of 2 blocks of group 0's table fails */
+	f.lo = (gr.inode_table + 2) * (uint64_t)g->block_size;
+	f.hi = f.lo + 2 * (uint64_t)g->block_size;
+	e4_io_set_read_hook(e4_fs_io(fs), fail_read, &f);
+	assert_int_equal(e4_inode_scan_open(fs, 2 * g->block_size, 0, &s), 0);
+	while ((err = e4_inode_scan_next(s, &ino, &in, &count, NULL)) != E4_ERR_NOT_FOUND) {
+		if (err) {
+			errors++;
+			assert_int_equal(err, EIO);
+			assert_int_equal(ino, 2 * g->block_size / g->inode_size + 1);
+			assert_int_equal(count, 2 * g->block_size / g->inode_size);
+			last = ino + count - 1;
+			continue;
+		}
+		if (last)
+			after++;
+		assert_true(ino > last);
+	}
+	assert_int_equal(errors, 1);
+	assert_true(after > 0);
+	e4_inode_scan_close(s);
+	e4_io_set_read_hook(e4_fs_io(fs), NULL, NULL);
+	e4_close(fs);
+	unlink(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(each_op),
 		cmocka_unit_test(random_seq),
+		cmocka_unit_test(inode_scan),
+		cmocka_unit_test(inode_scan_read_error),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
