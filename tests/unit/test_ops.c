@@ -594,11 +594,153 @@ static void inode_scan_read_error(void **state)
 	unlink(img);
 }
 
+/* ---- the field rules ------------------------------------------------------ */
+
+static void setters(void **state)
+{
+	const char *img;
+	e4_fs *fs = image(&kinds[1], "setters", &img);	/* ext2: no large_file below */
+	union e4_inode_buf ib;
+	struct e4_time t = { 0x100000005LL, 123456789 }, got;
+	uint32_t ma, mi;
+	e4_ino_t ino;
+
+	(void)state;
+	/* times: base, nanoseconds and the epoch bits (2106 and later) */
+	assert_int_equal(e4_inode_init(fs, 20, EXT4_S_IFREG | 0600, 0x12345678, 0x9abcdef0, &t, 7,
+				       &ib), 0);
+	assert_int_equal(e4_le32(ib.inode.i_generation), 7);
+	assert_int_equal(e4_inode_uid(&ib.inode), 0x12345678);
+	assert_int_equal(e4_inode_gid(&ib.inode), 0x9abcdef0);
+	assert_int_equal(e4_le32(ib.inode.i_mtime), 5);
+	assert_int_equal(e4_le32(ib.inode.i_mtime_extra), 123456789u << 2 | 1);
+	assert_int_equal(e4_inode_time(fs, &ib.inode, E4_CRTIME, &got), 1);
+	assert_int_equal(got.sec, t.sec);
+	assert_int_equal(got.nsec, t.nsec);
+	assert_int_equal(e4_inode_init(fs, 20, 0644, 0, 0, &t, 0, &ib), E4_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e4_inode_init(fs, e4_geom(fs)->inodes_count + 1, EXT4_S_IFREG, 0, 0, &t,
+				       0, &ib), E4_ERR_INVALID_ARGUMENT);
+	/* sizes: 3 GiB on a regular file turns large_file on; a directory or
+	 * a symlink stays below 4 GiB without largedir */
+	e4_super(fs)->s_feature_ro_compat &= e4_cpu_to_le32(~EXT4_FEATURE_RO_COMPAT_LARGE_FILE);
+	assert_int_equal(e4_inode_size_set(fs, &ib.inode, 3ULL << 30), 0);
+	assert_true(e4_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_LARGE_FILE));
+	assert_int_equal(e4_inode_size_set(fs, &ib.inode, 5ULL << 32), 0);
+	assert_int_equal(e4_inode_size(&ib.inode), 5ULL << 32);
+	assert_int_equal(e4_inode_init(fs, 20, EXT4_S_IFDIR | 0755, 0, 0, &t, 0, &ib), 0);
+	assert_int_equal(e4_le16(ib.inode.i_links_count), 2);
+	assert_int_equal(e4_inode_size_set(fs, &ib.inode, 5ULL << 32), E4_ERR_FILE_TOO_BIG);
+	assert_int_equal(e4_inode_size_set(fs, &ib.inode, 0xFFFFF000ULL), 0);
+	assert_int_equal(e4_le32(ib.inode.i_size_high), 0);
+	/* links: a directory past E4_LINK_MAX stores 1 with dir_nlink */
+	assert_int_equal(e4_inode_links_set(fs, &ib.inode, 65000), 0);
+	e4_super(fs)->s_feature_ro_compat &= e4_cpu_to_le32(~EXT4_FEATURE_RO_COMPAT_DIR_NLINK);
+	assert_int_equal(e4_inode_links_set(fs, &ib.inode, 65001), E4_ERR_TOO_MANY_LINKS);
+	assert_int_equal(e4_inode_links_inc(fs, &ib.inode), E4_ERR_TOO_MANY_LINKS);
+	e4_super(fs)->s_feature_ro_compat |= e4_cpu_to_le32(EXT4_FEATURE_RO_COMPAT_DIR_NLINK);
+	assert_int_equal(e4_inode_links_inc(fs, &ib.inode), E4_ERR_TOO_MANY_LINKS); /* not indexed */
+	ib.inode.i_flags |= e4_cpu_to_le32(EXT4_INDEX_FL);
+	assert_int_equal(e4_inode_links_inc(fs, &ib.inode), 0);
+	assert_int_equal(e4_le16(ib.inode.i_links_count), 1);
+	assert_int_equal(e4_inode_links_inc(fs, &ib.inode), 0);
+	assert_int_equal(e4_le16(ib.inode.i_links_count), 1);
+	e4_inode_links_dec(&ib.inode);
+	assert_int_equal(e4_le16(ib.inode.i_links_count), 1);
+	assert_int_equal(e4_inode_links_set(fs, &ib.inode, 70000), 0);
+	assert_int_equal(e4_le16(ib.inode.i_links_count), 1);
+	assert_int_equal(e4_inode_links_set(fs, &ib.inode, 2), 0);
+	e4_inode_links_dec(&ib.inode);
+	assert_int_equal(e4_le16(ib.inode.i_links_count), 2);
+	/* a file past E4_LINK_MAX is refused */
+	assert_int_equal(e4_inode_init(fs, 20, EXT4_S_IFREG | 0644, 0, 0, &t, 0, &ib), 0);
+	assert_int_equal(e4_inode_links_set(fs, &ib.inode, 65001), E4_ERR_TOO_MANY_LINKS);
+	assert_int_equal(e4_inode_links_set(fs, &ib.inode, 65000), 0);
+	assert_int_equal(e4_inode_links_inc(fs, &ib.inode), E4_ERR_TOO_MANY_LINKS);
+	e4_inode_perm_set(&ib.inode, 04711);
+	assert_int_equal(e4_le16(ib.inode.i_mode), EXT4_S_IFREG | 04711);
+	/* devices: both encodings, the new one's limits */
+	assert_int_equal(e4_inode_dev_set(&ib.inode, 255, 255), 0);
+	assert_int_equal(e4_le32(ib.inode.i_block[0]), 0xffff);
+	assert_int_equal(e4_inode_dev_set(&ib.inode, 4095, (1u << 20) - 1), 0);
+	e4_inode_dev_get(&ib.inode, &ma, &mi);
+	assert_int_equal(ma, 4095);
+	assert_int_equal(mi, (1u << 20) - 1);
+	assert_int_equal(e4_inode_dev_set(&ib.inode, 4096, 0), E4_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e4_mode_file_type(EXT4_S_IFSOCK | 0777), EXT4_FT_SOCK);
+	/* nothing above was written: the image is as mke2fs left it, but for
+	 * large_file in memory; a create with attributes */
+	{
+		struct e4_op_attr a = { 0640, 1000, 100, { 1800000000, 5 }, 99 };
+
+		assert_int_equal(e4_op_create(fs, EXT4_ROOT_INO, "owned", 5, &a, &ino), 0);
+		read_ino(fs, ino, &ib);
+		assert_int_equal(e4_le16(ib.inode.i_mode), EXT4_S_IFREG | 0640);
+		assert_int_equal(e4_inode_uid(&ib.inode), 1000);
+		assert_int_equal(e4_le32(ib.inode.i_generation), 99);
+		assert_int_equal(e4_le32(ib.inode.i_ctime), 1800000000);
+	}
+	assert_int_equal(e4_close(fs), 0);
+	assert_int_equal(oracle_fsck(img), 0);
+	unlink(img);
+}
+
+/* The last link of inodes sharing an xattr block: the block's refcount
+ * drops, then the block is freed with the last one. */
+static void xattr_refcount(void **state)
+{
+	const char *img;
+	e4_fs *fs = image(&kinds[0], "xattr", &img);
+	struct e4_xattr_opts xo = { 1700000000, 0 };
+	union e4_inode_buf ib;
+	char val[600];
+	e4_ino_t a, b;
+	e4_blk_t blk;
+	uint8_t buf[4096];
+	uint64_t free0;
+	struct omodel m;
+	int used;
+
+	(void)state;
+	model_start(fs, &m);
+	memset(val, 'v', sizeof(val));
+	free0 = e4_sb_free_blocks_count(e4_super(fs));
+	assert_int_equal(e4_op_create(fs, EXT4_ROOT_INO, "a", 1, NULL, &a), 0);
+	assert_int_equal(e4_op_create(fs, EXT4_ROOT_INO, "b", 1, NULL, &b), 0);
+	read_ino(fs, a, &ib);
+	assert_int_equal(e4_xattr_set(fs, a, &ib, EXT4_XATTR_INDEX_USER, "big", 3, val,
+				      sizeof(val), &xo), 0);
+	blk = e4_inode_file_acl(fs, &ib.inode);
+	assert_int_not_equal(blk, 0);
+	read_ino(fs, b, &ib);
+	assert_int_equal(e4_xattr_block_share(fs, b, &ib, blk, &xo), 0);
+	assert_int_equal(e4_alloc_flush(fs), 0);
+	assert_int_equal(e4_op_unlink(fs, EXT4_ROOT_INO, "a", 1, 0, NULL), 0);
+	assert_int_equal(e4_io_read_blk(e4_fs_io(fs), blk, 1, buf), 0);
+	assert_int_equal(e4_get_le32(buf + 4), 1);	/* h_refcount */
+	assert_int_equal(e4_test_block(fs, blk, &used), 0);
+	assert_int_equal(used, 1);
+	node_add(&m, EXT4_ROOT_INO, "b", b, EXT4_S_IFREG, NULL);
+	assert_int_equal(om_check_lib(fs, &m), 0);
+	assert_int_equal(e4_close(fs), 0);
+	assert_int_equal(oracle_fsck(img), 0);
+	assert_int_equal(e4_open(img, E4_OPEN_RW, 0, 0, &fs), 0);
+	assert_int_equal(e4_op_unlink(fs, EXT4_ROOT_INO, "b", 1, 0, NULL), 0);
+	assert_int_equal(e4_test_block(fs, blk, &used), 0);
+	assert_int_equal(used, 0);
+	assert_int_equal(e4_sb_free_blocks_count(e4_super(fs)), free0);
+	om_del(&m, (size_t)om_find(&m, EXT4_ROOT_INO, "b"));
+	m.n[b].used = 0;
+	judge(fs, img, &m);
+	om_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(each_op),
 		cmocka_unit_test(random_seq),
+		cmocka_unit_test(setters),
+		cmocka_unit_test(xattr_refcount),
 		cmocka_unit_test(inode_scan),
 		cmocka_unit_test(inode_scan_read_error),
 	};
