@@ -10,8 +10,15 @@
  * against a model of the tree (unit_opsmodel.h).  Every image ends judged
  * by the reference e2fsck -fn (clean) and by the kernel (read-only loop
  * mount: the whole tree, names, types, inode numbers, link counts, symlink
- * targets, device numbers).  A bug it catches: rename of a directory to
- * another parent that leaves '..' or either parent's link count wrong.
+ * targets, device numbers).  Stops at sampled device writes of eight
+ * operations (ext4, ext2) are judged by DESIGN.md "Writing safely":
+ * nothing in use but marked free, no entry naming a freed inode, no block
+ * claimed twice, and anything at all only on a superblock marked not
+ * clean.  The buffered inode scan is compared with e4_inode_read() for
+ * every inode, and a read error is reported per chunk.  Bugs it catches:
+ * rename of a directory to another parent that leaves '..' or either
+ * parent's link count wrong; unlink freeing the inode before its entry is
+ * gone; a scan skipping an inode in use.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -734,6 +741,159 @@ static void xattr_refcount(void **state)
 	om_free(&m);
 }
 
+/* ---- stops at every write ------------------------------------------------- */
+
+/* Device writes counted; from stop_at on each one fails (the device is
+ * gone: nothing more reaches it). */
+struct stopper {
+	unsigned writes, stop_at;	/* stop_at 0: never */
+};
+
+static errcode_t stop_hook(void *priv, uint64_t offset, size_t len)
+{
+	struct stopper *st = priv;
+
+	(void)offset;
+	(void)len;
+	if (st->stop_at && ++st->writes >= st->stop_at)
+		return EIO;
+	if (!st->stop_at)
+		st->writes++;
+	return 0;
+}
+
+/* One operation of the crash test on the tree crash_base() makes. */
+static errcode_t crash_op(e4_fs *fs, int op)
+{
+	e4_ino_t d, x;
+	char t[300];
+
+	memset(t, 't', sizeof(t));
+	assert_int_equal(e4_namei(fs, 0, 0, "/d", 0, &d), 0);
+	switch (op) {
+	case 0: return e4_op_create(fs, d, "new", 3, NULL, &x);
+	case 1: return e4_op_mkdir(fs, d, "newdir", 6, NULL, &x);
+	case 2: return e4_op_symlink(fs, d, "slow", 4, t, sizeof(t), NULL, &x);
+	case 3:
+		assert_int_equal(e4_namei(fs, 0, 0, "/d/f0", 0, &x), 0);
+		return e4_op_link(fs, EXT4_ROOT_INO, "hard", 4, x, 0);
+	case 4: return e4_op_unlink(fs, d, "s300", 4, 0, NULL);
+	case 5: return e4_op_rmdir(fs, d, "empty", 5);
+	case 6: return e4_op_rename(fs, d, "sub", 3, EXT4_ROOT_INO, "moved", 5);
+	case 7: return e4_op_rename(fs, d, "f1", 2, d, "f2", 2);
+	}
+	return 0;
+}
+#define CRASH_OPS 8
+
+/* The tree each trial starts from: /d with f0..f39, s300 (a slow
+ * symlink), empty/, sub/ holding a file. */
+static void crash_base(e4_fs *fs)
+{
+	char name[16], t[300];
+	e4_ino_t d, x, sub;
+
+	memset(t, 's', sizeof(t));
+	assert_int_equal(e4_op_mkdir(fs, EXT4_ROOT_INO, "d", 1, NULL, &d), 0);
+	for (int i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		assert_int_equal(e4_op_create(fs, d, name, strlen(name), NULL, &x), 0);
+	}
+	assert_int_equal(e4_op_symlink(fs, d, "s300", 4, t, sizeof(t), NULL, &x), 0);
+	assert_int_equal(e4_op_mkdir(fs, d, "empty", 5, NULL, &x), 0);
+	assert_int_equal(e4_op_mkdir(fs, d, "sub", 3, NULL, &sub), 0);
+	assert_int_equal(e4_op_create(fs, sub, "in", 2, NULL, &x), 0);
+}
+
+/* e2fsck -fn of an image stopped in the middle of an operation: never a
+ * block or inode in use but marked free, never an entry naming a freed
+ * inode, never a block claimed twice; anything at all only when the
+ * superblock says not clean (DESIGN.md "Writing safely"). */
+static int crash_judge(const char *img, const char *what, unsigned stop)
+{
+	char cmd[512], line[1024];
+	uint16_t state = 0;
+	int bad = 0, msgs = 0;
+	FILE *p, *f = fopen(img, "rb");
+
+	if (!f || fseek(f, 1024 + 0x3A, SEEK_SET) || fread(&state, 2, 1, f) != 1)
+		return -1;
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "PATH=\"$PATH:/sbin:/usr/sbin\" %s -fn %s 2>&1 </dev/null",
+		 oracle_tool("REF_E2FSCK", "e2fsck"), img);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p)) {
+		int forbidden = 0;
+
+		if (!strncmp(line, "e2fsck ", 7) || !strncmp(line, "Pass ", 5) ||
+		    strstr(line, " files (") || line[0] == '\n' || strstr(line, "WARNING: Filesystem"))
+			continue;
+		msgs++;
+		if ((strstr(line, "bitmap differences:") && strstr(line, "+")) ||
+		    strstr(line, "deleted/unused inode") || strstr(line, "multiply-claimed") ||
+		    strstr(line, "shared with") || strstr(line, "uninitialized"))
+			forbidden = 1;
+		if (forbidden || (le16toh(state) & EXT4_VALID_FS)) {
+			fprintf(stderr, "%s, stop at write %u (%s): %s", what, stop,
+				(le16toh(state) & EXT4_VALID_FS) ? "marked clean" : "not clean", line);
+			bad = 1;
+		}
+	}
+	pclose(p);
+	(void)msgs;
+	return bad ? -1 : 0;
+}
+
+static void crash_stops(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < 2; k++) {	/* ext4, ext2 */
+		const char *base;
+		char img[160], cmd[400];
+		e4_fs *fs = image(&kinds[k], "crashbase", &base);
+
+		crash_base(fs);
+		assert_int_equal(e4_close(fs), 0);
+		assert_int_equal(oracle_fsck(base), 0);
+		snprintf(img, sizeof(img), "%s.trial", base);
+		for (int op = 0; op < CRASH_OPS; op++) {
+			struct stopper st = { 0, 0 };
+			unsigned total, step, judged = 0;
+			char what[64];
+
+			snprintf(what, sizeof(what), "%s op %d", kinds[k].name, op);
+			/* count the operation's writes */
+			snprintf(cmd, sizeof(cmd), "cp --sparse=always %s %s", base, img);
+			assert_int_equal(system(cmd), 0);
+			assert_int_equal(e4_open(img, E4_OPEN_RW, 0, 0, &fs), 0);
+			e4_io_set_write_hook(e4_fs_io(fs), stop_hook, &st);
+			assert_int_equal(crash_op(fs, op), 0);
+			assert_int_equal(e4_close(fs), 0);
+			assert_int_equal(crash_judge(img, what, 0), 0);
+			total = st.writes;
+			assert_true(total > 1);
+			step = total > 24 ? total / 24 : 1;
+			for (unsigned stop = 1; stop <= total; stop += step) {
+				struct stopper s2 = { 0, stop };
+
+				assert_int_equal(system(cmd), 0);
+				assert_int_equal(e4_open(img, E4_OPEN_RW, 0, 0, &fs), 0);
+				e4_io_set_write_hook(e4_fs_io(fs), stop_hook, &s2);
+				assert_int_not_equal(crash_op(fs, op), 0);
+				e4_io_discard(e4_fs_io(fs));
+				e4_close(fs);
+				assert_int_equal(crash_judge(img, what, stop), 0);
+				judged++;
+			}
+			fprintf(stderr, "%s: %u writes, %u stops judged\n", what, total, judged);
+		}
+		unlink(img);
+		unlink(base);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -741,6 +901,7 @@ int main(void)
 		cmocka_unit_test(random_seq),
 		cmocka_unit_test(setters),
 		cmocka_unit_test(xattr_refcount),
+		cmocka_unit_test(crash_stops),
 		cmocka_unit_test(inode_scan),
 		cmocka_unit_test(inode_scan_read_error),
 	};
