@@ -811,26 +811,22 @@ static void crash_base(e4_fs *fs)
  * superblock says not clean (DESIGN.md "Writing safely"). */
 static int crash_judge(const char *img, const char *what, unsigned stop)
 {
-	char cmd[512], line[1024];
+	char line[1024];
 	uint16_t state = 0;
-	int bad = 0, msgs = 0;
+	int bad = 0;
 	FILE *p, *f = fopen(img, "rb");
 
 	if (!f || fseek(f, 1024 + 0x3A, SEEK_SET) || fread(&state, 2, 1, f) != 1)
 		return -1;
 	fclose(f);
-	snprintf(cmd, sizeof(cmd), "PATH=\"$PATH:/sbin:/usr/sbin\" %s -fn %s 2>&1 </dev/null",
-		 oracle_tool("REF_E2FSCK", "e2fsck"), img);
-	p = popen(cmd, "r");
+	p = oracle_fsck_popen(img);
 	if (!p)
 		return -1;
 	while (fgets(line, sizeof(line), p)) {
 		int forbidden = 0;
 
-		if (!strncmp(line, "e2fsck ", 7) || !strncmp(line, "Pass ", 5) ||
-		    strstr(line, " files (") || line[0] == '\n' || strstr(line, "WARNING: Filesystem"))
+		if (oracle_fsck_frame(line) || strstr(line, "WARNING: Filesystem"))
 			continue;
-		msgs++;
 		if ((strstr(line, "bitmap differences:") && strstr(line, "+")) ||
 		    strstr(line, "deleted/unused inode") || strstr(line, "multiply-claimed") ||
 		    strstr(line, "shared with") || strstr(line, "uninitialized"))
@@ -842,7 +838,6 @@ static int crash_judge(const char *img, const char *what, unsigned stop)
 		}
 	}
 	pclose(p);
-	(void)msgs;
 	return bad ? -1 : 0;
 }
 

@@ -71,21 +71,34 @@ static const char *oracle_tool(const char *env, const char *name)
 	return t && *t ? t : name;
 }
 
-/* The reference e2fsck -fn: exit 0 and only its frame lines. */
-static int oracle_fsck(const char *img)
+/* The reference e2fsck -fn on img, its output (stderr too) to read. */
+static FILE *oracle_fsck_popen(const char *img)
 {
-	char cmd[512], line[1024];
-	FILE *p;
-	int bad = 0, st;
+	char cmd[512];
 
 	snprintf(cmd, sizeof(cmd), "PATH=\"$PATH:/sbin:/usr/sbin\" %s -fn %s 2>&1 </dev/null",
 		 oracle_tool("REF_E2FSCK", "e2fsck"), img);
-	p = popen(cmd, "r");
+	return popen(cmd, "r");
+}
+
+/* 1 for the lines a clean run prints: version, "Pass N", summary. */
+static int oracle_fsck_frame(const char *line)
+{
+	return !strncmp(line, "e2fsck ", 7) || !strncmp(line, "Pass ", 5) ||
+	       strstr(line, " files (") || line[0] == '\n';
+}
+
+/* The reference e2fsck -fn: exit 0 and only its frame lines. */
+static int oracle_fsck(const char *img)
+{
+	char line[1024];
+	FILE *p = oracle_fsck_popen(img);
+	int bad = 0, st;
+
 	if (!p)
 		return -1;
 	while (fgets(line, sizeof(line), p)) {
-		if (!strncmp(line, "e2fsck ", 7) || !strncmp(line, "Pass ", 5) ||
-		    strstr(line, " files (") || line[0] == '\n')
+		if (oracle_fsck_frame(line))
 			continue;
 		if (bad++ < 20)
 			fprintf(stderr, "e2fsck -fn %s: %s", img, line);
