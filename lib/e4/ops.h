@@ -229,12 +229,15 @@ errcode_t e4_op_rmdir(e4_fs *fs, e4_ino_t dir, const char *name, size_t len);
 errcode_t e4_op_rename(e4_fs *fs, e4_ino_t odir, const char *oname, size_t olen, e4_ino_t ndir,
 		       const char *nname, size_t nlen);
 /* Free inode ino whatever its links (e4debugfs's kill_file; the last
- * step of unlink and rmdir): first the inode written deleted (links 0,
- * dtime now), then its blocks (e4_inode_truncate_blocks() to 0), its
- * attributes (e4_xattr_remove_all(): the xattr block's reference count,
- * EA inodes), i_size 0 kept as the map now says, and its bit cleared
- * (used directories - 1 for a directory).  E4_ERR_INVALID_ARGUMENT
- * (a reserved inode), read, write and allocation errors. */
+ * step of unlink and rmdir), as the kernel's ext4_evict_inode: first the
+ * inode written deleted (links 0, dtime and ctime now), then its blocks
+ * (e4_inode_truncate_blocks() to 0), its attributes
+ * (e4_xattr_remove_all(): the xattr block's reference count, freed at
+ * the last one; EA inode references), i_size 0, and its bit cleared
+ * (used directories - 1 for a directory).  A stop in between leaves
+ * leaks only.  E4_ERR_INVALID_ARGUMENT (below s_first_ino or past
+ * s_inodes_count), E4_ERR_INODE_CSUM, read, write and allocation
+ * errors. */
 errcode_t e4_op_release(e4_fs *fs, e4_ino_t ino);
 
 #ifdef __cplusplus

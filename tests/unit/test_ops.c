@@ -317,6 +317,15 @@ static void each_op(void **state)
 				 E4_ERR_DIR_NOT_EMPTY);
 		assert_int_equal(e4_op_rename(fs, d, "g", 1, EXT4_ROOT_INO, "f", 1), E4_ERR_NOT_DIR);
 		assert_int_equal(e4_op_rename(fs, d, "f2", 2, d, "g", 1), E4_ERR_IS_DIR);
+		/* debugfs's unlink then kill_file: the entry only, then the inode */
+		assert_int_equal(e4_op_symlink(fs, d, "k2", 2, t300, 300, NULL, &x), 0);
+		assert_int_equal(e4_op_unlink(fs, d, "k2", 2, E4_OP_ENTRY_ONLY, NULL), 0);
+		assert_int_equal(e4_test_inode(fs, x, &used), 0);
+		assert_int_equal(used, 1);
+		assert_int_equal(e4_op_release(fs, x), 0);
+		assert_int_equal(e4_test_inode(fs, x, &used), 0);
+		assert_int_equal(used, 0);
+		assert_int_equal(e4_op_release(fs, EXT4_ROOT_INO), E4_ERR_INVALID_ARGUMENT);
 		/* the same inode under both names: nothing */
 		assert_int_equal(e4_op_rename(fs, d, "f2", 2, EXT4_ROOT_INO, "f", 1), 0);
 		judge(fs, img, &m);
