@@ -567,6 +567,40 @@ static void inode_scan(void **state)
 	}
 }
 
+/* Every image of the test matrix (E4_MATRIX, when set: populated trees,
+ * every layout the matrix makes), opened read-only. */
+static void inode_scan_matrix(void **state)
+{
+	const char *dir = getenv("E4_MATRIX");
+	struct dirent *de;
+	unsigned n = 0;
+	DIR *dp;
+
+	(void)state;
+	if (!dir || !(dp = opendir(dir))) {
+		fprintf(stderr, "E4_MATRIX not set: the matrix images are not scanned\n");
+		return;
+	}
+	while ((de = readdir(dp))) {
+		size_t l = strlen(de->d_name);
+		char path[512];
+		uint64_t skipped;
+		e4_fs *fs;
+
+		if (l < 5 || strcmp(de->d_name + l - 4, ".img"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (e4_open(path, 0, 0, 0, &fs))
+			continue;	/* images made to be refused */
+		scan_compare(fs, 0, 0, &skipped);
+		e4_close(fs);
+		n++;
+	}
+	closedir(dp);
+	fprintf(stderr, "%u matrix images scanned\n", n);
+	assert_true(n > 0);
+}
+
 /* A chunk that cannot be read is reported once, with its inodes counted,
  * and the scan goes on after it. */
 static void inode_scan_read_error(void **state)
@@ -908,6 +942,7 @@ int main(void)
 		cmocka_unit_test(crash_stops),
 		cmocka_unit_test(inode_scan),
 		cmocka_unit_test(inode_scan_read_error),
+		cmocka_unit_test(inode_scan_matrix),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
