@@ -105,18 +105,6 @@ int e4_ops_insert_wrote(errcode_t err, int inserting)
 	       err != E4_ERR_NAME_TOO_LONG && err != E4_ERR_INVALID_ARGUMENT;
 }
 
-/* 0 if name is absent from dir, E4_ERR_EXISTS if present, else the
- * lookup's error. */
-static errcode_t name_absent(e4_fs *fs, e4_ino_t dir, const char *name, size_t len)
-{
-	e4_ino_t ino;
-	errcode_t err = e4_dir_lookup(fs, dir, name, len, &ino, NULL);
-
-	if (!err)
-		return E4_ERR_EXISTS;
-	return err == E4_ERR_NOT_FOUND ? 0 : err;
-}
-
 errcode_t e4_ops_dir_touch(e4_fs *fs, e4_ino_t dir, int links, const struct e4_time *now)
 {
 	union e4_inode_buf ib;
@@ -328,8 +316,9 @@ static errcode_t make_node(e4_fs *fs, e4_ino_t dir, const char *name, size_t len
 		err = e4_ops_read_dir(fs, dir, ib);
 	if (!err && is_dir)
 		err = e4_inode_links_inc(fs, &ib->inode);	/* room for one more? */
-	if (!err)
-		err = name_absent(fs, dir, name, len);
+	/* a name already there is found by e4_dir_insert() before it writes
+	 * (the index's leaves only, not the whole-directory scan a failed
+	 * e4_dir_lookup() makes): the new inode is then given back */
 	if (!err)
 		err = e4_ops_begin(fs);
 	if (err)
@@ -431,8 +420,6 @@ errcode_t e4_op_link(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, e4_i
 	err = e4_ops_name_check(name, len);
 	if (!err)
 		err = e4_ops_read_dir(fs, dir, ib);
-	if (!err)
-		err = name_absent(fs, dir, name, len);
 	if (!err)
 		err = e4_inode_read(fs, ino, ib);
 	if (err == E4_ERR_INODE_CSUM && !count)

@@ -270,6 +270,9 @@ static void each_op(void **state)
 		assert_int_equal(e4_inode_links_set(fs, &ib.inode, 3), 0);
 		assert_int_equal(e4_inode_write(fs, f, &ib), 0);
 		assert_int_equal(e4_op_link(fs, d, "dd", 2, d2, 0), E4_ERR_IS_DIR);
+		assert_int_equal(e4_op_link(fs, d, "s1", 2, f, 0), E4_ERR_EXISTS);
+		read_ino(fs, f, &ib);
+		assert_int_equal(e4_le16(ib.inode.i_links_count), 3);	/* given back */
 		/* rmdir refusals, unlink of a directory refused */
 		assert_int_equal(e4_op_rmdir(fs, EXT4_ROOT_INO, "d", 1), E4_ERR_DIR_NOT_EMPTY);
 		assert_int_equal(e4_op_rmdir(fs, d, "c", 1), E4_ERR_NOT_DIR);
@@ -488,6 +491,17 @@ static void random_seq(void **state)
 			random_op(fs, &m, &seed, &id);
 			if (i % 250 == 249)
 				assert_int_equal(om_check_lib(fs, &m), 0);
+		}
+		/* existing names refused, the inodes given back, still clean */
+		for (size_t i = 0; i < m.ne; i += 1 + m.ne / 20) {
+			uint32_t fi = e4_le32(e4_super(fs)->s_free_inodes_count);
+			e4_ino_t x;
+
+			assert_int_equal(e4_op_create(fs, m.e[i].dir, m.e[i].name,
+						      strlen(m.e[i].name), NULL, &x), E4_ERR_EXISTS);
+			assert_int_equal(e4_op_mkdir(fs, m.e[i].dir, m.e[i].name,
+						     strlen(m.e[i].name), NULL, &x), E4_ERR_EXISTS);
+			assert_int_equal(e4_le32(e4_super(fs)->s_free_inodes_count), fi);
 		}
 		judge(fs, img, &m);
 		om_free(&m);
@@ -784,6 +798,54 @@ static void xattr_refcount(void **state)
 	om_free(&m);
 }
 
+/* More than E4_LINK_MAX subdirectories (dir_nlink, an indexed parent):
+ * the parent's count becomes 1, as the kernel stores it, and goes back
+ * to the true count when an rmdir brings it under the limit again.
+ * Inline directories keep the image small.  About 4 s (65,000 mkdirs
+ * on tmpfs, two e2fsck runs). */
+static void many_subdirs(void **state)
+{
+	static const struct kind k = { "nlink", "-t ext4 -O inline_data,^has_journal -I 256 "
+				       "-N 66000 -b 1024", "48M" };
+	const char *img;
+	e4_fs *fs;
+	e4_ino_t d, x;
+	union e4_inode_buf ib;
+	char name[32];
+
+	(void)state;
+	fs = image(&k, "many", &img);
+	assert_int_equal(e4_op_mkdir(fs, EXT4_ROOT_INO, "d", 1, NULL, &d), 0);
+	assert_int_equal(e4_ops_begin(fs), 0);
+	for (unsigned i = 0; i < E4_LINK_MAX - 2; i++) {
+		snprintf(name, sizeof(name), "s%u", i);
+		assert_int_equal(e4_op_mkdir(fs, d, name, strlen(name), NULL, &x), 0);
+	}
+	read_ino(fs, d, &ib);
+	assert_int_equal(e4_le16(ib.inode.i_links_count), E4_LINK_MAX);
+	assert_int_equal(e4_op_mkdir(fs, d, "over", 4, NULL, &x), 0);
+	read_ino(fs, d, &ib);
+	assert_int_equal(e4_le16(ib.inode.i_links_count), 1);
+	assert_int_equal(e4_op_mkdir(fs, d, "over2", 5, NULL, &x), 0);
+	assert_int_equal(e4_ops_end(fs), 0);
+	assert_int_equal(e4_close(fs), 0);
+	assert_int_equal(oracle_fsck(img), 0);
+	/* two rmdirs: 65000 subdirectories, the count back to 65000 + 2 */
+	assert_int_equal(e4_open(img, E4_OPEN_RW, 0, 0, &fs), 0);
+	assert_int_equal(e4_op_rmdir(fs, d, "over", 4), 0);
+	read_ino(fs, d, &ib);
+	assert_int_equal(e4_le16(ib.inode.i_links_count), 1);
+	assert_int_equal(e4_op_rmdir(fs, d, "over2", 5), 0);
+	read_ino(fs, d, &ib);
+	assert_int_equal(e4_le16(ib.inode.i_links_count), E4_LINK_MAX);
+	assert_int_equal(e4_op_rmdir(fs, d, "s0", 2), 0);
+	read_ino(fs, d, &ib);
+	assert_int_equal(e4_le16(ib.inode.i_links_count), E4_LINK_MAX - 1);
+	assert_int_equal(e4_close(fs), 0);
+	assert_int_equal(oracle_fsck(img), 0);
+	unlink(img);
+}
+
 /* ---- stops at every write ------------------------------------------------- */
 
 /* Device writes counted; from stop_at on each one fails (the device is
@@ -939,6 +1001,7 @@ int main(void)
 		cmocka_unit_test(random_seq),
 		cmocka_unit_test(setters),
 		cmocka_unit_test(xattr_refcount),
+		cmocka_unit_test(many_subdirs),
 		cmocka_unit_test(crash_stops),
 		cmocka_unit_test(inode_scan),
 		cmocka_unit_test(inode_scan_read_error),
