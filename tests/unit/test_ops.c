@@ -554,6 +554,52 @@ static void scan_compare(e4_fs *fs, size_t chunk, unsigned flags, uint64_t *skip
 	e4_inode_scan_close(s);
 }
 
+/* Inodes the scan reports from group g. */
+static uint32_t scan_group_count(e4_fs *fs, e4_group_t g)
+{
+	const struct ext4_inode *in;
+	e4_inode_scan *s;
+	e4_ino_t ino;
+	uint32_t n = 0, ipg = e4_geom(fs)->inodes_per_group;
+
+	assert_int_equal(e4_inode_scan_open(fs, 0, 0, &s), 0);
+	while (!e4_inode_scan_next(s, &ino, &in, NULL, NULL))
+		n += (ino - 1) / ipg == g;
+	e4_inode_scan_close(s);
+	return n;
+}
+
+/* A descriptor whose checksum fails: its INODE_UNINIT and
+ * bg_itable_unused are not believed, the whole table is read. */
+static void scan_untrusted(e4_fs *fs, const char *img)
+{
+	const struct e4_geom *g = e4_geom(fs);
+	e4_group_t last = g->group_count - 1;
+	struct e4_group gr;
+	uint64_t off = (uint64_t)(g->first_data_block + 1) * g->block_size +
+		       (uint64_t)last * g->desc_size + 0x1E;	/* bg_checksum */
+	uint8_t b[2];
+	FILE *f;
+	e4_fs *ro;
+
+	assert_int_equal(e4_group_get(fs, last, &gr), 0);
+	assert_true(gr.itable_unused > 0);
+	assert_int_equal(scan_group_count(fs, last), g->inodes_per_group - gr.itable_unused);
+	assert_int_equal(e4_flush(fs), 0);
+	f = fopen(img, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, (long)off, SEEK_SET), 0);
+	assert_int_equal(fread(b, 1, 2, f), 2);
+	b[0] ^= 0xFF;
+	assert_int_equal(fseek(f, (long)off, SEEK_SET), 0);
+	assert_int_equal(fwrite(b, 1, 2, f), 2);
+	fclose(f);
+	assert_int_equal(e4_open(img, E4_OPEN_IGNORE_CSUM, 0, 0, &ro), 0);
+	assert_false(e4_group_csum_ok(ro, last));
+	assert_int_equal(scan_group_count(ro, last), g->inodes_per_group);
+	e4_close(ro);
+}
+
 static void inode_scan(void **state)
 {
 	(void)state;
@@ -576,6 +622,8 @@ static void inode_scan(void **state)
 		assert_int_equal(skipped > 0, e4_geom(fs)->gdt_csum || e4_geom(fs)->metadata_csum);
 		scan_compare(fs, 0, E4_SCAN_ALL_INODES, &skipped);
 		om_free(&m);
+		if (e4_geom(fs)->metadata_csum)
+			scan_untrusted(fs, img);
 		e4_close(fs);
 		unlink(img);
 	}
