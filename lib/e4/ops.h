@@ -141,7 +141,10 @@ void e4_inode_scan_close(e4_inode_scan *s);
  * descriptors, the superblock, then fsync), and last the superblock with
  * its state as it was.  Between e4_ops_begin() and e4_ops_end() the
  * state is restored only once, at the end (many operations, one
- * not-clean window).  Times: new inodes get now; a directory whose
+ * not-clean window).  The ordering flushes are fdatasync()s until the I/O
+ * layer offers cheaper ordering points (e4_ops_barrier() in ops.c is the
+ * one place to change): 3 to 5 per operation, about 12 ms an operation on
+ * a virtio disk, 55 us on tmpfs (40,000 mkdirs into one directory).  Times: new inodes get now; a directory whose
  * entries change gets mtime and ctime now; an inode whose link count
  * changes gets ctime now.
  */

@@ -350,6 +350,8 @@ static e4_ino_t pick_dir(const struct omodel *m, uint32_t *seed)
 {
 	size_t ndirs = 1, k;
 
+	if (rnd(seed) % 5 < 2)
+		return EXT4_ROOT_INO;	/* one big directory: indexed, multi-block */
 	for (size_t i = 0; i < m->ne; i++)
 		ndirs += m->n[m->e[i].ino].type == EXT4_S_IFDIR;
 	k = rnd(seed) % ndirs;
@@ -491,6 +493,32 @@ static void random_seq(void **state)
 			random_op(fs, &m, &seed, &id);
 			if (i % 250 == 249)
 				assert_int_equal(om_check_lib(fs, &m), 0);
+		}
+		/* the shapes the kinds make: indexed directories with dir_index,
+		 * multi-block linear ones without, inline ones with inline_data */
+		{
+			unsigned indexed = 0, multi = 0, inl = 0;
+
+			for (size_t i = 0; i <= m.ne; i++) {
+				e4_ino_t di = i < m.ne ? m.e[i].ino : EXT4_ROOT_INO;
+				union e4_inode_buf ib;
+				uint32_t fl;
+
+				if (m.n[di].type != EXT4_S_IFDIR)
+					continue;
+				read_ino(fs, di, &ib);
+				fl = e4_le32(ib.inode.i_flags);
+				indexed += !!(fl & EXT4_INDEX_FL);
+				inl += !!(fl & EXT4_INLINE_DATA_FL);
+				multi += e4_inode_size(&ib.inode) > e4_geom(fs)->block_size;
+			}
+			fprintf(stderr, "%u indexed, %u multi-block, %u inline directories\n",
+				indexed, multi, inl);
+			assert_int_equal(indexed > 0,
+					 e4_has_compat(fs, EXT4_FEATURE_COMPAT_DIR_INDEX));
+			assert_true(multi > 0);
+			assert_int_equal(inl > 0,
+					 e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA));
 		}
 		/* existing names refused, the inodes given back, still clean */
 		for (size_t i = 0; i < m.ne; i += 1 + m.ne / 20) {
