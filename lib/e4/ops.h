@@ -20,9 +20,10 @@ void e4_time_now(struct e4_time *t);
 /* Fill *ib (the whole buffer zeroed first) as a new inode ino of mode
  * (type EXT4_S_IF* and permission bits), as the kernel's ext4_new_inode
  * leaves it: uid and gid (32 bits, e4_inode_owner_set()), links 1 (2 for
- * a directory), i_extra_isize s_want_extra_isize (at least
- * s_min_extra_isize; 32 when the superblock says 0; capped to inode size
- * - 128; 0 with 128-byte inodes), atime = ctime = mtime = crtime = *now
+ * a directory), i_extra_isize as the kernel's ext4_fill_super chooses it
+ * (32, raised to s_want_extra_isize and s_min_extra_isize with the
+ * extra_isize feature; capped to inode size - 128; 0 with 128-byte
+ * inodes), atime = ctime = mtime = crtime = *now
  * (NULL: e4_time_now(); nanoseconds and epoch bits where the inode has
  * the extra fields), i_generation = generation (0: a pseudo-random
  * non-zero value), and for regular files, directories and symlinks with
@@ -203,8 +204,10 @@ errcode_t e4_op_mknod(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, uin
 /* A new entry name in dir for the existing inode ino (file type from its
  * mode).  Unless E4_OP_ENTRY_ONLY, ino's link count + 1 and ctime now;
  * directories are refused then (E4_ERR_IS_DIR), as link(2) refuses them.
- * Errors as e4_op_create(), E4_ERR_TOO_MANY_LINKS, E4_ERR_NOT_FOUND (ino
- * is not in use: no links and not directory-shaped). */
+ * Errors as e4_op_create(), E4_ERR_TOO_MANY_LINKS, E4_ERR_NOT_FOUND
+ * (counted: ino is free in the bitmap or has no links), E4_ERR_INODE_CSUM
+ * (counted only: an entry-only link takes the type of an inode failing
+ * its checksum). */
 errcode_t e4_op_link(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, e4_ino_t ino,
 		     unsigned flags);
 /* Remove the entry name from dir.  Unless E4_OP_ENTRY_ONLY: a directory
