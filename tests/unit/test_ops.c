@@ -3,7 +3,7 @@
  * inode_new.c, ops.c, ops_remove.c) on images the reference mke2fs makes:
  * ext4 (extents, htree directories, metadata_csum, 1 KiB blocks), ext2
  * (block maps, no dir_index), ext4 with inline_data, ext3 with 128-byte
- * inodes.  Each operation's own rules are checked on each image (inode
+ * inodes, ext4 with bigalloc.  Each operation's own rules are checked on each image (inode
  * fields, link counts, '..', the three kinds of symlink, both device
  * encodings, freeing at the last link with the xattr block's refcount,
  * refusals that change nothing); then random sequences of operations run
@@ -70,6 +70,7 @@ static const struct kind kinds[] = {
 	{ "ext2", "-t ext2 -b 1024 -O ^dir_index -N 3000", "24M" },
 	{ "inline", "-t ext4 -O inline_data,^has_journal -I 256 -N 3000", "24M" },
 	{ "ext3_128", "-t ext3 -I 128 -b 2048 -N 3000", "24M" },
+	{ "bigalloc", "-t ext4 -O bigalloc,^has_journal -C 16384 -N 3000", "32M" },
 };
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
 
@@ -604,7 +605,8 @@ static void scan_untrusted(e4_fs *fs, const char *img)
 	const struct e4_geom *g = e4_geom(fs);
 	e4_group_t last = g->group_count - 1;
 	struct e4_group gr;
-	uint64_t off = (uint64_t)(g->first_data_block + 1) * g->block_size +
+	/* the descriptor table follows the superblock's block (byte 1024) */
+	uint64_t off = (uint64_t)(1024 / g->block_size + 1) * g->block_size +
 		       (uint64_t)last * g->desc_size + 0x1E;	/* bg_checksum */
 	uint8_t b[2];
 	FILE *f;
