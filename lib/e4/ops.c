@@ -217,6 +217,8 @@ static errcode_t symlink_block(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
 	free(buf);
 	if (!err)
 		err = e4_map_append_block(fs, ino, ib, 0, blk, 1);
+	if (err)	/* not mapped: give_back() would not find it */
+		e4_block_mark(fs, blk, 1, 0, NULL);
 	return err;
 }
 
@@ -339,7 +341,9 @@ static errcode_t make_node(e4_fs *fs, e4_ino_t dir, const char *name, size_t len
 		err = e4_ops_dir_touch(fs, dir, is_dir, &now);
 	if (!err)
 		err = e4_ops_barrier(fs);
-	if (err && ino && !linked && !e4_ops_insert_wrote(err, inserting))
+	if (err && !ino)	/* no inode: nothing was changed */
+		err = e4_ops_finish(fs, err, 1);
+	else if (err && !linked && !e4_ops_insert_wrote(err, inserting))
 		err = e4_ops_finish(fs, err, give_back(fs, ino, ib) == 0);
 	else
 		err = e4_ops_finish(fs, err, 0);

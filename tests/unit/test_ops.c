@@ -924,6 +924,67 @@ static void many_subdirs(void **state)
 	unlink(img);
 }
 
+/* Out of inodes, then out of blocks: E4_ERR_NO_SPACE, nothing allocated,
+ * the superblock still clean, the reference e2fsck clean. */
+static void no_space(void **state)
+{
+	static const struct kind k = { "full", "-t ext4 -b 1024 -N 32 -O ^has_journal,^resize_inode",
+				       "512K" };
+	const char *img;
+	e4_fs *fs;
+	char name[32], t[600];
+	struct omodel m;
+	e4_ino_t x;
+	errcode_t err;
+
+	(void)state;
+	fs = image(&k, "nospace", &img);
+	model_start(fs, &m);
+	memset(t, 'x', sizeof(t) - 1);
+	t[sizeof(t) - 1] = 0;
+	for (unsigned i = 0; ; i++) {
+		snprintf(name, sizeof(name), "f%u", i);
+		err = e4_op_create(fs, EXT4_ROOT_INO, name, strlen(name), NULL, &x);
+		if (err)
+			break;
+		node_add(&m, EXT4_ROOT_INO, name, x, EXT4_S_IFREG, NULL);
+	}
+	assert_int_equal(err, E4_ERR_NO_SPACE);
+	assert_int_equal(e4_le32(e4_super(fs)->s_free_inodes_count), 0);
+	assert_true(e4_le16(e4_super(fs)->s_state) & EXT4_VALID_FS);
+	/* free a few inodes, then fill the blocks with slow symlinks */
+	for (unsigned j = 0; j < 8; j++) {
+		snprintf(name, sizeof(name), "f%u", j);
+		assert_int_equal(e4_op_unlink(fs, EXT4_ROOT_INO, name, strlen(name), 0, NULL), 0);
+		entry_drop(&m, (size_t)om_find(&m, EXT4_ROOT_INO, name));
+	}
+	/* every free block taken (by hand): a slow symlink and a mkdir fail,
+	 * their inodes given back; a fast symlink still fits */
+	{
+		e4_blk_t taken[600], b;
+		unsigned nt = 0;
+		uint32_t fi = e4_le32(e4_super(fs)->s_free_inodes_count);
+
+		while (nt < 600 && !e4_block_find_free(fs, 0, 1, &b)) {
+			assert_int_equal(e4_block_mark(fs, b, 1, 1, NULL), 0);
+			taken[nt++] = b;
+		}
+		assert_int_equal(e4_sb_free_blocks_count(e4_super(fs)), 0);
+		assert_int_equal(e4_op_symlink(fs, EXT4_ROOT_INO, "s", 1, t, sizeof(t) - 1, NULL,
+					       &x), E4_ERR_NO_SPACE);
+		assert_int_equal(e4_op_mkdir(fs, EXT4_ROOT_INO, "dd", 2, NULL, &x), E4_ERR_NO_SPACE);
+		assert_int_equal(e4_le32(e4_super(fs)->s_free_inodes_count), fi);
+		assert_true(e4_le16(e4_super(fs)->s_state) & EXT4_VALID_FS);
+		assert_int_equal(e4_op_symlink(fs, EXT4_ROOT_INO, "fast", 4, "t", 1, NULL, &x), 0);
+		node_add(&m, EXT4_ROOT_INO, "fast", x, EXT4_S_IFLNK, "t");
+		while (nt)
+			assert_int_equal(e4_block_mark(fs, taken[--nt], 1, 0, NULL), 0);
+		assert_int_equal(e4_alloc_flush(fs), 0);
+	}
+	judge(fs, img, &m);
+	om_free(&m);
+}
+
 /* ---- stops at every write ------------------------------------------------- */
 
 /* Device writes counted; from stop_at on each one fails (the device is
@@ -1080,6 +1141,7 @@ int main(void)
 		cmocka_unit_test(setters),
 		cmocka_unit_test(xattr_refcount),
 		cmocka_unit_test(many_subdirs),
+		cmocka_unit_test(no_space),
 		cmocka_unit_test(crash_stops),
 		cmocka_unit_test(inode_scan),
 		cmocka_unit_test(inode_scan_read_error),
