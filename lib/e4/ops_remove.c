@@ -94,6 +94,18 @@ static errcode_t lookup(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, e
 	return err;
 }
 
+/* The entry name of dir removed, dir's times and links (as
+ * e4_ops_dir_touch()), on the device before anything is freed. */
+static errcode_t entry_out(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, int links,
+			   const struct e4_time *now)
+{
+	errcode_t err = e4_dir_remove(fs, dir, name, len, NULL, NULL);
+
+	if (!err)
+		err = e4_ops_dir_touch(fs, dir, links, now);
+	return err ? err : e4_ops_barrier(fs);
+}
+
 errcode_t e4_op_unlink(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, unsigned flags,
 		       e4_ino_t *ret)
 {
@@ -114,11 +126,7 @@ errcode_t e4_op_unlink(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, un
 		err = e4_ops_begin(fs);
 	if (err)
 		goto out;
-	err = e4_dir_remove(fs, dir, name, len, NULL, NULL);
-	if (!err)
-		err = e4_ops_dir_touch(fs, dir, 0, &now);
-	if (!err)
-		err = e4_ops_barrier(fs);
+	err = entry_out(fs, dir, name, len, 0, &now);
 	if (!err && !(flags & E4_OP_ENTRY_ONLY))
 		err = drop_link(fs, ino, ib, &now);
 	if (!err)
@@ -168,11 +176,7 @@ errcode_t e4_op_rmdir(e4_fs *fs, e4_ino_t dir, const char *name, size_t len)
 		err = e4_ops_begin(fs);
 	if (err)
 		goto out;
-	err = e4_dir_remove(fs, dir, name, len, NULL, NULL);
-	if (!err)
-		err = e4_ops_dir_touch(fs, dir, -1, &now);
-	if (!err)
-		err = e4_ops_barrier(fs);
+	err = entry_out(fs, dir, name, len, -1, &now);
 	if (!err)
 		err = release(fs, ino, ib, &now);
 	err = e4_ops_finish(fs, err, 0);
