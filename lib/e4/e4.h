@@ -222,6 +222,10 @@ void e4_io_set_read_hook(e4_io *io, e4_io_read_hook hook, void *priv);
  * to a verdict on the data read: such a failure is never a reason to
  * clear or rebuild the structure that could not be read. */
 int e4_err_is_io(errcode_t err);
+/* Tell the device that len bytes at offset will be read soon
+ * (posix_fadvise WILLNEED: the kernel starts reading them in the
+ * background); a hint, no error; nothing for a memory device. */
+void e4_io_readahead(e4_io *io, uint64_t offset, uint64_t len);
 
 /* ---- Ordered writes (io.c; DESIGN.md "Writing safely") ---------------- */
 /* An ordering point: every block dirtied (e4_io_write_blk) or written
@@ -1956,6 +1960,7 @@ errcode_t e4_online_sync(int fd);
 #include "xattr_write.h"
 #include "dir_write.h"	/* directory writing (dir_write.c, htree_write.c, dir_build.c, dir_inline.c) */
 #include "alloc.h"	/* allocation policy (alloc_policy.c) */
+#include "ops.h"	/* new inodes, the inode scan, create/mkdir/link/unlink/rename (ops*.c) */
 
 #ifdef __cplusplus
 }
