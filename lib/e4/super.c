@@ -699,6 +699,15 @@ errcode_t e4_read_block(e4_fs *fs, e4_blk_t blk, void *buf)
 
 errcode_t e4_super_write(e4_fs *fs)
 {
+	if (!(fs->flags & E4_OPEN_RW))
+		return E4_ERR_READ_ONLY;
+	if (e4_le32(fs->sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+		fs->sb->s_checksum = e4_cpu_to_le32(e4_superblock_csum(fs->sb));
+	return e4_super_write_as_is(fs);
+}
+
+errcode_t e4_super_write_as_is(e4_fs *fs)
+{
 	unsigned bs = fs->geom.block_size;
 	e4_blk_t blk = EXT4_SUPERBLOCK_OFFSET / bs;
 	uint8_t *buf;
@@ -706,8 +715,6 @@ errcode_t e4_super_write(e4_fs *fs)
 
 	if (!(fs->flags & E4_OPEN_RW))
 		return E4_ERR_READ_ONLY;
-	if (e4_le32(fs->sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
-		fs->sb->s_checksum = e4_cpu_to_le32(e4_superblock_csum(fs->sb));
 	buf = malloc(bs);
 	if (!buf)
 		return E4_ERR_NO_MEMORY;
