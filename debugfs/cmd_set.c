@@ -39,7 +39,12 @@ static void field_error(const char *cmd, errcode_t err, enum e4_field_struct s, 
 	uint64_t max;
 
 	if (err == E4_ERR_FIELD_UNKNOWN) {
-		com_err(cmd, 0, "no field named %s (%s -l lists them)", name, cmd);
+		/* a part past this structure's size: named, but absent here */
+		if (!e4_field_lookup(s, E4_INODE_MAX_SIZE, name, &ref))
+			com_err(cmd, 0, "%s is not stored in %zu-byte %s", name, len,
+				s == E4_FIELDS_INODE ? "inodes" : "group descriptors");
+		else
+			com_err(cmd, 0, "no field named %s (%s -l lists them)", name, cmd);
 		return;
 	}
 	if (err == E4_ERR_FIELD_INDEX) {
