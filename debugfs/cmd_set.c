@@ -109,9 +109,15 @@ int do_set_inode(int argc, char **argv)
 		return list_fields(E4_FIELDS_INODE, "Inode fields for set_inode_field");
 	if (argc != 4)
 		return usage(argv[0], NULL);
-	if (check_fs_read_write(argv[0]) || parse_inode(argv[0], argv[1], &ino) ||
-	    read_inode(argv[0], ino, &ib, READ_INODE_WARN_CSUM))
+	if (check_fs_read_write(argv[0]) || parse_inode(argv[0], argv[1], &ino))
 		return 1;
+	err = e4_inode_read(current_fs, ino, &ib);
+	if (err == E4_ERR_INODE_CSUM) {	/* the buffer is filled: a repair may follow */
+		warn_err(argv[0], err, "(inode %u): setting %s anyway", ino, argv[2]);
+	} else if (err) {
+		com_err(argv[0], err, "while reading inode %u", ino);
+		return 1;
+	}
 	err = e4_inode_field_set(current_fs, ino, &ib, argv[2], argv[3], debugfs_field_opts(),
 				 &csum);
 	if (err) {
