@@ -321,7 +321,7 @@ int do_ea_set(int argc, char **argv)
 	uint8_t index;
 	e4_ino_t ino;
 	errcode_t err;
-	int c;
+	int c, raw = 0;
 
 	reset_getopt();
 	while ((c = getopt(argc, argv, "f:r")) != -1) {
@@ -330,7 +330,8 @@ int do_ea_set(int argc, char **argv)
 			file = optarg;
 			break;
 		case 'r':
-			break;	/* values are always stored as given (raw) */
+			raw = 1;	/* an ACL stored as given */
+			break;
 		default:
 			return usage(argv[0], NULL);
 		}
@@ -356,6 +357,20 @@ int do_ea_set(int argc, char **argv)
 			com_err(argv[0], ENOMEM, "while setting %s", argv[optind + 1]);
 			return 1;
 		}
+	}
+	if (!raw && !slen && (index == EXT4_XATTR_INDEX_POSIX_ACL_ACCESS ||
+			      index == EXT4_XATTR_INDEX_POSIX_ACL_DEFAULT)) {
+		void *disk;
+
+		/* the Linux xattr form, as getfattr gives it (-r: as is) */
+		err = e4_acl_to_disk(value, vlen, &disk, &vlen);
+		free(value);
+		if (err) {
+			com_err(argv[0], err, "while translating the ACL %s (-r stores it as is)",
+				argv[optind + 1]);
+			return 1;
+		}
+		value = disk;
 	}
 	xo.now = debugfs_now();
 	err = e4_xattr_set(current_fs, ino, &ib, index, suffix, slen, value, vlen, &xo);

@@ -6,7 +6,7 @@
 #  2. On an ext4 image (metadata_csum) opened with -w -D, a script of edits
 #     that keep the filesystem consistent -- ssv mnt_count, ea_set (a short
 #     value in the inode, a 600-byte one from a file with -f, in the xattr
-#     block), ea_rm, feature on a harmless compat feature, setb/freeb and
+#     block, a POSIX ACL given in the Linux form and stored in ext4's), ea_rm, feature on a harmless compat feature, setb/freeb and
 #     seti/freei pairs, clri of an unused inode, dirty then dirty -clean,
 #     and checksums zeroed by ssv/sif/set_bg then recomputed by the next
 #     plain set of another field -- leaves an image the reference
@@ -57,6 +57,9 @@ cmp -s "$T/ro.img" "$img0" || fail "read-only: the image changed"
 img=$T/rw.img
 cp "$img0" "$img"
 head -c 600 /dev/urandom >"$T/big"
+# an ACL as Linux passes it (version 2, 8-byte entries): user::rw-,
+# user:1000:r--, group::r--, mask::r--, other::---
+printf '\x02\0\0\0\x01\0\x06\0\xff\xff\xff\xff\x02\0\x04\0\xe8\x03\0\0\x04\0\x04\0\xff\xff\xff\xff\x10\0\x04\0\xff\xff\xff\xff\x20\0\0\0\xff\xff\xff\xff' >"$T/acl"
 # a free block of group 0 and a free inode, as the reference finds them
 fb=$("$REF_DEBUGFS" -R "ffb 4 1500" "$img0" 2>/dev/null | awk '/Free blocks found/ { print $4 }')
 fi=$("$REF_DEBUGFS" -R "ffi" "$img0" 2>/dev/null | awk '/Free inode found/ { print $NF }')
@@ -68,6 +71,7 @@ ea_set / user.small hello
 ea_set -f $T/big / user.big
 ea_set / user.gone x
 ea_rm / user.gone
+ea_set -f $T/acl / system.posix_acl_access
 feature dir_prealloc
 setb $fb 4
 freeb $fb 4
@@ -93,6 +97,10 @@ cmp -s "$T/big" "$T/big.out" || fail "ea_get user.big does not give the file bac
 	fail "ea_list: no user.small"
 "$REF_DEBUGFS" -R "ea_list /" "$img" 2>/dev/null | grepq 'user.gone' &&
 	fail "ea_rm: user.gone is still there"
+# stored in ext4's form (version 1, no ids for the owner/group/mask/other)
+"$REF_DEBUGFS" -R "ea_get -r -x / system.posix_acl_access" "$img" 2>/dev/null |
+	grepq '(28) = 01 00 00 00 01 00 06 00 02 00 04 00 e8 03 00 00 04 00 04 00 10 00 04 00 20 00 00 00 $' ||
+	fail "ea_set of an ACL: not stored in ext4's form"
 "$REF_DUMPE2FS" -h "$img" 2>/dev/null >"$T/sb"
 grepq '^Filesystem features:.*dir_prealloc' "$T/sb" || fail "feature dir_prealloc not set"
 grepq '^Mount count: *5$' "$T/sb" || fail "mount count is not 5"
