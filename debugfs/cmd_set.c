@@ -16,6 +16,7 @@
 static int list_fields(enum e4_field_struct s, const char *title)
 {
 	const struct e4_field *f;
+	int ret = 0;
 
 	printf("%s:\n", title);
 	for (f = e4_fields(s); f->name; f++) {
@@ -27,7 +28,9 @@ static int list_fields(enum e4_field_struct s, const char *title)
 			snprintf(name, sizeof(name), "%s%s", f->name, f->hi_size ? "[_hi|_lo]" : "");
 		printf("\t%-25s\t%s\n", name, e4_field_type_name(f));
 	}
-	return 0;
+	if (s == E4_FIELDS_INODE)
+		printf("\t%-25s\t%s\n", "bmap[]", "logical -> physical block (extents)");
+	return ret;
 }
 
 /* One line for a refused field or value; len: the structure's size. */
@@ -98,6 +101,56 @@ int do_set_super(int argc, char **argv)
 	return 0;
 }
 
+/* "sif <inode> bmap[lblk] pblk": map one logical block of an extent-mapped
+ * inode to pblk.  Unlike the reference's bmap[], the block is marked in
+ * use and counted in i_blocks (so a tree block the change allocates
+ * cannot land on it, and a free block mapped into a hole leaves the
+ * filesystem consistent); a block mapped there before is replaced, not
+ * freed, as in the reference. */
+static int set_bmap(const char *cmd, e4_ino_t ino, union e4_inode_buf *ib, const char *field,
+		    const char *value)
+{
+	const struct e4_geom *g = e4_geom(current_fs);
+	unsigned long long lblk, pblk;
+	e4_extent_handle *h;
+	uint64_t marked = 0;
+	char *end;
+	errcode_t err;
+
+	errno = 0;
+	lblk = strtoull(field + 5, &end, 0);
+	if (field[5] == '-' || field[5] == ']' || errno || strcmp(end, "]") ||
+	    lblk >= (1ULL << 32)) {
+		com_err(cmd, 0, "bad logical block in %s (0 to 4294967295)", field);
+		return 1;
+	}
+	if (parse_number(cmd, value, "block number", g->blocks_count - 1, &pblk))
+		return 1;
+	if (!(e4_le32(ib->inode.i_flags) & EXT4_EXTENTS_FL)) {
+		com_err(cmd, 0, "bmap[] of inode %u: only extent-mapped inodes are supported "
+			"yet (this one has a block map or inline data)", ino);
+		return 1;
+	}
+	err = e4_extent_open(current_fs, ino, &ib->inode, 0, &h);
+	if (err) {
+		com_err(cmd, err, "while reading the extent tree of inode %u", ino);
+		return 1;
+	}
+	err = e4_block_mark(current_fs, (e4_blk_t)pblk, 1, 1, &marked);
+	if (!err)
+		err = e4_extent_map_set(h, lblk, 1, (e4_blk_t)pblk, 0);
+	e4_extent_close(h);
+	if (!err)
+		err = e4_inode_write(current_fs, ino, ib);
+	if (err) {
+		if (marked)
+			e4_block_mark(current_fs, (e4_blk_t)pblk, 1, 0, NULL);
+		com_err(cmd, err, "while mapping block %llu of inode %u", lblk, ino);
+		return 1;
+	}
+	return 0;
+}
+
 int do_set_inode(int argc, char **argv)
 {
 	union e4_inode_buf ib;
@@ -118,6 +171,8 @@ int do_set_inode(int argc, char **argv)
 		com_err(argv[0], err, "while reading inode %u", ino);
 		return 1;
 	}
+	if (!strncmp(argv[2], "bmap[", 5))
+		return set_bmap(argv[0], ino, &ib, argv[2], argv[3]);
 	err = e4_inode_field_set(current_fs, ino, &ib, argv[2], argv[3], debugfs_field_opts(),
 				 &csum);
 	if (err) {

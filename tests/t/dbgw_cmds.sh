@@ -7,7 +7,8 @@
 #     that keep the filesystem consistent -- ssv mnt_count, ea_set (a short
 #     value in the inode, a 600-byte one from a file with -f, in the xattr
 #     block, a POSIX ACL given in the Linux form and stored in ext4's), ea_rm, feature on a harmless compat feature, setb/freeb and
-#     seti/freei pairs, clri of an unused inode, dirty then dirty -clean,
+#     seti/freei pairs, sif bmap[] mapping free blocks into a file (marked
+#     in use and counted, unlike the reference), clri of an unused inode, dirty then dirty -clean,
 #     and checksums zeroed by ssv/sif/set_bg then recomputed by the next
 #     plain set of another field -- leaves an image the reference
 #     e2fsck -fn finds clean, with the values the reference debugfs reads
@@ -26,6 +27,8 @@ need_e4debugfs
 img0=$T/base.img
 "$REF_MKE2FS" -q -F -t ext4 -b 1024 -g 2048 -N 256 -I 256 -O metadata_csum "$img0" 8M \
 	>/dev/null 2>&1 || fail "mke2fs failed"
+printf 'abc' >"$T/small"
+"$REF_DEBUGFS" -w -R "write $T/small f" "$img0" >/dev/null 2>&1 || fail "debugfs write failed"
 ref_clean "$img0" || fail "the fresh image is not clean: $REF_CLEAN_OUT"
 
 # ---- 1: read-only --------------------------------------------------------------
@@ -75,6 +78,9 @@ ea_set -f $T/acl / system.posix_acl_access
 feature dir_prealloc
 setb $fb 4
 freeb $fb 4
+sif /f bmap[5] $fb
+sif /f bmap[9] $((fb + 2))
+sif /f size 10240
 seti <$fi>
 freei <$fi>
 clri <$fi>
@@ -101,6 +107,10 @@ cmp -s "$T/big" "$T/big.out" || fail "ea_get user.big does not give the file bac
 "$REF_DEBUGFS" -R "ea_get -r -x / system.posix_acl_access" "$img" 2>/dev/null |
 	grepq '(28) = 01 00 00 00 01 00 06 00 02 00 04 00 e8 03 00 00 04 00 04 00 10 00 04 00 20 00 00 00 $' ||
 	fail "ea_set of an ACL: not stored in ext4's form"
+for lb in 5:$fb 9:$((fb + 2)); do
+	got=$("$REF_DEBUGFS" -R "bmap /f ${lb%:*}" "$img" 2>/dev/null)
+	[ "$got" = "${lb#*:}" ] || fail "sif bmap[${lb%:*}]: the reference maps it to '$got'"
+done
 "$REF_DUMPE2FS" -h "$img" 2>/dev/null >"$T/sb"
 grepq '^Filesystem features:.*dir_prealloc' "$T/sb" || fail "feature dir_prealloc not set"
 grepq '^Mount count: *5$' "$T/sb" || fail "mount count is not 5"
