@@ -249,8 +249,8 @@ static int open_filesystem(const char *who, const char *dev, int catastrophic,
 	}
 	if ((mode & OPEN_RW) && refuse_mounted(who, dev, mode & OPEN_FORCE))
 		return 1;
-	if (mode & OPEN_RW)
-		oflags |= E4_OPEN_RW;
+	if (mode & OPEN_RW)	/* fields the kernel refuses are for ssv to fix */
+		oflags |= E4_OPEN_RW | E4_OPEN_NO_MOUNT_CHECKS;
 	else if (mode & OPEN_FORCE)
 		oflags |= E4_OPEN_FORCE;
 

@@ -231,6 +231,10 @@ int e4_err_is_io(errcode_t err);
 					   e4_super_validate_mount() refuses (a
 					   read-write open always does, a
 					   catastrophic one never) */
+#define E4_OPEN_NO_MOUNT_CHECKS	0x0040	/* a read-write open does not refuse what
+					   e4_super_validate_mount() refuses
+					   (e4debugfs -w: a debugger is where
+					   such fields get set right) */
 
 /* Decoded geometry, all values in CPU order. */
 struct e4_geom {

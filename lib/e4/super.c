@@ -390,7 +390,7 @@ static errcode_t read_super(e4_fs *fs, uint64_t off)
 	 * depend on them): a read-only open that did not ask for the
 	 * kernel's checks goes on, as the reference inspection tools do. */
 	if (e4_err_is_mount_check(err) &&
-	    ((fs->flags & E4_OPEN_CATASTROPHIC) ||
+	    ((fs->flags & (E4_OPEN_CATASTROPHIC | E4_OPEN_NO_MOUNT_CHECKS)) ||
 	     !(fs->flags & (E4_OPEN_RW | E4_OPEN_MOUNT_CHECKS))))
 		return 0;
 	if (err == E4_ERR_BAD_DESC_SIZE && (fs->flags & E4_OPEN_CATASTROPHIC)) {

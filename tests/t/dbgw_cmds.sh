@@ -15,6 +15,8 @@
 #     back (ea_get, features, mount count).
 #  3. setb on free blocks and seti on a free inode: the reference sees them
 #     in use and the group's free counts follow (one less each).
+#  4. A filesystem with a field the kernel refuses (r_blocks_count above
+#     half the blocks) opens with -w, so ssv can set it right.
 # Catches: a write command that changes the image read-only, a descriptor
 # or superblock checksum left stale after set_bg / ssv, an xattr block
 # not written at close, setb not moving the free counts.
@@ -138,4 +140,14 @@ for w in blocks inodes; do
 	[ "$w" = blocks ] && want=$((a - 3))
 	[ "$b" = "$want" ] || fail "group 0 free $w: $b, want $want (was $a)"
 done
+
+# ---- 4: a field the kernel refuses can be set right again ---------------------------
+# (the library refuses such a filesystem read-write; e4debugfs -w opens it)
+cp "$img0" "$T/fix.img"
+rb=$("$REF_DUMPE2FS" -h "$img0" 2>/dev/null | awk '/^Reserved block count:/ { print $NF }')
+"$E4DEBUGFS" -w -R "ssv r_blocks_count 7000" "$T/fix.img" 2>"$T/fix.err" ||
+	fail "ssv r_blocks_count 7000: $(cat "$T/fix.err")"
+"$E4DEBUGFS" -w -R "ssv r_blocks_count $rb" "$T/fix.img" 2>"$T/fix.err" ||
+	fail "reopening with r_blocks_count above half the blocks: $(cat "$T/fix.err")"
+ref_clean "$T/fix.img" || fail "after the repair: $REF_CLEAN_OUT"
 exit 0
