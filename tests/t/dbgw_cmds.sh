@@ -17,6 +17,8 @@
 #     in use and the group's free counts follow (one less each).
 #  4. A filesystem with a field the kernel refuses (r_blocks_count above
 #     half the blocks) opens with -w, so ssv can set it right.
+#  5. close writes the primary superblock only (as the reference); close -a
+#     also rewrites the backups (group 1's copy read with dumpe2fs -o).
 # Catches: a write command that changes the image read-only, a descriptor
 # or superblock checksum left stale after set_bg / ssv, an xattr block
 # not written at close, setb not moving the free counts.
@@ -150,4 +152,20 @@ rb=$("$REF_DUMPE2FS" -h "$img0" 2>/dev/null | awk '/^Reserved block count:/ { pr
 "$E4DEBUGFS" -w -R "ssv r_blocks_count $rb" "$T/fix.img" 2>"$T/fix.err" ||
 	fail "reopening with r_blocks_count above half the blocks: $(cat "$T/fix.err")"
 ref_clean "$T/fix.img" || fail "after the repair: $REF_CLEAN_OUT"
+
+# ---- 5: close writes the primary superblock only; close -a the backups too ----------
+backup_count() {	# the mount count in group 1's superblock copy (block 2049)
+	"$REF_DUMPE2FS" -h -o superblock=2049 -o blocksize=1024 "$1" 2>/dev/null |
+		awk '/^Mount count:/ { print $NF }'
+}
+cp "$img0" "$T/bk.img"
+b0=$(backup_count "$T/bk.img")
+"$E4DEBUGFS" -w -R "ssv mnt_count 9" "$T/bk.img" || fail "ssv mnt_count 9 failed"
+[ "$(backup_count "$T/bk.img")" = "$b0" ] || fail "close changed the backup superblock"
+printf 'ssv mnt_count 11\nclose -a\n' | "$E4DEBUGFS" -w -f - "$T/bk.img" >/dev/null ||
+	fail "close -a failed"
+[ "$(backup_count "$T/bk.img")" = 11 ] || fail "close -a: backup mount count $(backup_count "$T/bk.img")"
+"$REF_DUMPE2FS" -h "$T/bk.img" 2>/dev/null | grepq '^Mount count: *11$' ||
+	fail "close -a: primary mount count"
+ref_clean "$T/bk.img" || fail "after close -a: $REF_CLEAN_OUT"
 exit 0
