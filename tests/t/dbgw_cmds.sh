@@ -6,13 +6,15 @@
 #  2. On an ext4 image (metadata_csum) opened with -w -D, a script of edits
 #     that keep the filesystem consistent -- ssv mnt_count, ea_set (a short
 #     value in the inode, a 600-byte one from a file with -f, in the xattr
-#     block, a POSIX ACL given in the Linux form and stored in ext4's), ea_rm, feature on a harmless compat feature, setb/freeb and
+#     block, a POSIX ACL given in the Linux form and stored in ext4's),
+#     ea_rm, feature on a harmless compat feature, setb/freeb and
 #     seti/freei pairs, sif bmap[] mapping free blocks into a file (marked
-#     in use and counted, unlike the reference), clri of an unused inode, dirty then dirty -clean,
-#     and checksums zeroed by ssv/sif/set_bg then recomputed by the next
-#     plain set of another field -- leaves an image the reference
-#     e2fsck -fn finds clean, with the values the reference debugfs reads
-#     back (ea_get, features, mount count).
+#     in use and counted, unlike the reference), clri of an unused inode,
+#     dirty then dirty -clean, and checksums zeroed by ssv/sif/set_bg then
+#     recomputed by the next plain set of another field -- leaves an image
+#     the reference e2fsck -fn finds clean and the kernel mounts, with the
+#     values the reference debugfs reads back (ea_get, bmap, features,
+#     mount count).
 #  3. setb on free blocks and seti on a free inode: the reference sees them
 #     in use and the group's free counts follow (one less each).
 #  4. A filesystem with a field the kernel refuses (r_blocks_count above
@@ -101,6 +103,7 @@ EOF
 "$E4DEBUGFS" -w -D -f "$T/rw.cmds" "$img" >"$T/rw.out" 2>"$T/rw.err" ||
 	{ cat "$T/rw.err" >&2; fail "e4debugfs -w -f failed"; }
 ref_clean "$img" || fail "after the edits: $REF_CLEAN_OUT"
+kernel_mounts "$img" || fail "after the edits the kernel refuses the image: $KMOUNT_OUT"
 "$REF_DEBUGFS" -R "ea_get -f $T/big.out / user.big" "$img" >/dev/null 2>&1
 cmp -s "$T/big" "$T/big.out" || fail "ea_get user.big does not give the file back"
 "$REF_DEBUGFS" -R "ea_list /" "$img" 2>/dev/null | grepq 'user.small (5) = "hello"' ||
