@@ -326,6 +326,10 @@ int e4_io_crash_tripped(const e4_io_layer *crash);
 					   e4_super_validate_mount() refuses (a
 					   read-write open always does, a
 					   catastrophic one never) */
+#define E4_OPEN_NO_MOUNT_CHECKS	0x0040	/* a read-write open does not refuse what
+					   e4_super_validate_mount() refuses
+					   (e4debugfs -w: a debugger is where
+					   such fields get set right) */
 
 /* Decoded geometry, all values in CPU order. */
 struct e4_geom {
@@ -1225,6 +1229,9 @@ errcode_t e4_journal_write_super(e4_journal *j, const journal_superblock_t *jsb)
  * checksum recomputed with metadata_csum; through the block cache, flush
  * with e4_flush() (super.c; section 2).  E4_ERR_READ_ONLY. */
 errcode_t e4_super_write(e4_fs *fs);
+/* e4_super_write() keeping s_checksum as it is in memory (a checksum set
+ * on purpose, e4debugfs ssv checksum).  E4_ERR_READ_ONLY. */
+errcode_t e4_super_write_as_is(e4_fs *fs);
 /* The first write of a multi-step change (DESIGN.md "Writing safely"):
  * the primary superblock as it is on the device -- its own features, UUID
  * and checksum rules, not the in-memory copy's pending edits -- with
@@ -1503,6 +1510,9 @@ void e4_inode_csum_set(e4_fs *fs, e4_ino_t ino, struct ext4_inode *inode);
  * read-modify-write of its inode table block through the cache.
  * E4_ERR_READ_ONLY, E4_ERR_BAD_INODE_NUM, E4_ERR_GD_BAD_LOCATION. */
 errcode_t e4_inode_write(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *buf);
+/* e4_inode_write() keeping the checksum fields as they are in buf (a
+ * checksum set on purpose, e4debugfs sif checksum).  Errors as it. */
+errcode_t e4_inode_write_as_is(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *buf);
 /* Write the in-memory descriptor table to the primary GDT and every
  * backup: the classic GDT after each superblock copy (sparse_super,
  * sparse_super2 aware), and with meta_bg each descriptor block past
@@ -1961,6 +1971,7 @@ errcode_t e4_online_sync(int fd);
 #include "dir_write.h"	/* directory writing (dir_write.c, htree_write.c, dir_build.c, dir_inline.c) */
 #include "alloc.h"	/* allocation policy (alloc_policy.c) */
 #include "ops.h"	/* new inodes, the inode scan, create/mkdir/link/unlink/rename (ops*.c) */
+#include "fields.h"	/* named superblock, descriptor and inode fields (fields.c) */
 
 #ifdef __cplusplus
 }

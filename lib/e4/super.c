@@ -478,7 +478,7 @@ static errcode_t read_super(e4_fs *fs, uint64_t off)
 	 * depend on them): a read-only open that did not ask for the
 	 * kernel's checks goes on, as the reference inspection tools do. */
 	if (e4_err_is_mount_check(err) &&
-	    ((fs->flags & E4_OPEN_CATASTROPHIC) ||
+	    ((fs->flags & (E4_OPEN_CATASTROPHIC | E4_OPEN_NO_MOUNT_CHECKS)) ||
 	     !(fs->flags & (E4_OPEN_RW | E4_OPEN_MOUNT_CHECKS))))
 		return 0;
 	if (err == E4_ERR_BAD_DESC_SIZE && (fs->flags & E4_OPEN_CATASTROPHIC)) {
@@ -787,6 +787,15 @@ errcode_t e4_read_block(e4_fs *fs, e4_blk_t blk, void *buf)
 
 errcode_t e4_super_write(e4_fs *fs)
 {
+	if (!(fs->flags & E4_OPEN_RW))
+		return E4_ERR_READ_ONLY;
+	if (e4_le32(fs->sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+		fs->sb->s_checksum = e4_cpu_to_le32(e4_superblock_csum(fs->sb));
+	return e4_super_write_as_is(fs);
+}
+
+errcode_t e4_super_write_as_is(e4_fs *fs)
+{
 	unsigned bs = fs->geom.block_size;
 	e4_blk_t blk = EXT4_SUPERBLOCK_OFFSET / bs;
 	uint8_t *buf;
@@ -794,8 +803,6 @@ errcode_t e4_super_write(e4_fs *fs)
 
 	if (!(fs->flags & E4_OPEN_RW))
 		return E4_ERR_READ_ONLY;
-	if (e4_le32(fs->sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
-		fs->sb->s_checksum = e4_cpu_to_le32(e4_superblock_csum(fs->sb));
 	buf = malloc(bs);
 	if (!buf)
 		return E4_ERR_NO_MEMORY;

@@ -190,6 +190,15 @@ void e4_inode_csum_set(e4_fs *fs, e4_ino_t ino, struct ext4_inode *inode)
 
 errcode_t e4_inode_write(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *buf)
 {
+	if (!(fs->flags & E4_OPEN_RW))
+		return E4_ERR_READ_ONLY;
+	if (ino >= 1 && ino <= fs->geom.inodes_count)
+		e4_inode_csum_set(fs, ino, &buf->inode);
+	return e4_inode_write_as_is(fs, ino, buf);
+}
+
+errcode_t e4_inode_write_as_is(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *buf)
+{
 	const struct e4_geom *g = &fs->geom;
 	uint64_t off;
 	uint8_t *blk;
@@ -200,7 +209,6 @@ errcode_t e4_inode_write(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *buf)
 	err = e4_inode_location(fs, ino, &off);
 	if (err)
 		return err;
-	e4_inode_csum_set(fs, ino, &buf->inode);
 	blk = malloc(g->block_size);
 	if (!blk)
 		return E4_ERR_NO_MEMORY;
