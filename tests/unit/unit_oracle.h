@@ -185,10 +185,13 @@ static int oracle_kernel_dir(const char *mnt, const struct oracle_dir *d)
 	return rc;
 }
 
-static int oracle_kernel(const char *img, const struct oracle_dir *dirs, size_t nd)
+/* Mount img read-only (loop) on a fresh folder, its path in mnt (64
+ * bytes): 1 mounted, 0 not applicable (block size above the page size,
+ * or not root outside CI: said why), -1 refused or failed. */
+static int oracle_mount(const char *img, char *mnt)
 {
-	char mnt[64] = "/tmp/e4_oracle_mnt.XXXXXX", cmd[512];
-	int rc = 0, ci = getenv("CI") && !strcmp(getenv("CI"), "true");
+	char cmd[512];
+	int ci = getenv("CI") && !strcmp(getenv("CI"), "true");
 	unsigned log_bs = 0;
 	FILE *f;
 
@@ -208,6 +211,7 @@ static int oracle_kernel(const char *img, const struct oracle_dir *dirs, size_t 
 		fprintf(stderr, "kernel check skipped: loop mounts need root\n");
 		return ci ? -1 : 0;
 	}
+	snprintf(mnt, 64, "/tmp/e4_oracle_mnt.XXXXXX");
 	if (!mkdtemp(mnt))
 		return -1;
 	snprintf(cmd, sizeof(cmd), "mount -t ext4 -o ro,loop %s %s", img, mnt);
@@ -216,12 +220,33 @@ static int oracle_kernel(const char *img, const struct oracle_dir *dirs, size_t 
 		rmdir(mnt);
 		return -1;
 	}
+	return 1;
+}
+
+/* Unmount and remove what oracle_mount() made; 0 or -1. */
+static int oracle_umount(const char *mnt)
+{
+	char cmd[256];
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "umount %s || umount -l %s", mnt, mnt);
+	rc = system(cmd);
+	rmdir(mnt);
+	return rc == 0 ? 0 : -1;
+}
+
+static int oracle_kernel(const char *img, const struct oracle_dir *dirs, size_t nd)
+{
+	char mnt[64];
+	int rc = oracle_mount(img, mnt);
+
+	if (rc <= 0)
+		return rc;
+	rc = 0;
 	for (size_t i = 0; i < nd && !rc; i++)
 		rc = oracle_kernel_dir(mnt, &dirs[i]);
-	snprintf(cmd, sizeof(cmd), "umount %s || umount -l %s", mnt, mnt);
-	if (system(cmd) != 0)
+	if (oracle_umount(mnt))
 		rc = -1;
-	rmdir(mnt);
 	return rc;
 }
 
