@@ -219,7 +219,7 @@ errcode_t e4_blockmap_set(e4_fs *fs, struct ext4_inode *inode, uint64_t lblk, ui
 		return E4_ERR_INVALID_ARGUMENT;
 	/* i_blocks must hold the worst case (every block new, every indirect
 	 * block on the way new) before anything changes */
-	worst = count + count / (fs->geom.block_size / 4) + 6;
+	worst = count + 2 * (count / (fs->geom.block_size / 4) + 3);
 	memcpy(&probe, inode, sizeof(probe));
 	err = iblocks_add(fs, &probe, (int64_t)worst);
 	if (err)

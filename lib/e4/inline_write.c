@@ -43,8 +43,15 @@ size_t e4_inline_value_max(e4_fs *fs, const union e4_inode_buf *ib, size_t have)
 
 size_t e4_inline_data_max(e4_fs *fs, const union e4_inode_buf *ib)
 {
+	union e4_inode_buf copy;
+	static const uint8_t none[1];
+
 	if (!e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA) ||
 	    fs->geom.inode_size <= EXT4_GOOD_OLD_INODE_SIZE)
+		return 0;
+	/* not even an empty system.data fits (no in-inode xattr room) */
+	memcpy(&copy, ib, sizeof(copy));
+	if (e4_xattr_ibody_set(fs, &copy, EXT4_XATTR_INDEX_SYSTEM, "data", 4, none, 0))
 		return 0;
 	return INL_IBLOCK + e4_inline_value_max(fs, ib, 0);
 }

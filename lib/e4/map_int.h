@@ -24,7 +24,8 @@ void e4_map_root_fix(struct ext4_inode *inode);
  * the inode body of ib holds, found by trying sizes on a copy. */
 size_t e4_inline_value_max(e4_fs *fs, const union e4_inode_buf *ib, size_t have);
 /* Bytes of inline content inode ib can hold: 60 + e4_inline_value_max();
- * 0 without inline_data or with 128-byte inodes. */
+ * 0 without inline_data, with 128-byte inodes, or when not even an empty
+ * system.data fits in the inode body. */
 size_t e4_inline_data_max(e4_fs *fs, const union e4_inode_buf *ib);
 /* Make data[0..len) the inode's inline content: i_block, system.data
  * (empty when len <= 60), INLINE_DATA_FL set, EXTENTS_FL cleared, i_size
