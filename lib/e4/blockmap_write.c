@@ -183,17 +183,6 @@ static errcode_t bm_set(struct bm_set *c, uint64_t lblk, uint64_t count, e4_blk_
 	return err;
 }
 
-/* i_blocks += delta filesystem blocks. */
-static errcode_t iblocks_add(e4_fs *fs, struct ext4_inode *inode, int64_t delta)
-{
-	uint64_t cur = e4_inode_blocks(fs, inode), d = (uint64_t)(delta < 0 ? -delta : delta) *
-		(fs->geom.block_size / 512);
-
-	if (delta < 0)
-		return e4_inode_blocks_set(fs, inode, cur > d ? cur - d : 0);
-	return e4_inode_blocks_set(fs, inode, cur + d);
-}
-
 errcode_t e4_blockmap_set(e4_fs *fs, struct ext4_inode *inode, uint64_t lblk, uint64_t count,
 			  e4_blk_t pblk, unsigned flags)
 {
@@ -221,7 +210,7 @@ errcode_t e4_blockmap_set(e4_fs *fs, struct ext4_inode *inode, uint64_t lblk, ui
 	 * block on the way new) before anything changes */
 	worst = count + 2 * (count / (fs->geom.block_size / 4) + 3);
 	memcpy(&probe, inode, sizeof(probe));
-	err = iblocks_add(fs, &probe, (int64_t)worst);
+	err = e4_map_iblocks_add(fs, &probe, (int64_t)worst);
 	if (err)
 		return err;
 	memset(&c, 0, sizeof(c));
@@ -244,7 +233,7 @@ out:
 			err = err2;
 		free(c.lv[k].buf);
 	}
-	err2 = iblocks_add(fs, inode, c.delta);
+	err2 = e4_map_iblocks_add(fs, inode, c.delta);
 	return err ? err : err2;
 }
 
@@ -405,7 +394,7 @@ errcode_t e4_blockmap_punch(e4_fs *fs, struct ext4_inode *inode, uint64_t lblk, 
 	for (unsigned k = 1; k <= 3; k++)
 		free(p.buf[k]);
 	/* a smaller count always fits */
-	err2 = iblocks_add(fs, inode, -(int64_t)p.freed);
+	err2 = e4_map_iblocks_add(fs, inode, -(int64_t)p.freed);
 	if (freed)
 		*freed = p.freed;
 	return err ? err : err2;

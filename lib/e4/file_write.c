@@ -159,8 +159,6 @@ static errcode_t take_blocks(struct fw *w, uint64_t *n, e4_blk_t *p)
 	uint64_t want = *n, changed = 0;
 	errcode_t err;
 
-	if (w->fs->geom.cluster_bits)
-		return E4_ERR_UNSUPPORTED;
 	if (want > 32768)
 		want = 32768;
 	for (;;) {
@@ -178,11 +176,80 @@ static errcode_t take_blocks(struct fw *w, uint64_t *n, e4_blk_t *p)
 	return err;
 }
 
+/* ---- bigalloc: a logical cluster maps one physical cluster -------------------- */
+/* The first block of the physical cluster logical cluster lc maps (some
+ * block of it is mapped), else *pc = 0. */
+static errcode_t cluster_of(struct fw *w, uint64_t lc, e4_blk_t *pc)
+{
+	unsigned cb = w->fs->geom.cluster_bits;
+	uint64_t l = lc << cb, end = (lc + 1) << cb;
+
+	*pc = 0;
+	while (l < end) {
+		e4_blk_t p;
+		uint32_t len;
+		unsigned fl;
+		errcode_t err = e4_bmap(w->fs, w->ino, &w->ib->inode, l, &p, &len, &fl);
+
+		if (err == E4_ERR_FILE_TOO_BIG)
+			return 0;
+		if (err)
+			return err;
+		if (p) {
+			*pc = p - (l - (lc << cb));
+			return 0;
+		}
+		if (len >= end - l)
+			break;
+		l += len;
+	}
+	return 0;
+}
+
+/* Map [lblk, lblk + k) (inside one logical cluster) into its physical
+ * cluster, a new one (counted in i_blocks) when it has none. */
+static errcode_t fill_cluster(struct fw *w, uint64_t lblk, uint64_t k, int unwritten)
+{
+	e4_fs *fs = w->fs;
+	unsigned cb = fs->geom.cluster_bits, ratio = 1u << cb;
+	uint64_t changed = 0;
+	e4_blk_t pc, p;
+	int fresh = 0;
+	errcode_t err;
+
+	err = cluster_of(w, lblk >> cb, &pc);
+	if (!err && !pc) {
+		err = e4_block_find_free(fs, w->goal, ratio, &pc);
+		if (!err)
+			err = e4_block_mark(fs, pc, ratio, 1, &changed);
+		if (!err && changed != 1)
+			err = E4_ERR_CORRUPT;	/* the allocator's free cluster was not */
+		if (!err)
+			err = e4_map_iblocks_add(fs, &w->ib->inode, ratio);
+		fresh = !err;
+	}
+	if (err)
+		return err;
+	p = pc + (lblk & (ratio - 1));
+	if (!unwritten)
+		err = put_blocks(w, lblk, p, k, 1);
+	if (!err)
+		err = e4_map_set(fs, w->ino, w->ib, lblk, k, p, unwritten ? E4_MAP_UNWRITTEN : 0);
+	if (err && fresh) {
+		(void)e4_block_mark(fs, pc, ratio, 0, NULL);
+		(void)e4_map_iblocks_add(fs, &w->ib->inode, -(int64_t)ratio);
+	}
+	if (!err)
+		w->goal = pc + ratio;
+	return err;
+}
+
 /* Fill the hole [lblk, lblk + n) with the source: new blocks, data
  * written before they are mapped (unwritten with `unwritten`: nothing
- * written, for fallocate). */
+ * written, for fallocate).  With bigalloc, cluster by cluster. */
 static errcode_t fill_hole(struct fw *w, uint64_t lblk, uint64_t n, int unwritten)
 {
+	unsigned cb = w->fs->geom.cluster_bits;
 	errcode_t err = 0;
 
 	w->goal = goal_for(w, lblk);
@@ -194,8 +261,15 @@ static errcode_t fill_hole(struct fw *w, uint64_t lblk, uint64_t n, int unwritte
 			lblk++, n--;
 			continue;
 		}
-		while (k < n && (unwritten || !src_zero(w, lblk + k)))
+		while (k < n && (unwritten || !src_zero(w, lblk + k)) &&
+		       (!cb || (lblk + k) >> cb == lblk >> cb))
 			k++;
+		if (cb) {
+			err = fill_cluster(w, lblk, k, unwritten);
+			lblk += k;
+			n -= k;
+			continue;
+		}
 		err = take_blocks(w, &k, &p);
 		if (!err && !unwritten)
 			err = put_blocks(w, lblk, p, k, 1);
@@ -548,8 +622,6 @@ errcode_t e4_file_fallocate(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, uin
 	if (!err && is_inline(ib))
 		err = inline_convert(&w);
 	if (!err && !(e4_le32(ib->inode.i_flags) & EXT4_EXTENTS_FL))
-		err = E4_ERR_UNSUPPORTED;
-	if (!err && fs->geom.cluster_bits)
 		err = E4_ERR_UNSUPPORTED;
 	if (!err)
 		err = walk_range(&w, blk_lo(offset, w.bs), blk_hi(end, w.bs) - 1, 1);

@@ -13,8 +13,10 @@
  * 128 bytes): an empty regular file written with content that fits the
  * inode becomes inline, as the kernel and debugfs make small files; an
  * inline file that outgrows the inode is converted to extents (with the
- * extent feature) or a block map, its content in a new block.  On bigalloc
- * filesystems, writes that need new blocks are refused.
+ * extent feature) or a block map, its content in a new block.  bigalloc:
+ * a logical cluster maps one physical cluster (block offsets inside it
+ * equal); a block of a logical cluster that has one goes into it, else a
+ * new cluster is allocated and counted whole in i_blocks.
  */
 #ifndef E4_FILE_WRITE_H
 #define E4_FILE_WRITE_H
@@ -40,8 +42,7 @@ extern "C" {
  * file passes 2 GiB).  E4_ERR_READ_ONLY, E4_ERR_INVALID_ARGUMENT (not a
  * regular file, unknown flags), E4_ERR_FILE_TOO_BIG (past what the map
  * addresses: 2^32 blocks with extents, e4_blockmap_max_blocks() with a
- * block map; or i_blocks would not fit), E4_ERR_UNSUPPORTED (bigalloc
- * needing new blocks), E4_ERR_NO_SPACE, errors of e4_map_set(), e4_bmap(),
+ * block map; or i_blocks would not fit), E4_ERR_NO_SPACE, errors of e4_map_set(), e4_bmap(),
  * I/O errors.  After an error, blocks already written stay mapped and
  * counted; i_size is then not changed and the inode not written. */
 errcode_t e4_file_write(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, uint64_t offset,
@@ -67,8 +68,8 @@ errcode_t e4_file_punch(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, uint64_
  * as they are; i_size grows to offset + len unless E4_FALLOC_KEEP_SIZE.
  * An inline file is converted first (as the kernel does).
  * E4_ERR_UNSUPPORTED on a block-mapped file (no unwritten state; the
- * kernel's fallocate gives EOPNOTSUPP there) and on bigalloc; other
- * errors as e4_file_write(). */
+ * kernel's fallocate gives EOPNOTSUPP there); other errors as
+ * e4_file_write(). */
 errcode_t e4_file_fallocate(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, uint64_t offset,
 			    uint64_t len, unsigned flags);
 

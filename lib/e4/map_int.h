@@ -15,6 +15,9 @@
  * e2fsck does.  Bitmap errors (map_write.c). */
 errcode_t e4_map_free_blocks(e4_fs *fs, e4_blk_t blk, uint64_t count, uint64_t *freed);
 
+/* i_blocks += delta filesystem blocks (negative: fewer, never below 0),
+ * by e4_inode_blocks_set()'s rules.  E4_ERR_FILE_TOO_BIG (map_write.c). */
+errcode_t e4_map_iblocks_add(e4_fs *fs, struct ext4_inode *inode, int64_t delta);
 /* An extent inode (EXTENTS_FL) whose i_block is all zero (a new inode
  * given the flag only) gets an empty root (map_write.c). */
 void e4_map_root_fix(struct ext4_inode *inode);

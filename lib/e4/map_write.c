@@ -28,6 +28,16 @@ errcode_t e4_map_free_blocks(e4_fs *fs, e4_blk_t blk, uint64_t count, uint64_t *
 	return 0;
 }
 
+errcode_t e4_map_iblocks_add(e4_fs *fs, struct ext4_inode *inode, int64_t delta)
+{
+	uint64_t cur = e4_inode_blocks(fs, inode), d = (uint64_t)(delta < 0 ? -delta : delta) *
+		(fs->geom.block_size / 512);
+
+	if (delta < 0)
+		return e4_inode_blocks_set(fs, inode, cur > d ? cur - d : 0);
+	return e4_inode_blocks_set(fs, inode, cur + d);
+}
+
 static int is_extents(const struct ext4_inode *inode)
 {
 	return (e4_le32(inode->i_flags) & EXT4_EXTENTS_FL) != 0;

@@ -2,14 +2,15 @@
  * Unit tests for file writes (file_write.h: e4_file_write, truncate,
  * punch, fallocate; inline data) through the mapping interface, on files
  * that mke2fs -d made (so they are linked): ext4 with extents (1 and
- * 4 KiB blocks), ext3 with block maps, ext4 with inline_data.
+ * 4 KiB blocks), ext3 with block maps, ext4 with inline_data, ext4 with
+ * bigalloc (16-block clusters).
  *  - fixed-seed random sequences (writes short and long, some with
  *    E4_FILE_SPARSE and zero blocks in the source, appends, truncations
  *    down and up, punches, fallocate with and without KEEP_SIZE) against
  *    a byte model of the file: after every step the file read back
  *    (e4_file_pread) equals the model, every mapped block is in use,
- *    i_blocks equals the blocks the map holds and the free count dropped
- *    by exactly those (nothing leaked, nothing freed twice); fallocate on
+ *    i_blocks equals the blocks the map holds (bigalloc: their clusters,
+ *    whole) and the free count dropped by exactly those (nothing leaked, nothing freed twice); fallocate on
  *    a block map is refused (E4_ERR_UNSUPPORTED, as the kernel does) and
  *    changes nothing;
  *  - a sparse source stays sparse (zero blocks over holes not allocated);
@@ -25,7 +26,9 @@
  * blocks written without conversion (read back as zeros); the sparse
  * flag ignored (zero blocks allocated); inline conversion losing the
  * content; EXTENTS_FL left on an inline file (only e2fsck -fn sees it:
- * "seems to have inline data but extent flag is set").
+ * "seems to have inline data but extent flag is set"); bigalloc: a new
+ * cluster not counted in i_blocks, a block put at the wrong offset of its
+ * cluster.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -45,7 +48,7 @@
 
 static struct unit_images imgs;
 static char src[64];
-static const char *img_ext4, *img_ext4_4k, *img_ext3, *img_inline;
+static const char *img_ext4, *img_ext4_4k, *img_ext3, *img_inline, *img_bigalloc;
 
 static int setup(void **state)
 {
@@ -64,6 +67,9 @@ static int setup(void **state)
 	snprintf(opts, sizeof(opts), "-t ext4 -b 1024 -I 256 -N 64 -O inline_data,^has_journal -d %s",
 		 src);
 	img_inline = unit_image_add(&imgs, "inline", opts, "32M");
+	snprintf(opts, sizeof(opts), "-t ext4 -b 1024 -N 64 -O bigalloc,^has_journal -C 16384 -d %s",
+		 src);
+	img_bigalloc = unit_image_add(&imgs, "bigalloc", opts, "64M");
 	return 0;
 }
 
@@ -426,6 +432,14 @@ static void inline_cases(void **state)
 	finish(fs, img_inline, m, 5);
 }
 
+/* bigalloc (16-block clusters): blocks go into their logical cluster's
+ * physical cluster, i_blocks counts whole clusters. */
+static void random_bigalloc(void **state)
+{
+	(void)state;
+	random_case(img_bigalloc, 1200, 0xb1b1);
+}
+
 /* The random sequence on a file that starts inline. */
 static void random_inline(void **state)
 {
@@ -443,6 +457,7 @@ int main(void)
 		cmocka_unit_test(random_ext4_4k),
 		cmocka_unit_test(random_ext3),
 		cmocka_unit_test(random_inline),
+		cmocka_unit_test(random_bigalloc),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

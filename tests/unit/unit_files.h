@@ -60,44 +60,65 @@ static inline errcode_t uf_open(e4_fs *fs, const char *path, e4_ino_t *ino,
 
 struct uf_count {
 	e4_fs *fs;
-	uint64_t data, meta;
+	uint64_t *clu;			/* physical clusters named (with repeats) */
+	size_t n, cap;
 	int not_in_use;
 };
 
 static int uf_count_cb(e4_fs *fs, const struct e4_map_extent *e, void *priv)
 {
 	struct uf_count *c = priv;
+	unsigned cb = e4_geom(fs)->cluster_bits;
 
 	for (uint32_t i = 0; i < e->len; i++) {
 		int in_use = 0;
 
 		if (e4_test_block(fs, e->pblk + i, &in_use) || !in_use)
 			c->not_in_use++;
+		if (c->n == c->cap) {
+			uint64_t *p = realloc(c->clu, (c->cap = c->cap ? 2 * c->cap : 256) * 8);
+
+			if (!p)
+				return -1;
+			c->clu = p;
+		}
+		c->clu[c->n++] = (e->pblk + i) >> cb;
 	}
-	if (e->flags & E4_MAP_META)
-		c->meta += e->len;
-	else
-		c->data += e->len;
 	return 0;
 }
 
+static int uf_cmp64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* The blocks the file's map names (data and tree/indirect), all marked in
- * use, and i_blocks equal to them; what = NULL when so, else a reason
- * (static buffer). */
+ * use, and i_blocks equal to them (bigalloc: to the distinct clusters
+ * they lie in, whole); *blocks gets that count in blocks.  NULL when so,
+ * else a reason (static buffer). */
 static inline const char *uf_accounting(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *in,
 					uint64_t *blocks)
 {
 	static char why[160];
 	struct uf_count c = { .fs = fs };
 	errcode_t err = e4_map_iterate(fs, ino, in, E4_ITER_META, uf_count_cb, &c);
-	uint64_t want;
+	unsigned cb = e4_geom(fs)->cluster_bits;
+	uint64_t want, nclu = 0;
 
 	if (err) {
+		free(c.clu);
 		snprintf(why, sizeof(why), "map walk: %s", error_message(err));
 		return why;
 	}
-	want = (c.data + c.meta) * (e4_geom(fs)->block_size / 512);
-	*blocks = c.data + c.meta;
+	if (c.n)
+		qsort(c.clu, c.n, 8, uf_cmp64);
+	for (size_t i = 0; i < c.n; i++)
+		nclu += !i || c.clu[i] != c.clu[i - 1];
+	free(c.clu);
+	*blocks = nclu << cb;
+	want = *blocks * (e4_geom(fs)->block_size / 512);
 	if (c.not_in_use) {
 		snprintf(why, sizeof(why), "%d mapped blocks not marked in use", c.not_in_use);
 		return why;
