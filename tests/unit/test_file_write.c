@@ -86,7 +86,7 @@ struct fmodel {
 	const char *img;
 	e4_ino_t ino;
 	union e4_inode_buf ib;
-	char name[8];
+	char name[16];
 	uint8_t *data;			/* MAXSZ + slack; zeros past size */
 	uint64_t size;
 	uint64_t free0;			/* free blocks with the file empty */
@@ -112,15 +112,15 @@ static e4_fs *open_img(const char *img)
 	return fs;
 }
 
-static void model_start(struct fmodel *m, e4_fs *fs, const char *img, int n, uint64_t seed)
+static void model_start(struct fmodel *m, e4_fs *fs, const char *img, unsigned n, uint64_t seed)
 {
 	char path[16];
 
 	memset(m, 0, sizeof(*m));
 	m->fs = fs;
 	m->img = img;
-	snprintf(m->name, sizeof(m->name), "f%d", n);
-	snprintf(path, sizeof(path), "/f%d", n);
+	snprintf(m->name, sizeof(m->name), "f%u", n % 100);
+	snprintf(path, sizeof(path), "/f%u", n % 100);
 	assert_int_equal(uf_open(fs, path, &m->ino, &m->ib), 0);
 	assert_int_equal(e4_inode_size(&m->ib.inode), 0);
 	m->data = calloc(1, MAXSZ + 65536);
