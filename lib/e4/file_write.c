@@ -233,12 +233,15 @@ static errcode_t fill_cluster(struct fw *w, uint64_t lblk, uint64_t k, int unwri
 	p = pc + (lblk & (ratio - 1));
 	if (!unwritten)
 		err = put_blocks(w, lblk, p, k, 1);
-	if (!err)
-		err = e4_map_set(fs, w->ino, w->ib, lblk, k, p, unwritten ? E4_MAP_UNWRITTEN : 0);
 	if (err && fresh) {
+		/* nothing of the new cluster mapped: given back */
 		(void)e4_block_mark(fs, pc, ratio, 0, NULL);
 		(void)e4_map_iblocks_add(fs, &w->ib->inode, -(int64_t)ratio);
 	}
+	/* a failed set leaves the cluster counted and marked (a leak at
+	 * worst, never a free cluster in use) */
+	if (!err)
+		err = e4_map_set(fs, w->ino, w->ib, lblk, k, p, unwritten ? E4_MAP_UNWRITTEN : 0);
 	if (!err)
 		w->goal = pc + ratio;
 	return err;
@@ -271,16 +274,20 @@ static errcode_t fill_hole(struct fw *w, uint64_t lblk, uint64_t n, int unwritte
 			continue;
 		}
 		err = take_blocks(w, &k, &p);
-		if (!err && !unwritten)
+		if (err)
+			break;
+		if (!unwritten)
 			err = put_blocks(w, lblk, p, k, 1);
-		if (!err)
-			err = e4_map_set(w->fs, w->ino, w->ib, lblk, k, p,
-					 unwritten ? E4_MAP_UNWRITTEN : 0);
 		if (err) {
-			if (err != E4_ERR_UNSUPPORTED && k)
-				(void)e4_block_mark(w->fs, p, k, 0, NULL);
+			/* not mapped yet: given back */
+			(void)e4_block_mark(w->fs, p, k, 0, NULL);
 			break;
 		}
+		/* a failed set may have mapped part of the run: what it did
+		 * not map stays marked (a leak, never a free block in use) */
+		err = e4_map_set(w->fs, w->ino, w->ib, lblk, k, p, unwritten ? E4_MAP_UNWRITTEN : 0);
+		if (err)
+			break;
 		w->goal = p + k;
 		lblk += k;
 		n -= k;
@@ -439,14 +446,18 @@ static errcode_t fw_init(struct fw *w, e4_fs *fs, e4_ino_t ino, union e4_inode_b
 	return w->bounce ? 0 : E4_ERR_NO_MEMORY;
 }
 
-/* [off, end) must lie inside what the map can address. */
+/* [off, end) must lie inside the largest file, in blocks: with extents
+ * one block below the 2^32 the tree addresses (the kernel's
+ * ext4_max_size() keeps ee_len able to cover the last extent; e2fsck -fn
+ * finds a 2^32-block i_size wrong), with an indirect map its whole range
+ * (e2fsck's limit; the kernel's s_bitmap_maxbytes may be lower, it only
+ * limits its own writes). */
 static errcode_t range_ok(struct fw *w, uint64_t end)
 {
-	const struct ext4_inode *in = &w->ib->inode;
-	uint64_t max = is_inline(w->ib) || !e4_inode_has_map(w->fs, in)
-		? (e4_has_incompat(w->fs, EXT4_FEATURE_INCOMPAT_EXTENTS) ? 1ULL << 32
-		   : e4_blockmap_max_blocks(w->fs))
-		: e4_map_max_blocks(w->fs, in);
+	int extents = is_inline(w->ib)
+		? e4_has_incompat(w->fs, EXT4_FEATURE_INCOMPAT_EXTENTS)
+		: (e4_le32(w->ib->inode.i_flags) & EXT4_EXTENTS_FL) != 0;
+	uint64_t max = extents ? (1ULL << 32) - 1 : e4_blockmap_max_blocks(w->fs);
 
 	return blk_hi(end, w->bs) > max || end < w->off ? E4_ERR_FILE_TOO_BIG : 0;
 }

@@ -40,9 +40,9 @@ extern "C" {
  * them); i_size grows to offset + len (the bytes between the old end and
  * offset read as zeros; large_file is set in the superblock when the
  * file passes 2 GiB).  E4_ERR_READ_ONLY, E4_ERR_INVALID_ARGUMENT (not a
- * regular file, unknown flags), E4_ERR_FILE_TOO_BIG (past what the map
- * addresses: 2^32 blocks with extents, e4_blockmap_max_blocks() with a
- * block map; or i_blocks would not fit), E4_ERR_NO_SPACE, errors of e4_map_set(), e4_bmap(),
+ * regular file, unknown flags), E4_ERR_FILE_TOO_BIG (past the largest
+ * file: 2^32 - 1 blocks with extents (the kernel's ext4_max_size()),
+ * e4_blockmap_max_blocks() with a block map; or i_blocks would not fit), E4_ERR_NO_SPACE, errors of e4_map_set(), e4_bmap(),
  * I/O errors.  After an error, blocks already written stay mapped and
  * counted; i_size is then not changed and the inode not written. */
 errcode_t e4_file_write(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, uint64_t offset,

@@ -169,6 +169,26 @@ static void validate(struct fmodel *m, const char *what, unsigned long step)
 			 (unsigned long long)(m->free0 - blocks));
 }
 
+/* A file whose only byte is the last (huge and sparse): its size, its
+ * last byte, its accounting (no full read). */
+static void validate_tail(struct fmodel *m, uint64_t off, uint8_t want)
+{
+	uint64_t blocks = 0;
+	const char *why = uf_accounting(m->fs, m->ino, &m->ib.inode, &blocks);
+	uint8_t got = 0;
+	size_t n = 0;
+	e4_file *f;
+
+	if (why)
+		fail_msg("%s: %s", m->name, why);
+	assert_int_equal(e4_inode_size(&m->ib.inode), m->size);
+	assert_int_equal(e4_file_open(m->fs, m->ino, &m->ib.inode, &f), 0);
+	assert_int_equal(e4_file_pread(f, off, &got, 1, &n), 0);
+	e4_file_close(f);
+	assert_int_equal(n, 1);
+	assert_int_equal(got, want);
+}
+
 /* ---- operations, on the file and the model ----------------------------------- */
 static void op_write(struct fmodel *m, uint64_t off, size_t len, unsigned flags)
 {
@@ -432,6 +452,65 @@ static void inline_cases(void **state)
 	finish(fs, img_inline, m, 5);
 }
 
+/* ---- limits and refusals ------------------------------------------------------------ */
+/* Past what the map addresses: E4_ERR_FILE_TOO_BIG, nothing changed; the
+ * last byte it addresses can be written (ext3: through the last triple
+ * indirect block); read-only, directories and unknown flags refused. */
+static void limits_case(const char *img, uint64_t max_blocks)
+{
+	struct fmodel m;
+	union e4_inode_buf before, dir;
+	e4_fs *fs = open_img(img);
+	uint8_t b = 0x77;
+	char mnt[64];
+	uint64_t last;
+	int mounted, rc = 0;
+
+	model_start(&m, fs, img, 3, 31);
+	last = max_blocks * m.bs - 1;
+	before = m.ib;
+	assert_int_equal(e4_file_write(fs, m.ino, &m.ib, last + 1, &b, 1, 0), E4_ERR_FILE_TOO_BIG);
+	assert_int_equal(e4_file_write(fs, m.ino, &m.ib, last, &b, 2, 0), E4_ERR_FILE_TOO_BIG);
+	assert_int_equal(e4_file_truncate(fs, m.ino, &m.ib, last + 2), E4_ERR_FILE_TOO_BIG);
+	assert_int_equal(e4_file_write(fs, m.ino, &m.ib, 0, &b, 1, 0x80), E4_ERR_INVALID_ARGUMENT);
+	assert_memory_equal(&before, &m.ib, sizeof(before));
+	assert_int_equal(e4_inode_read(fs, EXT4_ROOT_INO, &dir), 0);
+	assert_int_equal(e4_file_write(fs, EXT4_ROOT_INO, &dir, 0, &b, 1, 0),
+			 E4_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e4_file_write(fs, m.ino, &m.ib, last, &b, 1, 0), 0);
+	m.size = last + 1;
+	validate_tail(&m, last, b);
+	assert_int_equal(e4_alloc_flush(fs), 0);
+	assert_int_equal(e4_close(fs), 0);
+	/* read-only */
+	assert_int_equal(e4_open(img, 0, 0, 0, &fs), 0);
+	assert_int_equal(e4_file_write(fs, m.ino, &m.ib, 0, &b, 1, 0), E4_ERR_READ_ONLY);
+	assert_int_equal(e4_file_truncate(fs, m.ino, &m.ib, 0), E4_ERR_READ_ONLY);
+	e4_close(fs);
+	assert_int_equal(oracle_fsck(img), 0);
+	mounted = oracle_mount(img, mnt);
+	assert_true(mounted >= 0);
+	if (mounted > 0) {
+		rc = uf_kernel_cmp(mnt, m.name, last + 1, last, &b, 1);
+		assert_int_equal(oracle_umount(mnt), 0);
+	}
+	assert_int_equal(rc, 0);
+	free(m.data);
+}
+
+static void limits_ext3(void **state)
+{
+	(void)state;
+	limits_case(img_ext3, 12 + 256 + 65536 + 16777216ULL);
+}
+
+static void limits_ext4(void **state)
+{
+	(void)state;
+	/* one block below the tree's 2^32 (e2fsck refuses a 2^32-block size) */
+	limits_case(img_ext4_4k, (1ULL << 32) - 1);
+}
+
 /* bigalloc (16-block clusters): blocks go into their logical cluster's
  * physical cluster, i_blocks counts whole clusters. */
 static void random_bigalloc(void **state)
@@ -458,6 +537,8 @@ int main(void)
 		cmocka_unit_test(random_ext3),
 		cmocka_unit_test(random_inline),
 		cmocka_unit_test(random_bigalloc),
+		cmocka_unit_test(limits_ext3),
+		cmocka_unit_test(limits_ext4),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
