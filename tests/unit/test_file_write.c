@@ -402,6 +402,9 @@ static void inline_cases(void **state)
 	op_punch(&m[0], 5, 10);
 	validate(&m[0], "punched", 0);
 	assert_true(inline_flag(&m[0]));
+	op_truncate(&m[0], 30);		/* all in i_block, system.data empty */
+	validate(&m[0], "truncated to 30", 0);
+	assert_true(inline_flag(&m[0]));
 
 	/* f2: grown 4 bytes at a time: the largest inline size, then
 	 * converted to extents */
