@@ -167,6 +167,9 @@ static errcode_t take_blocks(struct fw *w, uint64_t *n, e4_blk_t *p)
 			break;
 		want /= 2;
 	}
+	/* an indirect map holds 32-bit block numbers */
+	if (!err && !(e4_le32(w->ib->inode.i_flags) & EXT4_EXTENTS_FL) && *p + want > 1ULL << 32)
+		err = E4_ERR_NO_SPACE;
 	if (!err)
 		err = e4_block_mark(w->fs, *p, want, 1, &changed);
 	if (!err && changed != want)
