@@ -13,6 +13,9 @@
  * the free count lowered by exactly that many (nothing leaked, nothing
  * freed twice).  Limits: past the triple indirect range
  * E4_ERR_FILE_TOO_BIG, unwritten E4_ERR_UNSUPPORTED, nothing changed.
+ * One interface: the same e4_map_set / e4_map_punch sequence on a
+ * block-mapped and an extent-mapped file gives the same e4_bmap answer
+ * for every block, accounting right in both.
  * The suite ends by writing the image (each data block holds a pattern
  * of its number): the reference e2fsck -fn is clean, and a read-only
  * kernel mount reads every window as the model says (holes as zeros).
@@ -38,7 +41,7 @@
 
 static struct unit_images imgs;
 static char src[64];
-static const char *img3;
+static const char *img3, *img4;
 
 #define NWIN	4
 #define WLEN	600
@@ -64,17 +67,19 @@ static int setup(void **state)
 
 	(void)state;
 	e4_init_errors();
-	if (unit_images_init(&imgs, "blockmap_write") || uf_src_make(src, "bmw", 1))
+	if (unit_images_init(&imgs, "blockmap_write") || uf_src_make(src, "bmw", 2))
 		return -1;
 	snprintf(opts, sizeof(opts), "-t ext3 -b 1024 -N 64 -d %s", src);
 	img3 = unit_image_add(&imgs, "ext3", opts, "32M");
+	snprintf(opts, sizeof(opts), "-t ext4 -b 1024 -N 64 -O ^has_journal -d %s", src);
+	img4 = unit_image_add(&imgs, "ext4", opts, "32M");
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	uf_src_remove(src, 1);
+	uf_src_remove(src, 2);
 	return unit_images_remove(&imgs);
 }
 
@@ -368,11 +373,73 @@ static void random_sets_and_punches(void **state)
 	}
 }
 
+/* One interface, both kinds: the same e4_map_set / e4_map_punch calls on
+ * a block-mapped (ext3) and an extent-mapped (ext4) file leave the same
+ * mapping (e4_bmap of every block), the same block accounting. */
+static void same_calls_both_kinds(void **state)
+{
+	const char *img[2] = { img3, img4 };
+	e4_blk_t got[2][2000];
+	uint64_t blocks[2];
+	e4_fs *fs[2];
+	e4_ino_t ino[2];
+	union e4_inode_buf ib[2];
+
+	(void)state;
+	if (!imgs.ok)
+		skip();
+	for (int k = 0; k < 2; k++) {
+		uint64_t rng = 99;
+		e4_blk_t base;
+
+		assert_int_equal(e4_open(img[k], E4_OPEN_RW, 0, 0, &fs[k]), 0);
+		assert_int_equal(uf_open(fs[k], "/f1", &ino[k], &ib[k]), 0);	/* empty */
+		assert_int_equal(!!(e4_le32(ib[k].inode.i_flags) & EXT4_EXTENTS_FL), k);
+		/* the same physical blocks in both images: a run free in both */
+		base = 20000;
+		assert_int_equal(e4_block_mark(fs[k], base, 2000, 1, NULL), 0);
+		for (int s = 0; s < 300; s++) {
+			uint64_t l, n;
+
+			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+			l = rng % 1900, n = 1 + (rng >> 20) % 100;
+			if ((rng >> 40) % 3)
+				assert_int_equal(e4_map_set(fs[k], ino[k], &ib[k], l, n, base + l, 0), 0);
+			else
+				assert_int_equal(e4_map_punch(fs[k], ino[k], &ib[k], l, n, NULL), 0);
+			/* punched blocks were freed: take them back for the next set */
+			assert_int_equal(e4_block_mark(fs[k], base, 2000, 1, NULL), 0);
+		}
+		for (uint64_t l = 0; l < 2000; l++) {
+			uint32_t len;
+			unsigned fl;
+
+			assert_int_equal(e4_bmap(fs[k], ino[k], &ib[k].inode, l, &got[k][l], &len, &fl),
+					 0);
+		}
+		{
+			const char *why = uf_accounting(fs[k], ino[k], &ib[k].inode, &blocks[k]);
+
+			if (why)
+				fail_msg("%s: %s", k ? "extents" : "block map", why);
+		}
+	}
+	assert_memory_equal(got[0], got[1], sizeof(got[0]));
+	/* the data blocks alike; only the mapping blocks differ */
+	print_message("same calls: %llu blocks (block map), %llu (extents)\n",
+		      (unsigned long long)blocks[0], (unsigned long long)blocks[1]);
+	for (int k = 0; k < 2; k++) {
+		e4_io_discard(e4_fs_io(fs[k]));
+		e4_close(fs[k]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(limits),
 		cmocka_unit_test(random_sets_and_punches),
+		cmocka_unit_test(same_calls_both_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
