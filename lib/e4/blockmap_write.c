@@ -183,22 +183,66 @@ static errcode_t bm_set(struct bm_set *c, uint64_t lblk, uint64_t count, e4_blk_
 	return err;
 }
 
+/* Start a walk: buffers, goal; i_blocks must take `worst` more blocks
+ * (checked on a copy, before anything changes). */
+static errcode_t bm_begin(struct bm_set *c, e4_fs *fs, struct ext4_inode *inode, e4_blk_t goal,
+			  uint64_t worst)
+{
+	struct ext4_inode probe;
+	errcode_t err;
+
+	memset(c, 0, sizeof(*c));
+	memcpy(&probe, inode, sizeof(probe));
+	err = e4_map_iblocks_add(fs, &probe, (int64_t)worst);
+	if (err)
+		return err;
+	c->fs = fs;
+	c->inode = inode;
+	c->apb = fs->geom.block_size / 4;
+	c->goal = goal;
+	for (unsigned k = 1; k <= 3; k++) {
+		c->lv[k].buf = malloc(fs->geom.block_size);
+		if (!c->lv[k].buf)
+			return E4_ERR_NO_MEMORY;
+	}
+	return 0;
+}
+
+/* End it: the indirect blocks changed written, i_blocks follows. */
+static errcode_t bm_end(struct bm_set *c, errcode_t err)
+{
+	errcode_t err2;
+
+	for (unsigned k = 1; k <= 3; k++) {
+		err2 = c->lv[k].buf ? lv_flush(c, k) : 0;
+		if (!err)
+			err = err2;
+		free(c->lv[k].buf);
+		c->lv[k].buf = NULL;
+	}
+	err2 = c->inode ? e4_map_iblocks_add(c->fs, c->inode, c->delta) : 0;
+	return err ? err : err2;
+}
+
+static errcode_t bm_writable(e4_fs *fs)
+{
+	if (!(fs->flags & E4_OPEN_RW))
+		return E4_ERR_READ_ONLY;
+	return fs->geom.cluster_bits ? E4_ERR_UNSUPPORTED : 0;	/* bigalloc needs extents */
+}
+
 errcode_t e4_blockmap_set(e4_fs *fs, struct ext4_inode *inode, uint64_t lblk, uint64_t count,
 			  e4_blk_t pblk, unsigned flags)
 {
 	struct bm_set c;
-	struct ext4_inode probe;
-	uint64_t worst;
-	errcode_t err, err2;
+	errcode_t err = bm_writable(fs);
 
-	if (!(fs->flags & E4_OPEN_RW))
-		return E4_ERR_READ_ONLY;
+	if (err)
+		return err;
 	if (flags & E4_MAP_UNWRITTEN)
 		return E4_ERR_UNSUPPORTED;	/* no unwritten state in block maps */
 	if (flags)
 		return E4_ERR_INVALID_ARGUMENT;
-	if (fs->geom.cluster_bits)
-		return E4_ERR_UNSUPPORTED;	/* bigalloc needs extents */
 	if (!count)
 		return 0;
 	if (lblk >= e4_blockmap_max_blocks(fs) || count > e4_blockmap_max_blocks(fs) - lblk)
@@ -206,35 +250,32 @@ errcode_t e4_blockmap_set(e4_fs *fs, struct ext4_inode *inode, uint64_t lblk, ui
 	if (!pblk || pblk <= fs->geom.first_data_block || pblk >= fs->geom.blocks_count ||
 	    count > fs->geom.blocks_count - pblk || pblk + count > BM_LIMIT)
 		return E4_ERR_INVALID_ARGUMENT;
-	/* i_blocks must hold the worst case (every block new, every indirect
-	 * block on the way new) before anything changes */
-	worst = count + 2 * (count / (fs->geom.block_size / 4) + 3);
-	memcpy(&probe, inode, sizeof(probe));
-	err = e4_map_iblocks_add(fs, &probe, (int64_t)worst);
-	if (err)
+	/* the worst case: every block new, every indirect block on the way */
+	err = bm_begin(&c, fs, inode, pblk + count,
+		       count + 2 * (count / (fs->geom.block_size / 4) + 3));
+	if (!err)
+		err = bm_set(&c, lblk, count, pblk);
+	return bm_end(&c, err);
+}
+
+errcode_t e4_blockmap_reserve(e4_fs *fs, struct ext4_inode *inode, uint64_t lblk,
+			      e4_blk_t *goal)
+{
+	struct bm_set c;
+	uint32_t *slot;
+	uint64_t left;
+	unsigned level;
+	errcode_t err = bm_writable(fs);
+
+	if (err || lblk < BM_NDIR)
 		return err;
-	memset(&c, 0, sizeof(c));
-	c.fs = fs;
-	c.inode = inode;
-	c.apb = fs->geom.block_size / 4;
-	c.goal = pblk + count;
-	for (unsigned k = 1; k <= 3; k++) {
-		c.lv[k].buf = malloc(fs->geom.block_size);
-		if (!c.lv[k].buf) {
-			err = E4_ERR_NO_MEMORY;
-			goto out;
-		}
-	}
-	err = bm_set(&c, lblk, count, pblk);
-out:
-	for (unsigned k = 1; k <= 3; k++) {
-		err2 = c.lv[k].buf ? lv_flush(&c, k) : 0;
-		if (!err)
-			err = err2;
-		free(c.lv[k].buf);
-	}
-	err2 = e4_map_iblocks_add(fs, inode, c.delta);
-	return err ? err : err2;
+	if (lblk >= e4_blockmap_max_blocks(fs))
+		return E4_ERR_FILE_TOO_BIG;
+	err = bm_begin(&c, fs, inode, *goal, 3);
+	if (!err)
+		err = slot_of(&c, lblk, &slot, &left, &level);
+	*goal = c.goal;
+	return bm_end(&c, err);
 }
 
 /* ---- punching a range ----------------------------------------------------- */

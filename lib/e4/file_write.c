@@ -250,12 +250,25 @@ static errcode_t fill_cluster(struct fw *w, uint64_t lblk, uint64_t k, int unwri
 	return err;
 }
 
+/* Block maps: the end of the logical blocks that share lblk's level-1
+ * indirect block (the direct blocks: 12).  Every level-1 block covers
+ * apb blocks from 12 + j * apb. */
+static uint64_t ind_seg_end(struct fw *w, uint64_t lblk)
+{
+	uint64_t apb = w->bs / 4;
+
+	if (lblk < EXT4_NDIR_BLOCKS)
+		return EXT4_NDIR_BLOCKS;
+	return EXT4_NDIR_BLOCKS + ((lblk - EXT4_NDIR_BLOCKS) / apb + 1) * apb;
+}
+
 /* Fill the hole [lblk, lblk + n) with the source: new blocks, data
  * written before they are mapped (unwritten with `unwritten`: nothing
  * written, for fallocate).  With bigalloc, cluster by cluster. */
 static errcode_t fill_hole(struct fw *w, uint64_t lblk, uint64_t n, int unwritten)
 {
 	unsigned cb = w->fs->geom.cluster_bits;
+	int extents = (e4_le32(w->ib->inode.i_flags) & EXT4_EXTENTS_FL) != 0;
 	errcode_t err = 0;
 
 	w->goal = goal_for(w, lblk);
@@ -268,7 +281,8 @@ static errcode_t fill_hole(struct fw *w, uint64_t lblk, uint64_t n, int unwritte
 			continue;
 		}
 		while (k < n && (unwritten || !src_zero(w, lblk + k)) &&
-		       (!cb || (lblk + k) >> cb == lblk >> cb))
+		       (!cb || (lblk + k) >> cb == lblk >> cb) &&
+		       (extents || lblk + k < ind_seg_end(w, lblk)))
 			k++;
 		if (cb) {
 			err = fill_cluster(w, lblk, k, unwritten);
@@ -276,7 +290,10 @@ static errcode_t fill_hole(struct fw *w, uint64_t lblk, uint64_t n, int unwritte
 			n -= k;
 			continue;
 		}
-		err = take_blocks(w, &k, &p);
+		/* block maps: the indirect blocks first, the data after them */
+		err = extents ? 0 : e4_blockmap_reserve(w->fs, &w->ib->inode, lblk, &w->goal);
+		if (!err)
+			err = take_blocks(w, &k, &p);
 		if (err)
 			break;
 		if (!unwritten)

@@ -18,6 +18,15 @@ errcode_t e4_map_free_blocks(e4_fs *fs, e4_blk_t blk, uint64_t count, uint64_t *
 /* i_blocks += delta filesystem blocks (negative: fewer, never below 0),
  * by e4_inode_blocks_set()'s rules.  E4_ERR_FILE_TOO_BIG (map_write.c). */
 errcode_t e4_map_iblocks_add(e4_fs *fs, struct ext4_inode *inode, int64_t delta);
+/* Indirect maps: create the indirect blocks missing on the way to
+ * logical block lblk's slot (zeroed, written through the cache, counted
+ * in i_blocks), from *goal on; *goal then follows the last one created,
+ * so the data allocated next comes after its indirect blocks, as the
+ * kernel lays block-mapped files out.  Nothing for lblk < 12.
+ * E4_ERR_READ_ONLY, E4_ERR_UNSUPPORTED (bigalloc), E4_ERR_FILE_TOO_BIG,
+ * E4_ERR_BAD_IND_BLOCK, E4_ERR_NO_SPACE, read errors (blockmap_write.c). */
+errcode_t e4_blockmap_reserve(e4_fs *fs, struct ext4_inode *inode, uint64_t lblk,
+			      e4_blk_t *goal);
 /* An extent inode (EXTENTS_FL) whose i_block is all zero (a new inode
  * given the flag only) gets an empty root (map_write.c). */
 void e4_map_root_fix(struct ext4_inode *inode);

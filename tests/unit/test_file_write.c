@@ -14,6 +14,9 @@
  *    a block map is refused (E4_ERR_UNSUPPORTED, as the kernel does) and
  *    changes nothing;
  *  - a sparse source stays sparse (zero blocks over holes not allocated);
+ *  - a block-mapped file written by appends is one physical run in
+ *    e2fsck's walk order (indirect blocks before their data, as the
+ *    kernel places them);
  *  - inline data: a small file is created inline, grows inside the inode,
  *    shrinks and grows by truncation, is punched, and is converted to
  *    extents when it outgrows the inode (the content kept); exactly the
@@ -48,7 +51,7 @@
 
 static struct unit_images imgs;
 static char src[64];
-static const char *img_ext4, *img_ext4_4k, *img_ext3, *img_inline, *img_bigalloc;
+static const char *img_ext4, *img_ext4_4k, *img_ext3, *img_inline, *img_bigalloc, *img_ext3b;
 
 static int setup(void **state)
 {
@@ -64,6 +67,7 @@ static int setup(void **state)
 	img_ext4_4k = unit_image_add(&imgs, "ext4_4k", opts, "64M");
 	snprintf(opts, sizeof(opts), "-t ext3 -b 1024 -N 64 -d %s", src);
 	img_ext3 = unit_image_add(&imgs, "ext3", opts, "64M");
+	img_ext3b = unit_image_add(&imgs, "ext3b", opts, "16M");	/* untouched till layout */
 	snprintf(opts, sizeof(opts), "-t ext4 -b 1024 -I 256 -N 64 -O inline_data,^has_journal -d %s",
 		 src);
 	img_inline = unit_image_add(&imgs, "inline", opts, "32M");
@@ -455,6 +459,48 @@ static void inline_cases(void **state)
 	finish(fs, img_inline, m, 5);
 }
 
+/* ---- layout ------------------------------------------------------------------------------ */
+struct seq {
+	e4_blk_t next;
+	int breaks;
+	uint64_t meta;
+};
+
+static int seq_cb(e4_fs *fs, const struct e4_map_extent *e, void *priv)
+{
+	struct seq *q = priv;
+
+	(void)fs;
+	if (q->next && e->pblk != q->next)
+		q->breaks++;
+	q->next = e->pblk + e->len;
+	if (e->flags & E4_MAP_META)
+		q->meta += e->len;
+	return 0;
+}
+
+/* A dense file written into an empty block map lies in one physical run
+ * in the order e2fsck walks it (an indirect block before the blocks it
+ * maps, as the kernel lays it out): e2fsck counts it contiguous. */
+static void layout_ext3(void **state)
+{
+	struct fmodel m;
+	e4_fs *fs = open_img(img_ext3b);
+	struct seq q = { 0 };
+
+	(void)state;
+	model_start(&m, fs, img_ext3b, 4, 41);
+	for (uint64_t off = 0; off < 500 * (uint64_t)m.bs; off += 3000)
+		op_write(&m, off, 3000, 0);	/* appends, not block-aligned */
+	validate(&m, "appended", 0);
+	assert_int_equal(e4_map_iterate(fs, m.ino, &m.ib.inode, E4_ITER_META, seq_cb, &q), 0);
+	print_message("ext3 layout: %llu indirect blocks, %d breaks\n",
+		      (unsigned long long)q.meta, q.breaks);
+	assert_true(q.meta >= 3);	/* ind, dind and a child of it */
+	assert_int_equal(q.breaks, 0);
+	finish(fs, img_ext3b, &m, 1);
+}
+
 /* ---- limits and refusals ------------------------------------------------------------ */
 /* Past what the map addresses: E4_ERR_FILE_TOO_BIG, nothing changed; the
  * last byte it addresses can be written (ext3: through the last triple
@@ -540,6 +586,7 @@ int main(void)
 		cmocka_unit_test(random_ext3),
 		cmocka_unit_test(random_inline),
 		cmocka_unit_test(random_bigalloc),
+		cmocka_unit_test(layout_ext3),
 		cmocka_unit_test(limits_ext3),
 		cmocka_unit_test(limits_ext4),
 	};
