@@ -1705,8 +1705,9 @@ errcode_t e4_journal_remove(e4_fs *fs);
  * indirect maps (entries zeroed, emptied indirect blocks freed).  i_blocks
  * is lowered; i_size is not touched.  Inodes without a block map (inline
  * data, fast symlinks, devices) are left alone.  *freed (may be NULL) gets
- * the blocks freed.  Extent trees go through e4_extent_punch() (nodes
- * read are not held to their checksum).  E4_ERR_READ_ONLY,
+ * the blocks freed.  A punch to the end through the mapping interface
+ * (map_write.c: e4_map_punch(); extent tree nodes read are not held to
+ * their checksum).  E4_ERR_READ_ONLY,
  * E4_ERR_EXTENT_HEADER, E4_ERR_EXTENT_ORDER, E4_ERR_BAD_BLOCK_NUM,
  * E4_ERR_BAD_IND_BLOCK, E4_ERR_CORRUPT (a block to free was already free:
  * the walk stops there), read/bitmap errors. */
@@ -1972,6 +1973,8 @@ errcode_t e4_online_sync(int fd);
 #include "alloc.h"	/* allocation policy (alloc_policy.c) */
 #include "ops.h"	/* new inodes, the inode scan, create/mkdir/link/unlink/rename (ops*.c) */
 #include "fields.h"	/* named superblock, descriptor and inode fields (fields.c) */
+#include "map_write.h"	/* changing block maps of either kind (map_write.c, blockmap_write.c) */
+#include "file_write.h"	/* writing files: write, truncate, punch, fallocate (file_write*.c) */
 
 #ifdef __cplusplus
 }

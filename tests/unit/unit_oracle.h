@@ -198,14 +198,13 @@ static int oracle_kernel_dir(const char *mnt, const struct oracle_dir *d)
 	return rc;
 }
 
-/* Mount img read-only (loop) and call judge(mnt, priv); 0 or -1.  Not
- * applicable (0) with a block size above the page size; without root
- * skipped with a message (-1 under CI=true). */
-typedef int (*oracle_judge_fn)(const char *mnt, const void *priv);
-static int oracle_mounted(const char *img, oracle_judge_fn judge, const void *priv)
+/* Mount img read-only (loop) on a fresh folder, its path in mnt (64
+ * bytes): 1 mounted, 0 not applicable (block size above the page size,
+ * or not root outside CI: said why), -1 refused or failed. */
+static int oracle_mount(const char *img, char *mnt)
 {
-	char mnt[64] = "/tmp/e4_oracle_mnt.XXXXXX", cmd[512];
-	int rc = 0, ci = getenv("CI") && !strcmp(getenv("CI"), "true");
+	char cmd[512];
+	int ci = getenv("CI") && !strcmp(getenv("CI"), "true");
 	unsigned log_bs = 0;
 	FILE *f;
 
@@ -225,6 +224,7 @@ static int oracle_mounted(const char *img, oracle_judge_fn judge, const void *pr
 		fprintf(stderr, "kernel check skipped: loop mounts need root\n");
 		return ci ? -1 : 0;
 	}
+	snprintf(mnt, 64, "/tmp/e4_oracle_mnt.XXXXXX");
 	if (!mkdtemp(mnt))
 		return -1;
 	snprintf(cmd, sizeof(cmd), "mount -t ext4 -o ro,loop %s %s", img, mnt);
@@ -233,11 +233,35 @@ static int oracle_mounted(const char *img, oracle_judge_fn judge, const void *pr
 		rmdir(mnt);
 		return -1;
 	}
-	rc = judge(mnt, priv);
+	return 1;
+}
+
+/* Unmount and remove what oracle_mount() made; 0 or -1. */
+static int oracle_umount(const char *mnt)
+{
+	char cmd[256];
+	int rc;
+
 	snprintf(cmd, sizeof(cmd), "umount %s || umount -l %s", mnt, mnt);
-	if (system(cmd) != 0)
-		rc = -1;
+	rc = system(cmd);
 	rmdir(mnt);
+	return rc == 0 ? 0 : -1;
+}
+
+/* Mount img read-only (loop) and call judge(mnt, priv); 0 or -1.  Not
+ * applicable (0) with a block size above the page size; without root
+ * skipped with a message (-1 under CI=true). */
+typedef int (*oracle_judge_fn)(const char *mnt, const void *priv);
+static int oracle_mounted(const char *img, oracle_judge_fn judge, const void *priv)
+{
+	char mnt[64];
+	int rc = oracle_mount(img, mnt);
+
+	if (rc <= 0)
+		return rc;
+	rc = judge(mnt, priv);
+	if (oracle_umount(mnt))
+		rc = -1;
 	return rc;
 }
 
