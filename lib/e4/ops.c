@@ -257,8 +257,11 @@ static errcode_t symlink_body(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
 		if (err != E4_ERR_NO_SPACE)
 			return err;
 	}
-	err = symlink_block(fs, ino, ib, target, tlen);
-	return err ? err : e4_inode_size_set(fs, inode, tlen);
+	/* slow: the size first (a symlink without blocks and a short size
+	 * reads as fast, with no map), the extent root e4_inode_init() made
+	 * kept, as the kernel keeps EXTENTS_FL on slow symlinks */
+	err = e4_inode_size_set(fs, inode, tlen);
+	return err ? err : symlink_block(fs, ino, ib, target, tlen);
 }
 
 /* What a new inode holds, by type. */
