@@ -195,7 +195,7 @@ static int acl_convert(struct pop_src *s, struct pop_xa *x, int access, const ch
 	*drop = access && n == 3;
 	if (*drop)
 		return 0;
-	if (e4_acl_to_disk(e, n, out, &len))
+	if (e4_acl_entries_to_disk(e, n, out, &len))
 		return pop_fail(s, "%s: invalid POSIX ACL", what);
 	off = pop_arena_put(s, out, len);
 	if (off == UINT64_MAX)

@@ -199,7 +199,7 @@ static int acl_from_list(struct tarrd *t, uint32_t n, struct archive_entry *e, i
 		cnt++;
 	}
 	e4_acl_sort(ent, cnt);
-	if (e4_acl_to_xattr(ent, cnt, val, &len))
+	if (e4_acl_entries_to_xattr(ent, cnt, val, &len))
 		return fail_member(t, "%s: invalid ACL (%zu entries)", xname, cnt);
 	return pop_xa_add(t->s, n, xname, val, len);
 }

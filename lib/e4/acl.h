@@ -1,6 +1,8 @@
 /*
- * acl.h: POSIX ACLs as xattr values (acl.c), included by e4.h after the
- * types it uses (errcode_t).
+ * acl.h: POSIX ACLs as lists of entries and their two encodings
+ * (xattr_acl.c), included by e4.h after the types it uses (errcode_t).
+ * e4_acl_to_disk() (xattr_write.h) converts a whole value without the
+ * order checks below.
  *
  * Two encodings of one list of entries (tag, permission bits, id):
  *  - the VFS one, which getxattr/setxattr use for system.posix_acl_access
@@ -57,9 +59,9 @@ errcode_t e4_acl_from_disk(const void *value, size_t len, struct e4_acl_entry *e
 size_t e4_acl_disk_size(const struct e4_acl_entry *e, size_t n);
 /* Encode e[0..n) (a valid list, else E4_ERR_ACL_INVALID) in ext4's
  * compact encoding into out (room for e4_acl_disk_size() bytes); *len set. */
-errcode_t e4_acl_to_disk(const struct e4_acl_entry *e, size_t n, void *out, size_t *len);
+errcode_t e4_acl_entries_to_disk(const struct e4_acl_entry *e, size_t n, void *out, size_t *len);
 /* Encode e[0..n) (valid, else E4_ERR_ACL_INVALID) in the VFS encoding
  * into out (room for 4 + 8 n bytes); *len set. */
-errcode_t e4_acl_to_xattr(const struct e4_acl_entry *e, size_t n, void *out, size_t *len);
+errcode_t e4_acl_entries_to_xattr(const struct e4_acl_entry *e, size_t n, void *out, size_t *len);
 
 #endif

@@ -177,12 +177,12 @@ static void acl_encodings(void **state)
 	assert_int_equal(e4_acl_from_xattr(vfs, sizeof(vfs), e, 16, &n), 0);
 	assert_int_equal(n, 6);
 	assert_int_equal(e4_acl_disk_size(e, n), sizeof(disk));
-	assert_int_equal(e4_acl_to_disk(e, n, out, &len), 0);
+	assert_int_equal(e4_acl_entries_to_disk(e, n, out, &len), 0);
 	assert_int_equal(len, sizeof(disk));
 	assert_memory_equal(out, disk, sizeof(disk));
 	assert_int_equal(e4_acl_from_disk(disk, sizeof(disk), f, 16, &m), 0);
 	assert_int_equal(m, n);
-	assert_int_equal(e4_acl_to_xattr(f, m, out, &len), 0);
+	assert_int_equal(e4_acl_entries_to_xattr(f, m, out, &len), 0);
 	assert_int_equal(len, sizeof(vfs));
 	assert_memory_equal(out, vfs, sizeof(vfs));
 	/* wrong version, odd size, no mask with named entries, out of order,
