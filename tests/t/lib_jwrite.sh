@@ -83,7 +83,7 @@ logdump_cmp() {	# logdump_cmp NAME IMG nocsum|csum [LOGDUMP OPTIONS]
 			>"$T/$n.ref.ld" || fail "$n: the reference logdump failed"
 	"$E4DEBUGFS" -R "logdump -a $*" "$img" >"$T/$n.e4.raw" 2>&1 ||
 		fail "$n: e4debugfs logdump failed: $(head -3 "$T/$n.e4.raw")"
-	if grep -E 'BAD|partial|unreadable' "$T/$n.e4.raw" >&2; then
+	if grep -E 'BAD|partial|unreadable' "$T/$n.e4.raw" | head -3 >&2; then
 		fail "$n: a checksum written by the library does not verify"
 	fi
 	[ "$(grep -c ' OK' "$T/$n.e4.raw")" -gt 0 ] || [ "$cs" = nocsum ] ||

@@ -7,10 +7,9 @@
 # never in between, a later stop never shows an earlier state, and both
 # tools reach the same one.  T1 wraps at the log's end, T2 revokes a block
 # of T1 (and sets the journal's REVOKE feature), all with csum v3.
-# Catches: a commit block written in the same epoch as its data blocks (no
-# ordering point: the device gets it first, and a stop between them
-# replays a commit whose data blocks are stale -- tag checksums fail, T1
-# is replayed in part), or s_start written before the commit.
+# Catches: the journal superblock rewritten mid-log (T2 sets the REVOKE
+# feature) with s_start moved to the new transaction: a stop after that
+# write replays T2 without T1 ("partial" at the 9th write).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
