@@ -90,6 +90,9 @@ logdump_cmp() {	# logdump_cmp NAME IMG nocsum|csum [LOGDUMP OPTIONS]
 		fail "$n: no checksum was verified"
 	grep -vE '^ *(Descriptor checksum|Revoke checksum|Commit time):' "$T/$n.e4.raw" |
 		sed -E 's/(\(flags 0x[0-9a-f]+\)) checksum .*$/\1/' >"$T/$n.e4.ld"
+	# 7001 starts with the magic: logged escaped (flag 0x1)
+	grep -qE '^  FS block 7001 logged at journal block [0-9]+ \(flags 0x[0-9a-f]*[13579bdf]\)' \
+		"$T/$n.ref.ld" || fail "$n: block 7001 (the jbd2 magic) is not logged escaped"
 	diff "$T/$n.ref.ld" "$T/$n.e4.ld" >"$T/$n.ld.diff" ||
 		fail "$n: logdump differs from the reference's:$(head -8 "$T/$n.ld.diff")"
 }
