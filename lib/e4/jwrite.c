@@ -467,7 +467,7 @@ static errcode_t make_live(e4_jwrite *w, uint32_t start, uint32_t tid)
 
 errcode_t e4_jwrite_commit(e4_jwrite *w, unsigned flags)
 {
-	uint32_t area = w->f.last - w->f.first, start = w->head, tid = w->tid;
+	uint32_t area = w->f.last - w->f.first, start = w->head, tid = w->tid, used = w->used;
 	e4_io *io = e4_journal_io(w->j);
 	size_t need;
 	errcode_t err;
@@ -499,7 +499,15 @@ errcode_t e4_jwrite_commit(e4_jwrite *w, unsigned flags)
 	drop_transaction(w);
 	if (err)
 		return err;
-	w->tid++;
+	if (flags & E4_JWRITE_NO_COMMIT) {
+		/* the next transaction is written over this one, as the
+		 * reference debugfs does: an uncommitted transaction in the
+		 * middle of the log would end recovery there */
+		w->head = start;
+		w->used = used;
+	} else {
+		w->tid++;
+	}
 	if (!w->live)
 		return make_live(w, start, tid);
 	if (w->jsb_dirty) {

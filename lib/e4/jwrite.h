@@ -58,8 +58,10 @@ errcode_t e4_jwrite_add_revoke(e4_jwrite *w, uint64_t blk);
 /* Write the transaction built so far (the order is in the file comment)
  * and flush; the next one gets the next tid.  With E4_JWRITE_NO_COMMIT
  * the commit block is left out (an uncommitted transaction: recovery
- * ignores it).  E4_ERR_JOURNAL_FULL (it does not fit in the free log
- * space), write errors; the transaction is dropped either way. */
+ * ignores it) and the next transaction is written over it with the same
+ * tid (as the reference debugfs's "journal_write -c").
+ * E4_ERR_JOURNAL_FULL (it does not fit in the free log space), write
+ * errors; the transaction is dropped either way. */
 errcode_t e4_jwrite_commit(e4_jwrite *w, unsigned flags);
 /* Drop what was added since the last commit, write the journal
  * superblock if a feature changed, flush, free w (also on error).

@@ -183,12 +183,19 @@ grep -q 'recovering journal' "$T/ext.ref.fsck" || fail "ext: e2fsck found nothin
 	fail "ext: the journal devices differ after replay"
 
 # A log with transactions is continued after its last commit, not
-# overwritten: a second writer run adds T4 (logs 7005) behind T1-T3.
+# overwritten: a second writer run adds T4 (logs 7005) behind T1-T3; an
+# uncommitted transaction left by a third run is overwritten by T5.
 img=$T/cont.img
 "$REF_MKE2FS" -q -F -o Linux -b 1024 -J size=1 -O metadata_csum "$img" 8192 >/dev/null 2>&1
 "$DRV" -v 3 "$img" "${STEPS[@]}" >/dev/null 2>&1 || fail "cont: the first writer run failed"
 out=$("$DRV" "$img" b:7005:5 c 2>&1) || fail "cont: the second writer run failed: $out"
 [ "$out" = "head 99 tid 5" ] || fail "cont: second run says '$out', expected head 99 tid 5 (T1-T3 fill blocks 1-95)"
+# an uncommitted transaction (7006) is written over by the next run's
+out=$("$DRV" "$img" b:7006:6 n 2>&1) || fail "cont: the uncommitted run failed: $out"
+[ "$out" = "head 99 tid 5" ] || fail "cont: an uncommitted transaction moved the head: '$out'"
+out=$("$DRV" "$img" b:7007:7 c 2>&1) || fail "cont: the run after it failed: $out"
+[ "$out" = "head 102 tid 6" ] || fail "cont: after the uncommitted one '$out', expected head 102 tid 6"
 "$REF_E2FSCK" -fy "$img" >/dev/null 2>&1 </dev/null
-"$PYTHON" "$T/check.py" "$img" 1024 7000:1 7003:3 7005:5 >&2 || fail "cont: the replay misses T1-T4"
+"$PYTHON" "$T/check.py" "$img" 1024 7000:1 7003:3 7005:5 7006:0 7007:7 >&2 ||
+	fail "cont: the replay misses T1-T5 or replays the uncommitted one"
 exit 0
