@@ -9,8 +9,6 @@
 
 #include "debugfs.h"
 
-#define DX_BLOCK_MASK	0x0fffffffU	/* dx_entry.block: logical block bits */
-
 /* ---- htree_dump -------------------------------------------------------- */
 struct htree_ctx {
 	const char *cmd;
@@ -47,31 +45,25 @@ static void htree_leaf(struct htree_ctx *c, uint32_t lblk)
 	}
 	printf("Reading directory block %u, phys %llu\n", lblk, (unsigned long long)pblk);
 	while (off + 8 <= c->bs) {
-		uint32_t ino = e4_get_le32(buf + off);
-		unsigned rec_len = e4_rec_len_from_disk(e4_get_le16(buf + off + 4), c->bs);
-		unsigned name_len = buf[off + 6];
+		struct e4_dirent_raw d;
 		char item[400];
 		int n;
 
-		if (rec_len < 8 || rec_len % 4 || off + rec_len > c->bs ||
-		    name_len + 8 > rec_len) {
+		err = e4_dirent_raw_at(buf, c->bs, off, &d);
+		if (err) {
 			fflush(stdout);
-			com_err(c->cmd, E4_ERR_BAD_REC_LEN, "in directory block %u, offset %u",
-				lblk, off);
+			com_err(c->cmd, err, "in directory block %u, offset %u", lblk, off);
 			c->failed = 1;
 			break;
 		}
-		if (!ino && rec_len == 12 && !name_len && buf[off + 7] == EXT4_FT_DIR_CSUM) {
-			n = snprintf(item, sizeof(item), "leaf block checksum: 0x%08x  ",
-				     e4_get_le32(buf + off + 8));
+		if (d.csum_tail) {
+			n = snprintf(item, sizeof(item), "leaf block checksum: 0x%08x  ", d.tail_csum);
 		} else {
 			uint32_t major = 0, minor = 0;
 
-			e4_dx_hash(c->hash_version, (const char *)buf + off + 8, name_len,
-				   c->seed, &major, &minor);
-			n = snprintf(item, sizeof(item), "%u 0x%08x-%08x (%u) %.*s   ", ino,
-				     major, minor, rec_len, (int)name_len,
-				     (const char *)buf + off + 8);
+			e4_dx_hash(c->hash_version, d.name, d.name_len, c->seed, &major, &minor);
+			n = snprintf(item, sizeof(item), "%u 0x%08x-%08x (%u) %.*s   ", d.inode,
+				     major, minor, d.rec_len, (int)d.name_len, d.name);
 		}
 		if (n > 0 && col + (unsigned)n > 80) {
 			putchar('\n');
@@ -79,7 +71,7 @@ static void htree_leaf(struct htree_ctx *c, uint32_t lblk)
 		}
 		fputs(item, stdout);
 		col += n > 0 ? (unsigned)n : 0;
-		off += rec_len;
+		off += d.rec_len;
 	}
 	putchar('\n');
 	free(buf);
@@ -112,35 +104,33 @@ static void htree_int_block(struct htree_ctx *c, uint32_t lblk, int level)
  * dx_countlimit is at count_off, then each child. */
 static void htree_node(struct htree_ctx *c, const uint8_t *blk, unsigned count_off, int level)
 {
-	unsigned limit = e4_get_le16(blk + count_off), count = e4_get_le16(blk + count_off + 2);
-	unsigned max = (c->bs - count_off) / sizeof(struct dx_entry);
-	unsigned i;
+	struct e4_dx_node n;
+	unsigned i, count;
+	uint32_t hash, child;
 
 	if (++c->nodes > 1U << 20)
 		return;
-	printf("Number of entries (count): %u\n", count);
-	printf("Number of entries (limit): %u\n", limit);
-	if (limit <= max && count_off + (size_t)limit * 8 + 8 <= c->bs &&
-	    e4_geom(current_fs)->metadata_csum)
-		printf("Checksum: 0x%08x\n", e4_get_le32(blk + count_off + limit * 8 + 4));
-	if (count > max) {
+	e4_dx_node_parse(current_fs, blk, count_off, &n);
+	count = n.count;
+	printf("Number of entries (count): %u\n", n.count);
+	printf("Number of entries (limit): %u\n", n.limit);
+	if (n.has_csum)
+		printf("Checksum: 0x%08x\n", n.csum);
+	if (count > n.max) {
 		fflush(stdout);
 		com_err(c->cmd, E4_ERR_HTREE_CORRUPT, "count %u is over the block's %u entries",
-			count, max);
+			count, n.max);
 		c->failed = 1;
-		count = max;
+		count = n.max;
 	}
 	for (i = 0; i < count; i++) {
-		uint32_t hash = i ? e4_get_le32(blk + count_off + 8 * i) : 0;
-
+		e4_dx_node_entry(blk, &n, i, &hash, &child);
 		printf("Entry #%u: Hash 0x%08x%s, block %u\n", i, hash, (hash & 1) ? " (**)" : "",
-		       e4_get_le32(blk + count_off + 8 * i + 4) & DX_BLOCK_MASK);
+		       child);
 	}
 	putchar('\n');
 	for (i = 0; i < count; i++) {
-		uint32_t hash = i ? e4_get_le32(blk + count_off + 8 * i) : 0;
-		uint32_t child = e4_get_le32(blk + count_off + 8 * i + 4) & DX_BLOCK_MASK;
-
+		e4_dx_node_entry(blk, &n, i, &hash, &child);
 		printf("Entry #%u: Hash 0x%08x, block %u\n", i, hash, child);
 		if (level > 0) {
 			htree_int_block(c, child, level - 1);
@@ -158,7 +148,7 @@ int do_htree(int argc, char **argv)
 	const struct ext4_super_block *sb;
 	struct htree_ctx c;
 	union e4_inode_buf ib;
-	const struct dx_root_info *info;
+	struct e4_dx_root info;
 	uint8_t *root;
 	e4_ino_t ino;
 	errcode_t err;
@@ -198,26 +188,23 @@ int do_htree(int argc, char **argv)
 		free(root);
 		return 1;
 	}
-	info = (const struct dx_root_info *)(root + 0x18);
+	err = e4_dx_root_parse(current_fs, root, &info);
 	sb = e4_super(current_fs);
 	for (i = 0; i < 4; i++)
 		c.seed[i] = e4_le32(sb->s_hash_seed[i]);
-	c.hash_version = e4_dx_effective_version(current_fs, info->hash_version);
+	c.hash_version = e4_dx_effective_version(current_fs, info.hash_version);
 	printf("Root node dump:\n");
-	printf("\t Reserved zero: %u\n", e4_le32(info->reserved_zero));
-	printf("\t Hash Version: %d\n", info->hash_version);
-	printf("\t Info length: %d\n", info->info_length);
-	printf("\t Indirect levels: %d\n", info->indirect_levels);
-	printf("\t Flags: %d\n", info->unused_flags);
-	/* the kernel's limit: at most 1 indirect level, 2 with large_dir;
-	 * beyond it leaf blocks would be read as index nodes */
-	if (0x18 + (unsigned)info->info_length + 8 > c.bs ||
-	    info->indirect_levels > (e4_has_incompat(current_fs, EXT4_FEATURE_INCOMPAT_LARGEDIR) ? 2 : 1)) {
-		com_err(argv[0], E4_ERR_HTREE_CORRUPT, "in the root of %s", argv[optind]);
+	printf("\t Reserved zero: %u\n", info.reserved_zero);
+	printf("\t Hash Version: %d\n", info.hash_version);
+	printf("\t Info length: %d\n", info.info_length);
+	printf("\t Indirect levels: %d\n", info.indirect_levels);
+	printf("\t Flags: %d\n", info.unused_flags);
+	if (err) {
+		com_err(argv[0], err, "in the root of %s", argv[optind]);
 		free(root);
 		return 1;
 	}
-	htree_node(&c, root, 0x18 + info->info_length, info->indirect_levels);
+	htree_node(&c, root, info.count_off, info.indirect_levels);
 	free(root);
 	return c.failed;
 }

@@ -18,19 +18,23 @@ e4_fs *current_fs;
 e4_ino_t root_ino = EXT4_ROOT_INO;
 e4_ino_t cwd_ino = EXT4_ROOT_INO;
 int current_catastrophic;
+int current_rw;
+static int current_sb_dirty, current_gdt_dirty;
+static int current_sb_csum_kept;	/* ssv checksum: s_checksum written as set */
+static uint32_t current_sb_csum;
 
 static int quit_requested;
 
 #define PROMPT		DEBUGFS_NAME ":  "
-#define MAIN_USAGE	"[-w] [-c] [-s superblock -b blocksize] [-R request] " \
+#define MAIN_USAGE	"[-w] [-c] [-D] [-s superblock -b blocksize] [-R request] " \
 			"[-f cmd_file] [-V] [device]"
-#define WRITE_REFUSED	"read-write mode (-w) is not supported yet: this " \
-			"version of " DEBUGFS_NAME " is read-only"
 
 static const struct dbg_cmd cmd_table[] = {
 	{ "open", "open_filesys", do_open,
-	  "[-c] [-s superblock -b blocksize] device", "Open a filesystem" },
-	{ "close", "close_filesys", do_close, "", "Close the open filesystem" },
+	  "[-w] [-f] [-c] [-D] [-s superblock -b blocksize] device",
+	  "Open a filesystem (-w read-write, -f even when mounted)" },
+	{ "close", "close_filesys", do_close, "[-a]",
+	  "Close the open filesystem (-a: superblock and descriptor backups too)" },
 	{ "stats", "show_super_stats", do_stats, "[-h] [-j|--json]",
 	  "Show the superblock and journal superblock (and the groups without -h)" },
 	{ "stat", "show_inode_info", do_stat, "[-j|--json] <inode>", "Show every field of an inode" },
@@ -75,6 +79,26 @@ static const struct dbg_cmd cmd_table[] = {
 	  "List the features this tool supports" },
 	{ "lsdel", "list_deleted_inodes", do_lsdel, "[seconds]",
 	  "List deleted inodes whose blocks are still free" },
+	{ "set_super_value", "ssv", do_set_super, "[-l] field value",
+	  "Set a superblock field (-l lists the fields)" },
+	{ "set_inode_field", "sif", do_set_inode, "[-l] <inode> field value",
+	  "Set an inode field (-l lists the fields)" },
+	{ "set_block_group", "set_bg", do_set_bg, "[-l] group field value",
+	  "Set a group descriptor field (-l lists the fields)" },
+	{ "clri", NULL, do_clri, "<inode>...", "Clear inodes (all zeros)" },
+	{ "freei", NULL, do_freei, "<inode> [count]", "Mark inodes free in the inode bitmap" },
+	{ "seti", NULL, do_seti, "<inode> [count]", "Mark inodes in use in the inode bitmap" },
+	{ "freeb", NULL, do_freeb, "<block> [count]", "Mark blocks free in the block bitmap" },
+	{ "setb", NULL, do_setb, "<block> [count]", "Mark blocks in use in the block bitmap" },
+	{ "feature", "features", do_feature, "[[-|^]feature] ...",
+	  "Set or clear superblock features, then list them" },
+	{ "dirty", "dirty_filesys", do_dirty, "[-clean]",
+	  "Mark the filesystem not clean (-clean: clean); the superblock is written at close" },
+	{ "set_current_time", NULL, do_set_current_time, "<time>",
+	  "Use this time (YYYYMMDD[HHMM[SS]], @seconds, now) for \"now\"" },
+	{ "ea_set", NULL, do_ea_set, "[-f file] [-r] <inode> name [value]",
+	  "Set an extended attribute (-f: value from a file)" },
+	{ "ea_rm", NULL, do_ea_rm, "<inode> name...", "Remove extended attributes" },
 	{ "help", "?", do_help, "[command]", "List the commands, or show one command's usage" },
 	{ "quit", "q", do_quit, "", "Leave " DEBUGFS_NAME },
 	{ NULL, NULL, NULL, NULL, NULL }
@@ -188,13 +212,47 @@ static errcode_t check_bitmaps(e4_fs *fs)
 	return err;
 }
 
+#define OPEN_RW		0x1	/* -w */
+#define OPEN_FORCE	0x2	/* -f: even when mounted; unknown features (read-only) */
+
+/* -w on a mounted filesystem (or a mounted loop device's backing file):
+ * refused unless forced, since the kernel's cached copy would overwrite
+ * (or be corrupted by) what is written here.  Returns 1 when refused. */
+static int refuse_mounted(const char *who, const char *dev, int force)
+{
+	struct e4_probe p;
+
+	if (e4_probe_device(dev, &p) || !p.busy)
+		return 0;
+	if (force) {
+		com_err(who, 0, "warning: %s is in use (%s); opening it read-write anyway (-f)",
+			dev, p.busy_what);
+		return 0;
+	}
+	com_err(who, 0, "%s is in use (%s): refusing to open it read-write "
+		"(open -w -f forces)", dev, p.busy_what);
+	return 1;
+}
+
 static int open_filesystem(const char *who, const char *dev, int catastrophic,
-			   e4_blk_t sb_blk, unsigned bs)
+			   e4_blk_t sb_blk, unsigned bs, unsigned mode)
 {
 	int oflags = catastrophic ? (E4_OPEN_CATASTROPHIC | E4_OPEN_IGNORE_CSUM) : 0;
 	char names[256];
 	errcode_t err;
 	e4_fs *fs;
+
+	if ((mode & OPEN_RW) && catastrophic) {
+		/* no bitmaps: nothing could be allocated or freed safely */
+		com_err(who, 0, "catastrophic mode (-c) opens %s read-only", dev);
+		mode &= ~OPEN_RW;
+	}
+	if ((mode & OPEN_RW) && refuse_mounted(who, dev, mode & OPEN_FORCE))
+		return 1;
+	if (mode & OPEN_RW)	/* fields the kernel refuses are for ssv to fix */
+		oflags |= E4_OPEN_RW | E4_OPEN_NO_MOUNT_CHECKS;
+	else if (mode & OPEN_FORCE)
+		oflags |= E4_OPEN_FORCE;
 
 	err = e4_open(dev, oflags, sb_blk, bs, &fs);
 	if (err && is_csum_error(err) && !(oflags & E4_OPEN_IGNORE_CSUM)) {
@@ -228,20 +286,75 @@ static int open_filesystem(const char *who, const char *dev, int catastrophic,
 	}
 	current_fs = fs;
 	current_catastrophic = catastrophic;
+	current_rw = (mode & OPEN_RW) != 0;
+	current_sb_dirty = current_gdt_dirty = current_sb_csum_kept = 0;
 	root_ino = cwd_ino = EXT4_ROOT_INO;
 	return 0;
 }
 
-static int close_filesystem(const char *who)
+void mark_super_dirty(void)
 {
+	current_sb_dirty = 1;
+	current_sb_csum_kept = 0;
+}
+
+void mark_super_csum_kept(void)
+{
+	current_sb_dirty = 1;
+	current_sb_csum_kept = 1;
+	current_sb_csum = e4_le32(e4_super(current_fs)->s_checksum);
+}
+
+void mark_gdt_dirty(void)
+{
+	current_gdt_dirty = 1;
+}
+
+/* Write what changed: the bitmaps the allocation calls changed, the
+ * primary descriptor table, the primary superblock (all: every backup
+ * superblock and descriptor copy too, as the reference's close -a). */
+static errcode_t flush_changes(int all)
+{
+	struct ext4_super_block *sb = e4_super(current_fs);
 	errcode_t err;
 
-	err = e4_close(current_fs);
+	err = e4_flush_primary(current_fs, current_gdt_dirty);
+	if (!err && all)
+		err = e4_gdt_write(current_fs);
+	if (!err && all)
+		err = e4_super_write_backups(current_fs);
+	if (!err && (current_sb_dirty || all)) {
+		if (current_sb_csum_kept) {
+			sb->s_checksum = e4_cpu_to_le32(current_sb_csum);
+			err = e4_super_write_as_is(current_fs);
+		} else {
+			err = e4_super_write(current_fs);
+		}
+	}
+	if (!err)
+		err = e4_flush(current_fs);
+	if (!err)
+		current_sb_dirty = current_gdt_dirty = 0;
+	return err;
+}
+
+static int close_filesystem(const char *who, int all)
+{
+	errcode_t err = 0, cerr;
+
+	if (current_rw)
+		err = flush_changes(all);
+	if (err)	/* the cache is not written again by the close */
+		e4_io_discard(e4_fs_io(current_fs));
+	cerr = e4_close(current_fs);
+	if (!err)
+		err = cerr;
 	current_fs = NULL;
-	current_catastrophic = 0;
+	current_catastrophic = current_rw = 0;
+	current_sb_dirty = current_gdt_dirty = current_sb_csum_kept = 0;
 	root_ino = cwd_ino = EXT4_ROOT_INO;
 	if (err) {
-		com_err(who, err, "while closing the filesystem");
+		com_err(who, err, "while writing the changes and closing the filesystem");
 		return 1;
 	}
 	return 0;
@@ -264,20 +377,23 @@ static int parse_blocksize(const char *who, const char *str, unsigned *bs)
 int do_open(int argc, char **argv)
 {
 	unsigned long long sb = 0;
-	unsigned bs = 0;
+	unsigned bs = 0, mode = 0;
 	int c, catastrophic = 0;
 
 	reset_getopt();
-	while ((c = getopt(argc, argv, "cwfs:b:")) != -1) {
+	while ((c = getopt(argc, argv, "cwfDs:b:")) != -1) {
 		switch (c) {
 		case 'c':
 			catastrophic = 1;
 			break;
 		case 'w':
-			com_err(argv[0], 0, WRITE_REFUSED);
-			return 1;
+			mode |= OPEN_RW;
+			break;
 		case 'f':
-			break;	/* force: no meaning while read-only */
+			mode |= OPEN_FORCE;
+			break;
+		case 'D':
+			break;	/* direct I/O: accepted; writes are fsync'ed at close */
 		case 's':
 			if (parse_number(argv[0], optarg, "superblock block number",
 					 UINT64_MAX, &sb))
@@ -298,16 +414,18 @@ int do_open(int argc, char **argv)
 			e4_device_name(current_fs));
 		return 1;
 	}
-	return open_filesystem(argv[0], argv[optind], catastrophic, sb, bs);
+	return open_filesystem(argv[0], argv[optind], catastrophic, sb, bs, mode);
 }
 
 int do_close(int argc, char **argv)
 {
-	if (argc != 1)
+	int all = argc == 2 && !strcmp(argv[1], "-a");
+
+	if (argc != 1 && !all)
 		return usage(argv[0], NULL);
 	if (check_fs_open(argv[0]))
 		return 1;
-	return close_filesystem(argv[0]);
+	return close_filesystem(argv[0], all);
 }
 
 int do_quit(int argc, char **argv)
@@ -630,16 +748,18 @@ int main(int argc, char **argv)
 {
 	const char *request = NULL, *cmd_file = NULL;
 	unsigned long long sb = 0;
-	unsigned bs = 0;
+	unsigned bs = 0, mode = 0;
 	int c, catastrophic = 0, failed = 0;
 
 	e4_init_errors();
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "wcs:b:R:f:V", main_long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "wcDs:b:R:f:V", main_long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
-			com_err(DEBUGFS_NAME, 0, WRITE_REFUSED);
-			return 1;
+			mode |= OPEN_RW;
+			break;
+		case 'D':
+			break;	/* direct I/O: accepted; writes are fsync'ed at close */
 		case 'c':
 			catastrophic = 1;
 			break;
@@ -682,7 +802,8 @@ int main(int argc, char **argv)
 	/* a device that cannot be opened fails the run; a command file still
 	 * runs (its commands that need no filesystem work, as in the
 	 * reference), a single -R request does not */
-	if (optind < argc && open_filesystem(DEBUGFS_NAME, argv[optind], catastrophic, sb, bs)) {
+	if (optind < argc &&
+	    open_filesystem(DEBUGFS_NAME, argv[optind], catastrophic, sb, bs, mode)) {
 		if (!cmd_file)
 			return 1;
 		failed = 1;
@@ -708,7 +829,7 @@ int main(int argc, char **argv)
 		failed += run_stream(stdin, 0);
 	}
 
-	if (current_fs && close_filesystem(DEBUGFS_NAME))
+	if (current_fs && close_filesystem(DEBUGFS_NAME, 0))
 		failed++;
 	/* output lost on stdout: common/stdfds.c, at exit */
 	return failed ? 1 : 0;

@@ -23,6 +23,12 @@ extern e4_fs *current_fs;	/* NULL while no filesystem is open */
 extern e4_ino_t root_ino;	/* root for absolute paths */
 extern e4_ino_t cwd_ino;	/* current directory for relative paths */
 extern int current_catastrophic; /* opened with -c (bitmaps not read) */
+extern int current_rw;		/* opened with -w */
+/* What close writes (debugfs.c): the superblock (its checksum
+ * recomputed, or kept as ssv checksum set it), the primary descriptors. */
+void mark_super_dirty(void);
+void mark_super_csum_kept(void);
+void mark_gdt_dirty(void);
 
 /* One row of the command table. */
 struct dbg_cmd {
@@ -81,10 +87,32 @@ int xattr_list_cb(e4_fs *fs, const struct e4_xattr *x, void *priv);
 int do_block_dump(int argc, char **argv);
 int do_lsdel(int argc, char **argv);
 int do_supported_features(int argc, char **argv);
+/* cmd_set.c */
+int do_set_super(int argc, char **argv);
+int do_set_inode(int argc, char **argv);
+int do_set_bg(int argc, char **argv);
+/* cmd_write.c */
+int do_clri(int argc, char **argv);
+int do_freei(int argc, char **argv);
+int do_seti(int argc, char **argv);
+int do_freeb(int argc, char **argv);
+int do_setb(int argc, char **argv);
+int do_feature(int argc, char **argv);
+int do_dirty(int argc, char **argv);
+int do_set_current_time(int argc, char **argv);
+int do_ea_set(int argc, char **argv);
+int do_ea_rm(int argc, char **argv);
 
 /* ---- helpers (util.c) ------------------------------------------------- */
 /* Print "cmd: Filesystem not open" and return 1 when no fs is open. */
 int check_fs_open(const char *cmd);
+/* Print "cmd: Filesystem opened read/only" and return 1 unless the open
+ * filesystem was opened with -w (and "Filesystem not open" without one). */
+int check_fs_read_write(const char *cmd);
+/* "now" for the commands: set_current_time's value, else the clock. */
+int64_t debugfs_now(void);
+/* Options for e4_field_parse_set() and its callers: "now", UUIDs. */
+const struct e4_field_opts *debugfs_field_opts(void);
 /* Print "Usage: cmd args" to stderr; returns 1 (for "return usage(...)"). */
 int usage(const char *cmd, const char *args);
 /* Reset getopt() before a command parses its options. */

@@ -230,7 +230,7 @@ static void check_device_size(struct e4fsck *ctx)
 		ctx->prog, ctx->device, (unsigned long long)g->blocks_count, g->block_size,
 		(unsigned long long)dev_blocks);
 	if (record && !(e4_le16(sb->s_state) & EXT4_ERROR_FS)) {
-		sb->s_state = e4_cpu_to_le16(e4_le16(sb->s_state) | EXT4_ERROR_FS);
+		e4_sb_state_change(sb, EXT4_ERROR_FS, 0);
 		ctx->sb_dirty = 1;
 	}
 	fprintf(stderr, "%s: %s: nothing was checked or repaired%s\n", ctx->prog, ctx->device,
@@ -504,8 +504,7 @@ errcode_t e4fsck_close(struct e4fsck *ctx)
 		return 0;
 	sb = e4_super(ctx->fs);
 	if (!ctx->read_only && ctx->sb_dirty) {
-		sb->s_wtime = e4_cpu_to_le32((uint32_t)ctx->now);
-		sb->s_wtime_hi = (uint8_t)((uint64_t)ctx->now >> 32);
+		e4_sb_set_time(sb, E4_SB_WTIME, ctx->now);
 		err = e4_super_write(ctx->fs);
 		ctx->sb_dirty = 0;
 	}

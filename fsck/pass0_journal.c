@@ -39,21 +39,17 @@
 
 static void set_incompat(struct ext4_super_block *sb, uint32_t mask, int on)
 {
-	uint32_t v = e4_le32(sb->s_feature_incompat);
-
-	sb->s_feature_incompat = e4_cpu_to_le32(on ? v | mask : v & ~mask);
+	e4_sb_feature_change(sb, E4_FEAT_INCOMPAT, mask, on);
 }
 
 static void set_compat(struct ext4_super_block *sb, uint32_t mask, int on)
 {
-	uint32_t v = e4_le32(sb->s_feature_compat);
-
-	sb->s_feature_compat = e4_cpu_to_le32(on ? v | mask : v & ~mask);
+	e4_sb_feature_change(sb, E4_FEAT_COMPAT, mask, on);
 }
 
 static void clear_valid(struct ext4_super_block *sb)
 {
-	sb->s_state = e4_cpu_to_le16(e4_le16(sb->s_state) & ~EXT4_VALID_FS);
+	e4_sb_state_change(sb, 0, EXT4_VALID_FS);
 }
 
 static int map_nop(e4_fs *fs, const struct e4_map_extent *ext, void *priv)

@@ -50,13 +50,11 @@ errcode_t e4fsck_sync_free_counts(struct e4fsck *ctx, int *changed)
 	if (free_blocks > geo->blocks_count || free_inodes > geo->inodes_count)
 		return 0;	/* descriptors are not to be trusted: leave them */
 	if (e4_sb_free_blocks_count(sb) != free_blocks) {
-		sb->s_free_blocks_count_lo = e4_cpu_to_le32((uint32_t)free_blocks);
-		if (e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT))
-			sb->s_free_blocks_count_hi = e4_cpu_to_le32((uint32_t)(free_blocks >> 32));
+		e4_sb_set_free_blocks_count(sb, free_blocks);
 		*changed = 1;
 	}
 	if (e4_le32(sb->s_free_inodes_count) != free_inodes) {
-		sb->s_free_inodes_count = e4_cpu_to_le32((uint32_t)free_inodes);
+		e4_sb_set_free_inodes_count(sb, (uint32_t)free_inodes);
 		*changed = 1;
 	}
 	return 0;
@@ -417,8 +415,7 @@ errcode_t e4fsck_check_super(struct e4fsck *ctx)
 	if (e4_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT) &&
 	    !e4_has_compat(fs, EXT4_FEATURE_COMPAT_ORPHAN_FILE) &&
 	    fix_problem(ctx, PR_0_ORPHAN_PRESENT_NO_FILE, &pctx)) {
-		sb->s_feature_ro_compat = e4_cpu_to_le32(e4_le32(sb->s_feature_ro_compat) &
-							 ~EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT);
+		e4_sb_feature_change(sb, E4_FEAT_RO_COMPAT, EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT, 0);
 		ctx->sb_dirty = 1;
 	}
 	check_journal_name(ctx);
@@ -461,7 +458,7 @@ errcode_t e4fsck_check_super(struct e4fsck *ctx)
 	if (ctx->sb_used && !ctx->read_only &&
 	    fix_problem(ctx, PR_0_SB_WRITE_PRIMARY, &pctx)) {
 		sb->s_block_group_nr = 0;
-		sb->s_state = e4_cpu_to_le16(e4_le16(sb->s_state) & ~EXT4_VALID_FS);
+		e4_sb_state_change(sb, 0, EXT4_VALID_FS);
 		err = e4_super_write(fs);
 		if (!err)
 			err = e4_flush(fs);

@@ -20,125 +20,100 @@
 #include <unistd.h>
 
 /* ---- used clusters ------------------------------------------------------ */
-struct run {
-	uint64_t start, end;		/* clusters [start, end) */
-};
-
-struct runs {
-	struct run *r;
-	size_t n, cap;
+/* Clusters marked in a map (runs backend: memory by runs of metadata, not
+ * by device size), a pending run at a time: flex_bg packs every group's
+ * bitmaps and tables in a row, and one call per row is what keeps a 5 TiB
+ * filesystem's 655,360 groups cheap. */
+struct marker {
+	struct e4_bmap *map;
 	unsigned cbits;
-	int oom;
+	uint64_t s, e;		/* pending clusters [s, e) */
+	int bad;		/* no memory, or outside the map */
 };
 
-static void runs_add(struct runs *rs, uint64_t blk, uint64_t len)
+static void mark_flush(struct marker *k)
+{
+	if (k->e > k->s && e4_bmap_set_range(k->map, k->s, k->e - k->s))
+		k->bad = 1;
+	k->s = k->e = 0;
+}
+
+/* The clusters of blocks [blk, blk + len). */
+static void mark_blocks(struct marker *k, uint64_t blk, uint64_t len)
 {
 	uint64_t s, e;
 
 	if (!len)
 		return;
-	s = blk >> rs->cbits;
-	e = ((blk + len - 1) >> rs->cbits) + 1;
-	if (rs->n && rs->r[rs->n - 1].end >= s && rs->r[rs->n - 1].start <= s) {
-		if (e > rs->r[rs->n - 1].end)
-			rs->r[rs->n - 1].end = e;
+	s = blk >> k->cbits;
+	e = ((blk + len - 1) >> k->cbits) + 1;
+	if (k->e > k->s && s >= k->s && s <= k->e) {
+		if (e > k->e)
+			k->e = e;
 		return;
 	}
-	if (rs->n == rs->cap) {
-		size_t nc = rs->cap ? rs->cap * 2 : 1024;
-		struct run *nr = realloc(rs->r, nc * sizeof(*nr));
-
-		if (!nr) {
-			rs->oom = 1;
-			return;
-		}
-		rs->r = nr;
-		rs->cap = nc;
-	}
-	rs->r[rs->n].start = s;
-	rs->r[rs->n].end = e;
-	rs->n++;
+	mark_flush(k);
+	k->s = s;
+	k->e = e;
 }
 
-static int run_cmp(const void *a, const void *b)
-{
-	const struct run *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-static void runs_finish(struct runs *rs)
-{
-	size_t o = 0;
-
-	if (!rs->n)
-		return;
-	qsort(rs->r, rs->n, sizeof(*rs->r), run_cmp);
-	for (size_t i = 1; i < rs->n; i++) {
-		if (rs->r[i].start <= rs->r[o].end) {
-			if (rs->r[i].end > rs->r[o].end)
-				rs->r[o].end = rs->r[i].end;
-		} else {
-			rs->r[++o] = rs->r[i];
-		}
-	}
-	rs->n = o + 1;
-}
-
-/* First run whose end is past cluster c. */
-static size_t runs_find(const struct runs *rs, uint64_t c)
-{
-	size_t lo = 0, hi = rs->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (rs->r[mid].end <= c)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static void file_runs(struct runs *rs, const struct e4_layout_file *f)
+static void mark_file(struct marker *k, const struct e4_layout_file *f)
 {
 	if (!f->ino)
 		return;
 	for (uint32_t i = 0; i < f->nr_extents; i++)
-		runs_add(rs, f->extents[i].start, f->extents[i].len);
+		mark_blocks(k, f->extents[i].start, f->extents[i].len);
 	for (uint32_t i = 0; i < f->nr_meta; i++)
-		runs_add(rs, f->meta[i], 1);
+		mark_blocks(k, f->meta[i], 1);
 }
 
-static int collect_runs(struct mkfs *m, struct runs *rs)
+/* A map of the filesystem's clusters (as a 1 KiB-block bigalloc
+ * filesystem counts them: block 0 is in cluster 0), for a marker. */
+static int marker_init(struct marker *k, const struct e4_layout *l)
 {
-	const struct e4_layout *l = m->l;
+	uint64_t n = (l->blocks_count + (1ULL << l->cluster_bits) - 1) >> l->cluster_bits;
 
-	memset(rs, 0, sizeof(*rs));
-	rs->cbits = l->cluster_bits;
-	/* block 0 of a 1 KiB-block bigalloc filesystem is in cluster 0 */
-	for (uint32_t g = 0; g < l->group_count; g++) {
-		const struct e4_layout_group *gr = &l->groups[g];
+	memset(k, 0, sizeof(*k));
+	k->cbits = l->cluster_bits;
+	return e4_bmap_create(E4_BMAP_RUNS, 0, n, &k->map) ? -1 : 0;
+}
 
-		runs_add(rs, gr->first_block, gr->sb_blocks);
+/* The map, once everything is marked; NULL (and the map freed) if a mark
+ * failed. */
+static struct e4_bmap *marker_done(struct marker *k)
+{
+	mark_flush(k);
+	if (k->bad) {
+		e4_bmap_free(k->map);
+		return NULL;
 	}
+	return k->map;
+}
+
+/* Every cluster the layout uses: superblock copies and descriptors,
+ * bitmaps, inode tables, root, lost+found, the resize inode, the journal
+ * and the orphan file.  NULL: no memory. */
+static struct e4_bmap *used_clusters(const struct e4_layout *l)
+{
+	struct marker k;
+
+	if (marker_init(&k, l))
+		return NULL;
 	for (uint32_t g = 0; g < l->group_count; g++)
-		runs_add(rs, l->groups[g].block_bitmap, 1);
+		mark_blocks(&k, l->groups[g].first_block, l->groups[g].sb_blocks);
 	for (uint32_t g = 0; g < l->group_count; g++)
-		runs_add(rs, l->groups[g].inode_bitmap, 1);
+		mark_blocks(&k, l->groups[g].block_bitmap, 1);
 	for (uint32_t g = 0; g < l->group_count; g++)
-		runs_add(rs, l->groups[g].inode_table, l->inode_blocks_per_group);
-	runs_add(rs, l->root_block, 1);
-	file_runs(rs, &l->lpf);
+		mark_blocks(&k, l->groups[g].inode_bitmap, 1);
+	for (uint32_t g = 0; g < l->group_count; g++)
+		mark_blocks(&k, l->groups[g].inode_table, l->inode_blocks_per_group);
+	mark_blocks(&k, l->root_block, 1);
+	mark_file(&k, &l->lpf);
 	if (l->resize_dind_block)
-		runs_add(rs, l->resize_dind_block, 1);
-	file_runs(rs, &l->journal);
-	file_runs(rs, &l->orphan);
-	if (rs->oom)
-		return -1;
-	runs_finish(rs);
-	return 0;
+		mark_blocks(&k, l->resize_dind_block, 1);
+	mark_file(&k, &l->journal);
+	mark_file(&k, &l->orphan);
+	return marker_done(&k);
 }
 
 static uint64_t group_first_cluster(const struct e4_layout *l, uint32_t g)
@@ -158,21 +133,14 @@ static uint64_t group_clusters(const struct e4_layout *l, uint32_t g)
 
 /* Used clusters of every group, checked against the layout's free
  * counts: a disagreement is a bug, found before anything is written. */
-static int check_counts(struct mkfs *m, const struct runs *rs)
+static int check_counts(struct mkfs *m, const struct e4_bmap *used_map)
 {
 	const struct e4_layout *l = m->l;
-	size_t i = 0;
 
 	for (uint32_t g = 0; g < l->group_count; g++) {
-		uint64_t s = group_first_cluster(l, g), e = s + group_clusters(l, g), used = 0;
+		uint64_t used = e4_bmap_count_range(used_map, group_first_cluster(l, g),
+						    group_clusters(l, g));
 
-		i = runs_find(rs, s);
-		for (size_t k = i; k < rs->n && rs->r[k].start < e; k++) {
-			uint64_t a = rs->r[k].start > s ? rs->r[k].start : s;
-			uint64_t b = rs->r[k].end < e ? rs->r[k].end : e;
-
-			used += b - a;
-		}
 		if (group_clusters(l, g) - used != l->groups[g].free_blocks) {
 			fprintf(stderr, "%s: internal error: group %u: %llu free clusters by the "
 				"allocation map, %u by the layout\n", m->prog, g,
@@ -184,19 +152,14 @@ static int check_counts(struct mkfs *m, const struct runs *rs)
 	return 0;
 }
 
-static void build_block_bitmap(const struct e4_layout *l, const struct runs *rs, uint32_t g,
+static void build_block_bitmap(const struct e4_layout *l, const struct e4_bmap *used, uint32_t g,
 			       uint8_t *buf)
 {
-	uint64_t s = group_first_cluster(l, g), n = group_clusters(l, g), e = s + n;
+	uint64_t n = group_clusters(l, g);
 
 	memset(buf, 0, l->clusters_per_group / 8);
 	memset(buf + l->clusters_per_group / 8, 0xFF, l->block_size - l->clusters_per_group / 8);
-	for (size_t k = runs_find(rs, s); k < rs->n && rs->r[k].start < e; k++) {
-		uint64_t a = rs->r[k].start > s ? rs->r[k].start : s;
-		uint64_t b = rs->r[k].end < e ? rs->r[k].end : e;
-
-		e4_bits_set(buf, a - s, b - a);
-	}
+	e4_bmap_export(used, group_first_cluster(l, g), buf, n);
 	/* padding past the end of the filesystem */
 	if (n < l->clusters_per_group)
 		e4_bits_set(buf, n, l->clusters_per_group - n);
@@ -269,17 +232,18 @@ static void new_inode(struct mkfs *m, union e4_inode_buf *b, uint16_t mode, uint
  * the cluster). */
 static uint64_t file_clusters(const struct e4_layout *l, const struct e4_layout_file *f)
 {
-	struct runs rs;
+	struct e4_bmap *map;
+	struct marker k;
 	uint64_t n = 0;
 
-	memset(&rs, 0, sizeof(rs));
-	rs.cbits = l->cluster_bits;
-	file_runs(&rs, f);
-	runs_finish(&rs);
-	for (size_t i = 0; i < rs.n; i++)
-		n += rs.r[i].end - rs.r[i].start;
-	free(rs.r);
-	return rs.oom ? 0 : n;
+	if (marker_init(&k, l))
+		return 0;
+	mark_file(&k, f);
+	map = marker_done(&k);
+	if (map)
+		n = e4_bmap_count(map);
+	e4_bmap_free(map);
+	return n;
 }
 
 static void set_iblocks(struct mkfs *m, struct ext4_inode *in, uint64_t fs_blocks)
@@ -556,7 +520,7 @@ static int used_inode(const struct e4_layout *l, uint32_t ino)
 	return ino <= l->first_ino || (l->orphan.ino && ino == l->orphan.ino);
 }
 
-static int write_bitmaps(struct mkfs *m, e4_fs *fs, const struct runs *rs, uint8_t *buf)
+static int write_bitmaps(struct mkfs *m, e4_fs *fs, const struct e4_bmap *used, uint8_t *buf)
 {
 	const struct e4_layout *l = m->l;
 	int csum = csum_fs(l);
@@ -566,7 +530,7 @@ static int write_bitmaps(struct mkfs *m, e4_fs *fs, const struct runs *rs, uint8
 		const struct e4_layout_group *gr = &l->groups[g];
 
 		if (!csum || !(gr->flags & EXT4_BG_BLOCK_UNINIT)) {
-			build_block_bitmap(l, rs, g, buf);
+			build_block_bitmap(l, used, g, buf);
 			err = e4_block_bitmap_write(fs, g, buf);
 			if (err)
 				return io_fail(m, "writing a block bitmap", err);
@@ -696,33 +660,27 @@ static int zero_old_backups(struct mkfs *m, int fd)
 void mkfs_build_super(struct mkfs *m, struct ext4_super_block *sb)
 {
 	const struct e4_layout *l = m->l;
-	uint32_t base, ex;
 	int64_t now = m->now;
 
 	memset(sb, 0, sizeof(*sb));
+	/* the features first: the count setters read 64bit from them */
+	e4_sb_set_features(sb, E4_FEAT_COMPAT, l->feature_compat);
+	e4_sb_set_features(sb, E4_FEAT_INCOMPAT, l->feature_incompat);
+	e4_sb_set_features(sb, E4_FEAT_RO_COMPAT, l->feature_ro_compat);
 	sb->s_inodes_count = e4_cpu_to_le32(l->inodes_count);
-	sb->s_blocks_count_lo = e4_cpu_to_le32((uint32_t)l->blocks_count);
-	sb->s_r_blocks_count_lo = e4_cpu_to_le32((uint32_t)l->r_blocks_count);
-	sb->s_free_blocks_count_lo = e4_cpu_to_le32((uint32_t)l->free_blocks_count);
-	if (l->feature_incompat & EXT4_FEATURE_INCOMPAT_64BIT) {
-		sb->s_blocks_count_hi = e4_cpu_to_le32((uint32_t)(l->blocks_count >> 32));
-		sb->s_r_blocks_count_hi = e4_cpu_to_le32((uint32_t)(l->r_blocks_count >> 32));
-		sb->s_free_blocks_count_hi = e4_cpu_to_le32((uint32_t)(l->free_blocks_count >> 32));
-	}
-	sb->s_free_inodes_count = e4_cpu_to_le32(l->free_inodes_count);
+	e4_sb_set_blocks_count(sb, l->blocks_count);
+	e4_sb_set_r_blocks_count(sb, l->r_blocks_count);
+	e4_sb_set_free_blocks_count(sb, l->free_blocks_count);
+	e4_sb_set_free_inodes_count(sb, l->free_inodes_count);
 	sb->s_first_data_block = e4_cpu_to_le32(l->first_data_block);
 	sb->s_log_block_size = e4_cpu_to_le32(l->log_block_size);
 	sb->s_log_cluster_size = e4_cpu_to_le32(l->log_cluster_size);
 	sb->s_blocks_per_group = e4_cpu_to_le32(l->blocks_per_group);
 	sb->s_clusters_per_group = e4_cpu_to_le32(l->clusters_per_group);
 	sb->s_inodes_per_group = e4_cpu_to_le32(l->inodes_per_group);
-	e4_time_encode(now, 0, &base, &ex);
-	sb->s_wtime = e4_cpu_to_le32((uint32_t)now);
-	sb->s_wtime_hi = (uint8_t)((uint64_t)now >> 32);
-	sb->s_lastcheck = sb->s_wtime;
-	sb->s_lastcheck_hi = sb->s_wtime_hi;
-	sb->s_mkfs_time = sb->s_wtime;
-	sb->s_mkfs_time_hi = sb->s_wtime_hi;
+	e4_sb_set_time(sb, E4_SB_WTIME, now);
+	e4_sb_set_time(sb, E4_SB_LASTCHECK, now);
+	e4_sb_set_time(sb, E4_SB_MKFS_TIME, now);
 	sb->s_max_mnt_count = -1;
 	if (m->periodic_fsck) {
 		/* the profile's enable_periodic_fsck: 180 days, 20 mounts plus
@@ -743,9 +701,6 @@ void mkfs_build_super(struct mkfs *m, struct ext4_super_block *sb)
 	sb->s_rev_level = e4_cpu_to_le32(l->rev_level);
 	sb->s_first_ino = e4_cpu_to_le32(l->first_ino);
 	sb->s_inode_size = e4_cpu_to_le16((uint16_t)l->inode_size);
-	sb->s_feature_compat = e4_cpu_to_le32(l->feature_compat);
-	sb->s_feature_incompat = e4_cpu_to_le32(l->feature_incompat);
-	sb->s_feature_ro_compat = e4_cpu_to_le32(l->feature_ro_compat);
 	memcpy(sb->s_uuid, m->uuid, 16);
 	memcpy(sb->s_volume_name, m->label, sizeof(sb->s_volume_name));
 	memcpy(sb->s_last_mounted, m->last_mounted, sizeof(sb->s_last_mounted));
@@ -817,18 +772,19 @@ int mkfs_write(struct mkfs *m)
 	const struct e4_layout *l = m->l;
 	uint64_t bs = l->block_size, fs_bytes = l->blocks_count * bs;
 	struct ext4_super_block sb;
-	struct runs rs;
+	struct e4_bmap *used;
 	e4_io *io = NULL;
 	e4_fs *fs = NULL;
 	uint8_t *buf = NULL;
 	errcode_t err;
 	int fd = -1, ret = -1, touched = 0, nold;
 
-	if (collect_runs(m, &rs)) {
+	used = used_clusters(l);
+	if (!used) {
 		fprintf(stderr, "%s: out of memory\n", m->prog);
 		return -1;
 	}
-	if (check_counts(m, &rs))
+	if (check_counts(m, used))
 		goto out;
 	buf = malloc(bs);
 	if (!buf)
@@ -929,7 +885,7 @@ int mkfs_write(struct mkfs *m)
 	if (set_descriptors(m, fs))
 		goto out;
 	if (!m->super_only) {
-		if (write_bitmaps(m, fs, &rs, buf) || write_reserved_inodes(m, fs) ||
+		if (write_bitmaps(m, fs, used, buf) || write_reserved_inodes(m, fs) ||
 		    write_dirs(m, fs, buf) || write_resize(m, fs))
 			goto out;
 		if (l->journal_dropped && !m->quiet)
@@ -969,7 +925,7 @@ int mkfs_write(struct mkfs *m)
 		io_fail(m, "writing the group descriptors", err);
 		goto out;
 	}
-	e4_super(fs)->s_kbytes_written = e4_cpu_to_le64((m->bytes_written + bs + 1023) / 1024);
+	e4_sb_add_kbytes_written(e4_super(fs), (m->bytes_written + bs + 1023) / 1024);
 	err = e4_super_write_backups(fs);
 	if (!err)
 		err = e4_flush(fs);		/* inode tables; fsync */
@@ -996,6 +952,6 @@ out:
 	if (fd >= 0)
 		close(fd);
 	free(buf);
-	free(rs.r);
+	e4_bmap_free(used);
 	return ret;
 }

@@ -37,7 +37,10 @@ SAN_TESTS="tests/t/corpus_ls.sh tests/t/stats_matrix.sh tests/t/rdump_matrix.sh
 	tests/t/fsck_gd_location.sh tests/t/fsck_sb_geometry.sh
 	tests/t/tune_mounted.sh tests/t/tune_mount_opts.sh tests/t/lib_bmap.sh
 	tests/t/san_leaks.sh tests/t/lib_xattr_write.sh tests/t/lib_extent.sh
-	tests/t/rdump_outdir.sh tests/t/dump_read_error.sh tests/t/fuzz_regress.sh"
+	tests/t/rdump_outdir.sh tests/t/dump_read_error.sh tests/t/fuzz_regress.sh
+	tests/t/dbgw_fields.sh tests/t/dbgw_cmds.sh"
+# e4mkfs's layout and writer over the 106 option sets of the matrix (about 11 s)
+SAN_TESTS="$SAN_TESTS tests/t/mkfs_hashes.sh"
 
 need_kb=$((6 * 1024 * 1024))
 avail_kb=$(df -Pk "$src" | awk 'NR==2 {print $4}')

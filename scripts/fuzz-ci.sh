@@ -40,6 +40,7 @@ targets="read|20000|ext4|10
 journal|20000|ext4|10
 blocks|30000|ext4|10
 debugfs|20000|ext4|10
+debugfs_w|20000|ext4|10
 mkfs|6000|mkfs|30"
 
 run_target() {	# run_target NAME RUNS DICT TIMEOUT

@@ -104,9 +104,9 @@ static void sb_features(const struct ext4_super_block *sb, uint32_t f[3])
 
 static void sb_set_features(struct ext4_super_block *sb, const uint32_t f[3])
 {
-	sb->s_feature_compat = e4_cpu_to_le32(f[C]);
-	sb->s_feature_incompat = e4_cpu_to_le32(f[I]);
-	sb->s_feature_ro_compat = e4_cpu_to_le32(f[R]);
+	e4_sb_set_features(sb, C, f[C]);
+	e4_sb_set_features(sb, I, f[I]);
+	e4_sb_set_features(sb, R, f[R]);
 }
 
 /* Parse the list left to right; only real changes end up in set/clear. */
@@ -555,7 +555,7 @@ int tune_features(struct tune *t)
 	if (off(&e, R, EXT4_FEATURE_RO_COMPAT_HUGE_FILE)) {
 		/* files may carry HUGE_FILE_FL: as the reference, ask for a
 		 * check (without requiring a fresh one first, as the reference) */
-		sb->s_state = e4_cpu_to_le16(e4_le16(sb->s_state) & ~EXT4_VALID_FS);
+		e4_sb_state_change(sb, 0, EXT4_VALID_FS);
 		printf("Please run e2fsck -f on the filesystem (e4fsck cannot run the full check "
 		       "yet).\n");
 	}

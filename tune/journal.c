@@ -365,7 +365,7 @@ static errcode_t mark_full_check(e4_fs *fs)
 	struct ext4_super_block *sb = e4_super(fs);
 	errcode_t err;
 
-	sb->s_state = e4_cpu_to_le16(e4_le16(sb->s_state) & ~EXT4_VALID_FS);
+	e4_sb_state_change(sb, 0, EXT4_VALID_FS);
 	err = e4_super_write(fs);
 	if (!err)
 		err = e4_flush(fs);
@@ -550,8 +550,7 @@ int tune_journal_remove(struct tune *t)
 		/* -f after a failed replay: the rest of the log is dropped */
 		struct ext4_super_block *w = e4_super(fs);
 
-		w->s_feature_incompat = e4_cpu_to_le32(e4_le32(w->s_feature_incompat) &
-						       ~EXT4_FEATURE_INCOMPAT_RECOVER);
+		e4_sb_feature_change(w, E4_FEAT_INCOMPAT, EXT4_FEATURE_INCOMPAT_RECOVER, 0);
 	}
 	err = e4_journal_remove(fs);
 	if (err) {

@@ -454,8 +454,7 @@ int tune_write_super(struct tune *t)
 	time_t now = time(NULL);
 	errcode_t err;
 
-	sb->s_wtime = e4_cpu_to_le32((uint32_t)now);
-	sb->s_wtime_hi = (uint8_t)((uint64_t)now >> 32);
+	e4_sb_set_time(sb, E4_SB_WTIME, now);
 	err = e4_super_write_backups(t->fs);
 	if (!err)
 		err = e4_super_write(t->fs);
@@ -601,18 +600,10 @@ int tune_check_settings(struct tune *t)
 	return 0;
 }
 
-static void set_r_blocks(struct ext4_super_block *sb, uint64_t v, int is64)
-{
-	sb->s_r_blocks_count_lo = e4_cpu_to_le32((uint32_t)v);
-	if (is64)
-		sb->s_r_blocks_count_hi = e4_cpu_to_le32((uint32_t)(v >> 32));
-}
-
 void tune_apply_settings(struct tune *t)
 {
 	e4_fs *fs = t->fs;
 	struct ext4_super_block *sb = e4_super(fs);
-	int is64 = e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT);
 
 	if (t->c_flag) {
 		long v = t->max_mnt_count;
@@ -642,20 +633,19 @@ void tune_apply_settings(struct tune *t)
 	if (t->m_flag) {
 		uint64_t r = (uint64_t)(t->reserved_ratio * (double)e4_sb_blocks_count(sb) / 100.0);
 
-		set_r_blocks(sb, r, is64);
+		e4_sb_set_r_blocks_count(sb, r);
 		printf("Setting reserved blocks percentage to %g%% (%llu blocks)\n",
 		       t->reserved_ratio, (unsigned long long)r);
 	}
 	if (t->r_flag) {
-		set_r_blocks(sb, t->reserved_blocks, is64);
+		e4_sb_set_r_blocks_count(sb, t->reserved_blocks);
 		printf("Setting reserved blocks count to %llu\n",
 		       (unsigned long long)t->reserved_blocks);
 	}
 	if (t->T_flag) {
 		time_t tt = (time_t)t->last_check;
 
-		sb->s_lastcheck = e4_cpu_to_le32((uint32_t)t->last_check);
-		sb->s_lastcheck_hi = (uint8_t)((uint64_t)t->last_check >> 32);
+		e4_sb_set_time(sb, E4_SB_LASTCHECK, t->last_check);
 		printf("Setting time filesystem last checked to %s\n", ctime(&tt));
 	}
 	if (t->u_flag) {
@@ -687,7 +677,7 @@ void tune_apply_extended(struct tune *t)
 	uint32_t flags = e4_le32(sb->s_flags);
 
 	if (t->force_fsck) {
-		sb->s_state = e4_cpu_to_le16(e4_le16(sb->s_state) | EXT4_ERROR_FS);
+		e4_sb_state_change(sb, EXT4_ERROR_FS, 0);
 		printf("Setting filesystem error flag to force fsck.\n");
 	}
 	if (t->hash_set) {

@@ -393,7 +393,7 @@ static errcode_t bmap_store(e4_fs *fs, const struct e4_bmap *bm, int inode, unsi
 	if (!inode && e4_sb_free_blocks_count(fs->sb) != st.nfree << fs->geom.cluster_bits)
 		e4_sb_free_blocks_set(fs, st.nfree << fs->geom.cluster_bits);
 	if (inode && e4_le32(fs->sb->s_free_inodes_count) != st.nfree) {
-		fs->sb->s_free_inodes_count = e4_cpu_to_le32((uint32_t)st.nfree);
+		e4_sb_set_free_inodes_count(fs->sb, (uint32_t)st.nfree);
 		fs->sb_dirty = 1;
 	}
 	return e4_alloc_flush_gdt(fs, st.gdt_changed);

@@ -433,7 +433,7 @@ errcode_t e4_metadata_csum_set(e4_fs *fs, int on, int uninit_bg, e4_ino_t *bad_i
 		sb->s_checksum_seed = 0;
 		sb->s_checksum = 0;
 	}
-	sb->s_feature_ro_compat = e4_cpu_to_le32(ro);
-	sb->s_feature_incompat = e4_cpu_to_le32(in);
+	e4_sb_set_features(sb, E4_FEAT_RO_COMPAT, ro);
+	e4_sb_set_features(sb, E4_FEAT_INCOMPAT, in);
 	return rewrite(fs, bad_ino, 0);
 }

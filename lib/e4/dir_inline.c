@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "dir_int.h"
+#include "map_int.h"
 
 #define INL_IBLOCK	EXT4_MIN_INLINE_DATA_SIZE	/* 60: i_block's bytes */
 #define INL_FIRST	EXT4_INLINE_DOTDOT_SIZE		/* 4: first entry offset */
@@ -72,33 +73,10 @@ static errcode_t inline_store(struct e4_dirw *w, const uint8_t *buf, size_t xlen
 }
 
 /* The largest system.data value (a multiple of 4 bytes) the inode body
- * holds, found by trying sizes on a copy of the inode (the xattr writer
- * knows the layout). */
+ * holds (inline_write.c). */
 static size_t inline_max_value(struct e4_dirw *w, size_t xlen)
 {
-	size_t lo = xlen, hi = w->fs->geom.inode_size;	/* lo fits, hi does not */
-	union e4_inode_buf *copy = malloc(sizeof(*copy));
-	uint8_t *zeros = calloc(1, hi);
-
-	if (!copy || !zeros) {
-		free(copy);
-		free(zeros);
-		return xlen;
-	}
-	while (hi - lo > 4) {
-		size_t mid = (lo + (hi - lo) / 2) & ~(size_t)3;
-
-		if (mid <= lo)
-			mid = lo + 4;
-		memcpy(copy, &w->ib, sizeof(*copy));
-		if (e4_xattr_ibody_set(w->fs, copy, EXT4_XATTR_INDEX_SYSTEM, "data", 4, zeros, mid))
-			hi = mid;
-		else
-			lo = mid;
-	}
-	free(copy);
-	free(zeros);
-	return lo;
+	return e4_inline_value_max(w->fs, &w->ib, xlen);
 }
 
 errcode_t e4_dir_inline_insert(struct e4_dirw *w, const char *name, size_t len, e4_ino_t ino,

@@ -221,15 +221,11 @@ void e4_dx_put_entry(uint8_t *blk, unsigned count_off, unsigned i, uint32_t hash
 /*
  * Map logical block lblk, the first past the last mapped block of inode
  * ino (*ib), to pblk, and count it in i_blocks (with bigalloc: a whole
- * cluster when new_cluster, else nothing).  Extent trees through the
- * cursor (e4_extent_map_set); block maps and bigalloc extent trees by
- * map_append.c's TEMPORARY code (issue 13: until the mapping set
- * operations cover them): the last extent grown or a new one, new leaves
- * and levels as needed; missing indirect blocks (zeroed).  Mapping blocks
- * come from the allocator near pblk and are counted in i_blocks; *ib is
- * changed in memory (the caller writes it), tree blocks go through the
- * cache.  E4_ERR_EXTENT_HEADER, E4_ERR_FILE_TOO_BIG, E4_ERR_BAD_IND_BLOCK,
- * E4_ERR_NO_SPACE, the cursor's errors, read and allocation errors.
+ * cluster when new_cluster, else nothing).  A thin wrapper over
+ * e4_map_set() (map_write.c): either kind of map, missing indirect or
+ * tree blocks allocated near pblk and counted in i_blocks; *ib is changed
+ * in memory (the caller writes it), tree blocks go through the cache.
+ * Errors of e4_map_set().
  */
 errcode_t e4_map_append_block(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, uint64_t lblk,
 			      e4_blk_t pblk, int new_cluster);

@@ -222,6 +222,10 @@ void e4_io_set_read_hook(e4_io *io, e4_io_read_hook hook, void *priv);
  * to a verdict on the data read: such a failure is never a reason to
  * clear or rebuild the structure that could not be read. */
 int e4_err_is_io(errcode_t err);
+/* Tell the device that len bytes at offset will be read soon
+ * (posix_fadvise WILLNEED: the kernel starts reading them in the
+ * background); a hint, no error; nothing for a memory device. */
+void e4_io_readahead(e4_io *io, uint64_t offset, uint64_t len);
 
 /* ---- Ordered writes (io.c; DESIGN.md "Writing safely") ---------------- */
 /* An ordering point: every block dirtied (e4_io_write_blk) or written
@@ -322,6 +326,10 @@ int e4_io_crash_tripped(const e4_io_layer *crash);
 					   e4_super_validate_mount() refuses (a
 					   read-write open always does, a
 					   catastrophic one never) */
+#define E4_OPEN_NO_MOUNT_CHECKS	0x0040	/* a read-write open does not refuse what
+					   e4_super_validate_mount() refuses
+					   (e4debugfs -w: a debugger is where
+					   such fields get set right) */
 
 /* Decoded geometry, all values in CPU order. */
 struct e4_geom {
@@ -480,6 +488,31 @@ errcode_t e4_feature_lookup(const char *name, enum e4_feature_kind *kind, uint32
 /* jbd2 feature names as dumpe2fs prints them ("journal_64bit", ...). */
 const char *e4_jfeature_name(enum e4_feature_kind kind, uint32_t mask, char *buf);
 
+/* ---- superblock setters (super.c) ------------------------------------- */
+/* Each writes one field of a raw superblock (on-disk byte order) in the
+ * one place its halves are known.  Block counts: the high half only when
+ * the superblock has 64bit (section 2), as the readers above read it;
+ * set the features first.  No checks: the caller validates. */
+void e4_sb_set_blocks_count(struct ext4_super_block *sb, uint64_t blocks);
+void e4_sb_set_r_blocks_count(struct ext4_super_block *sb, uint64_t blocks);
+void e4_sb_set_free_blocks_count(struct ext4_super_block *sb, uint64_t blocks);
+void e4_sb_set_free_inodes_count(struct ext4_super_block *sb, uint32_t inodes);
+/* 40-bit times (seconds since the epoch): the low 32 bits and the _hi
+ * byte (bits 32-39), as e4_sb_time() reads them. */
+enum e4_sb_time_field {
+	E4_SB_MTIME, E4_SB_WTIME, E4_SB_LASTCHECK, E4_SB_MKFS_TIME,
+	E4_SB_FIRST_ERROR_TIME, E4_SB_LAST_ERROR_TIME
+};
+void e4_sb_set_time(struct ext4_super_block *sb, enum e4_sb_time_field f, int64_t t);
+/* A whole feature word, or the bits of mask turned on (on != 0) or off. */
+void e4_sb_set_features(struct ext4_super_block *sb, enum e4_feature_kind kind, uint32_t mask);
+void e4_sb_feature_change(struct ext4_super_block *sb, enum e4_feature_kind kind,
+			  uint32_t mask, int on);
+/* s_state = (s_state & ~clear) | set (EXT4_VALID_FS, EXT4_ERROR_FS...). */
+void e4_sb_state_change(struct ext4_super_block *sb, uint16_t set, uint16_t clear);
+/* s_kbytes_written += kbytes (the lifetime count of KiB written). */
+void e4_sb_add_kbytes_written(struct ext4_super_block *sb, uint64_t kbytes);
+
 /* ---- groups and bitmaps (group.c, bitmap.c) -------------------------- */
 struct e4_group {
 	e4_blk_t block_bitmap, inode_bitmap, inode_table;
@@ -496,6 +529,21 @@ struct e4_group {
 errcode_t e4_group_get(e4_fs *fs, e4_group_t g, struct e4_group *out);
 /* Raw descriptor (on-disk order, desc_size bytes), NULL if g is out of range. */
 const void *e4_group_desc_raw(e4_fs *fs, e4_group_t g);
+/* The descriptor's fields, each with its low half and, in descriptors of
+ * 64 bytes or more, its high half (section 4.1; group.c knows where). */
+enum e4_gd_field {
+	E4_GDF_BLOCK_BITMAP, E4_GDF_INODE_BITMAP, E4_GDF_INODE_TABLE,
+	E4_GDF_FREE_BLOCKS, E4_GDF_FREE_INODES, E4_GDF_USED_DIRS, E4_GDF_ITABLE_UNUSED,
+	E4_GDF_EXCLUDE_BITMAP, E4_GDF_BLOCK_BITMAP_CSUM, E4_GDF_INODE_BITMAP_CSUM,
+	E4_GDF_FLAGS, E4_GDF_CHECKSUM, E4_GDF_COUNT
+};
+/* Field f of a raw descriptor of desc_size bytes (on-disk order), halves
+ * joined. */
+uint64_t e4_gd_field_get(const void *desc, unsigned desc_size, enum e4_gd_field f);
+/* Store v into field f of a raw descriptor (both halves where it has
+ * them); the checksum is not touched.  Returns 1, or 0 when v does not
+ * fit (the halves hold v truncated). */
+int e4_gd_field_put(void *desc, unsigned desc_size, enum e4_gd_field f, uint64_t v);
 /* 1 if bg_checksum is right (or the fs has no descriptor checksums). */
 int e4_group_csum_ok(e4_fs *fs, e4_group_t g);
 e4_blk_t e4_group_first_block(e4_fs *fs, e4_group_t g);
@@ -855,6 +903,49 @@ errcode_t e4_dx_hash(int version, const char *name, size_t len, const uint32_t s
  * (adds 3 for UNSIGNED_HASH in s_flags, section 8.5). */
 int e4_dx_effective_version(e4_fs *fs, int root_hash_version);
 
+/* htree blocks as they are stored, for tools that show an index (damaged
+ * ones too) rather than use it (htree.c; section 8.5).  The root's
+ * dx_root_info; count_off = 0x18 + info_length is where its
+ * dx_countlimit sits.  E4_ERR_HTREE_CORRUPT (the fields are still filled)
+ * when the countlimit would run past the block or indirect_levels is over
+ * the kernel's limit (1, 2 with large_dir). */
+struct e4_dx_root {
+	uint32_t reserved_zero;
+	uint8_t hash_version, info_length, indirect_levels, unused_flags;
+	unsigned count_off;
+};
+errcode_t e4_dx_root_parse(e4_fs *fs, const void *block, struct e4_dx_root *out);
+/* The dx_countlimit at count_off (0x18 + info_length in the root, 8 in a
+ * node) as stored; max: the entries the rest of the block has room for;
+ * has_csum: metadata_csum and the dx_tail fits after limit entries (csum:
+ * its dt_checksum, CPU order). */
+struct e4_dx_node {
+	unsigned count_off, count, limit, max;
+	int has_csum;
+	uint32_t csum;
+};
+void e4_dx_node_parse(e4_fs *fs, const void *block, unsigned count_off, struct e4_dx_node *out);
+#define E4_DX_BLOCK_MASK 0x0fffffffU	/* dx_entry.block: the logical block bits */
+/* Entry i (< n->max) of node n: its hash (0 for entry 0, whose slot holds
+ * the countlimit) and child logical block. */
+void e4_dx_node_entry(const void *block, const struct e4_dx_node *n, unsigned i,
+		      uint32_t *hash, uint32_t *lblk);
+/* The directory entry at byte off of a leaf block of bs bytes, as stored
+ * (name not NUL-terminated; points into block).  csum_tail: it is the
+ * dirent checksum tail (tail_csum its checksum).  E4_ERR_BAD_REC_LEN when
+ * its header or rec_len does not fit the block or its name (fields filled
+ * as far as read). */
+struct e4_dirent_raw {
+	uint32_t inode;
+	unsigned rec_len;	/* decoded */
+	uint8_t name_len, file_type;
+	const char *name;
+	int csum_tail;
+	uint32_t tail_csum;
+};
+errcode_t e4_dirent_raw_at(const void *block, unsigned bs, unsigned off,
+			   struct e4_dirent_raw *out);
+
 /* ---- symlinks (symlink.c) -------------------------------------------- */
 /* Link target into buf (NUL-terminated when it fits); *len = target
  * length in bytes.  Fast, slow (block) and inline symlinks.
@@ -1148,6 +1239,9 @@ errcode_t e4_journal_write_super(e4_journal *j, const journal_superblock_t *jsb)
  * checksum recomputed with metadata_csum; through the block cache, flush
  * with e4_flush() (super.c; section 2).  E4_ERR_READ_ONLY. */
 errcode_t e4_super_write(e4_fs *fs);
+/* e4_super_write() keeping s_checksum as it is in memory (a checksum set
+ * on purpose, e4debugfs ssv checksum).  E4_ERR_READ_ONLY. */
+errcode_t e4_super_write_as_is(e4_fs *fs);
 /* The first write of a multi-step change (DESIGN.md "Writing safely"):
  * the primary superblock as it is on the device -- its own features, UUID
  * and checksum rules, not the in-memory copy's pending edits -- with
@@ -1404,6 +1498,12 @@ errcode_t e4_fs_create(e4_io *io, const char *name, const struct ext4_super_bloc
  * E4_ERR_BAD_GROUP_NUM; E4_ERR_BAD_BLOCK_NUM for a location above 2^32
  * with 32-byte descriptors. */
 errcode_t e4_group_set(e4_fs *fs, e4_group_t g, const struct e4_group *in);
+/* Set one field of descriptor g (both halves, e4_gd_field_put()) and then
+ * bg_checksum (unless f is E4_GDF_CHECKSUM itself).  E4_ERR_BAD_GROUP_NUM;
+ * E4_ERR_BAD_BLOCK_NUM (nothing changed) for a value the field cannot
+ * hold (a location above 2^32 or a count above 2^16 in 32-byte
+ * descriptors). */
+errcode_t e4_group_set_field(e4_fs *fs, e4_group_t g, enum e4_gd_field f, uint64_t v);
 /* Recompute bg_checksum of descriptor g in memory. */
 void e4_group_csum_set(e4_fs *fs, e4_group_t g);
 /* Write group g's block (inode) bitmap, one block from buf, to the
@@ -1420,6 +1520,9 @@ void e4_inode_csum_set(e4_fs *fs, e4_ino_t ino, struct ext4_inode *inode);
  * read-modify-write of its inode table block through the cache.
  * E4_ERR_READ_ONLY, E4_ERR_BAD_INODE_NUM, E4_ERR_GD_BAD_LOCATION. */
 errcode_t e4_inode_write(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *buf);
+/* e4_inode_write() keeping the checksum fields as they are in buf (a
+ * checksum set on purpose, e4debugfs sif checksum).  Errors as it. */
+errcode_t e4_inode_write_as_is(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *buf);
 /* Write the in-memory descriptor table to the primary GDT and every
  * backup: the classic GDT after each superblock copy (sparse_super,
  * sparse_super2 aware), and with meta_bg each descriptor block past
@@ -1612,8 +1715,9 @@ errcode_t e4_journal_remove(e4_fs *fs);
  * indirect maps (entries zeroed, emptied indirect blocks freed).  i_blocks
  * is lowered; i_size is not touched.  Inodes without a block map (inline
  * data, fast symlinks, devices) are left alone.  *freed (may be NULL) gets
- * the blocks freed.  Extent trees go through e4_extent_punch() (nodes
- * read are not held to their checksum).  E4_ERR_READ_ONLY,
+ * the blocks freed.  A punch to the end through the mapping interface
+ * (map_write.c: e4_map_punch(); extent tree nodes read are not held to
+ * their checksum).  E4_ERR_READ_ONLY,
  * E4_ERR_EXTENT_HEADER, E4_ERR_EXTENT_ORDER, E4_ERR_BAD_BLOCK_NUM,
  * E4_ERR_BAD_IND_BLOCK, E4_ERR_CORRUPT (a block to free was already free:
  * the walk stops there), read/bitmap errors. */
@@ -1877,6 +1981,10 @@ errcode_t e4_online_sync(int fd);
 #include "xattr_write.h"
 #include "dir_write.h"	/* directory writing (dir_write.c, htree_write.c, dir_build.c, dir_inline.c) */
 #include "alloc.h"	/* allocation policy (alloc_policy.c) */
+#include "ops.h"	/* new inodes, the inode scan, create/mkdir/link/unlink/rename (ops*.c) */
+#include "fields.h"	/* named superblock, descriptor and inode fields (fields.c) */
+#include "map_write.h"	/* changing block maps of either kind (map_write.c, blockmap_write.c) */
+#include "file_write.h"	/* writing files: write, truncate, punch, fallocate (file_write*.c) */
 
 #ifdef __cplusplus
 }

@@ -34,6 +34,11 @@ struct e4_fs {
 	int io_borrowed;			/* e4_open_io(): e4_close() leaves io open */
 	/* e4_alloc_set_maps(): the caller's block and inode maps (alloc_policy.c) */
 	struct e4_bmap *alloc_maps[2];
+	/* ops.c: e4_ops_begin() nesting, the superblock state to put back
+	 * at the outermost e4_ops_end(), and whether an operation inside
+	 * failed leaving the filesystem not clean */
+	int ops_depth, ops_failed;
+	uint16_t ops_state;
 };
 
 /* Helpers used by several modules. */
@@ -51,9 +56,13 @@ errcode_t e4_read_block(e4_fs *fs, e4_blk_t blk, void *buf);
 
 /* Write the primary descriptor table only: the classic GDT after the
  * primary superblock, and with meta_bg each later descriptor block in the
- * first group of its meta group (orphan.c; section 4.5).  Uncached.
+ * first group of its meta group (write.c; section 4.5).  Uncached.
  * E4_ERR_GD_BAD_LOCATION, write errors. */
 errcode_t e4_gdt_write_primary(e4_fs *fs);
+/* With meta_bg: where group g keeps its copy of its meta group's
+ * descriptor block (its first block, after a superblock copy; group 0 of
+ * a 1 KiB-block filesystem from block 1).  group.c; section 4.5. */
+e4_blk_t e4_group_meta_desc_block(e4_fs *fs, e4_group_t g);
 
 /* Group g's block (inode != 0: inode) bitmap, read once and cached in
  * fs->block_bitmaps / fs->inode_bitmaps (bitmap.c).  Bitmap read errors. */

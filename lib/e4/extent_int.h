@@ -42,6 +42,10 @@ errcode_t e4_extent_reserve(e4_extent_handle *h, uint64_t lblk);
 /* e4_extent_insert() on bigalloc too (punch puts back the tail of an
  * extent it splits). */
 errcode_t e4_extent_insert_any(e4_extent_handle *h, const struct e4_map_extent *ext);
+/* e4_extent_map_set() on bigalloc too: the data clusters are the
+ * caller's to count in i_blocks (the tree's blocks are counted). */
+errcode_t e4_extent_map_set_any(e4_extent_handle *h, uint64_t lblk, uint64_t count,
+				e4_blk_t pblk, unsigned flags);
 /* Replace the current entry without the neighbour checks (the caller
  * knows the range is free), on bigalloc too. */
 errcode_t e4_extent_replace_nocheck(e4_extent_handle *h, const struct e4_map_extent *ext);

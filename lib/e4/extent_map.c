@@ -238,8 +238,8 @@ static errcode_t merge_at(e4_extent_handle *h, uint64_t lblk)
 	return err;
 }
 
-errcode_t e4_extent_map_set(e4_extent_handle *h, uint64_t lblk, uint64_t count, e4_blk_t pblk,
-			    unsigned flags)
+static errcode_t map_set(e4_extent_handle *h, uint64_t lblk, uint64_t count, e4_blk_t pblk,
+			 unsigned flags)
 {
 	e4_fs *fs = e4_extent_fs(h);
 	uint64_t off;
@@ -247,8 +247,6 @@ errcode_t e4_extent_map_set(e4_extent_handle *h, uint64_t lblk, uint64_t count, 
 
 	if (!(fs->flags & E4_OPEN_RW))
 		return E4_ERR_READ_ONLY;
-	if (fs->geom.cluster_bits)
-		return E4_ERR_UNSUPPORTED;
 	if (!count)
 		return 0;
 	if ((flags & ~(unsigned)E4_MAP_UNWRITTEN) || lblk >= EXT_LBLK_LIMIT ||
@@ -260,7 +258,7 @@ errcode_t e4_extent_map_set(e4_extent_handle *h, uint64_t lblk, uint64_t count, 
 		struct e4_map_extent e = { .lblk = lblk + off, .pblk = pblk + off, .flags = flags };
 
 		e.len = (uint32_t)(count - off < max_len(flags) ? count - off : max_len(flags));
-		err = e4_extent_insert(h, &e);
+		err = e4_extent_insert_any(h, &e);
 		off += e.len;
 	}
 	if (!err)
@@ -270,6 +268,20 @@ errcode_t e4_extent_map_set(e4_extent_handle *h, uint64_t lblk, uint64_t count, 
 	if (!err)
 		err = e4_extent_merge_up(h);
 	return err;
+}
+
+errcode_t e4_extent_map_set(e4_extent_handle *h, uint64_t lblk, uint64_t count, e4_blk_t pblk,
+			    unsigned flags)
+{
+	if (e4_extent_fs(h)->geom.cluster_bits)
+		return E4_ERR_UNSUPPORTED;
+	return map_set(h, lblk, count, pblk, flags);
+}
+
+errcode_t e4_extent_map_set_any(e4_extent_handle *h, uint64_t lblk, uint64_t count,
+				e4_blk_t pblk, unsigned flags)
+{
+	return map_set(h, lblk, count, pblk, flags);
 }
 
 /* ---- bulk building --------------------------------------------------------------- */

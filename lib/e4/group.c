@@ -20,40 +20,104 @@ const void *e4_group_desc_raw(e4_fs *fs, e4_group_t g)
 	return desc_ptr(fs, g);
 }
 
+/* ---- descriptor fields: where each half sits (section 4.1) ------------ */
+#define GD_OFF(f) ((uint8_t)offsetof(struct ext4_group_desc, f))
+#define GD_FIELD(lo, hi, w) { GD_OFF(lo), GD_OFF(hi), (w) }
+#define GD_LO_ONLY(lo) { GD_OFF(lo), 0, 2 }
+static const struct {
+	uint8_t lo, hi;		/* byte offsets; hi 0: no high half */
+	uint8_t width;		/* bytes of each half: 2 or 4 */
+} gd_fields[E4_GDF_COUNT] = {
+	[E4_GDF_BLOCK_BITMAP] = GD_FIELD(bg_block_bitmap_lo, bg_block_bitmap_hi, 4),
+	[E4_GDF_INODE_BITMAP] = GD_FIELD(bg_inode_bitmap_lo, bg_inode_bitmap_hi, 4),
+	[E4_GDF_INODE_TABLE] = GD_FIELD(bg_inode_table_lo, bg_inode_table_hi, 4),
+	[E4_GDF_FREE_BLOCKS] = GD_FIELD(bg_free_blocks_count_lo, bg_free_blocks_count_hi, 2),
+	[E4_GDF_FREE_INODES] = GD_FIELD(bg_free_inodes_count_lo, bg_free_inodes_count_hi, 2),
+	[E4_GDF_USED_DIRS] = GD_FIELD(bg_used_dirs_count_lo, bg_used_dirs_count_hi, 2),
+	[E4_GDF_ITABLE_UNUSED] = GD_FIELD(bg_itable_unused_lo, bg_itable_unused_hi, 2),
+	[E4_GDF_EXCLUDE_BITMAP] = GD_FIELD(bg_exclude_bitmap_lo, bg_exclude_bitmap_hi, 4),
+	[E4_GDF_BLOCK_BITMAP_CSUM] = GD_FIELD(bg_block_bitmap_csum_lo, bg_block_bitmap_csum_hi, 2),
+	[E4_GDF_INODE_BITMAP_CSUM] = GD_FIELD(bg_inode_bitmap_csum_lo, bg_inode_bitmap_csum_hi, 2),
+	[E4_GDF_FLAGS] = GD_LO_ONLY(bg_flags),
+	[E4_GDF_CHECKSUM] = GD_LO_ONLY(bg_checksum),
+};
+
+static uint32_t gd_half_get(const uint8_t *p, unsigned width)
+{
+	uint32_t v;
+	uint16_t s;
+
+	if (width == 4) {
+		memcpy(&v, p, 4);
+		return e4_le32(v);
+	}
+	memcpy(&s, p, 2);
+	return e4_le16(s);
+}
+
+static void gd_half_put(uint8_t *p, unsigned width, uint32_t v)
+{
+	uint32_t w = e4_cpu_to_le32(v);
+	uint16_t s = e4_cpu_to_le16((uint16_t)v);
+
+	if (width == 4)
+		memcpy(p, &w, 4);
+	else
+		memcpy(p, &s, 2);
+}
+
+/* High halves exist in descriptors of 64 bytes and more (64bit). */
+static int gd_has_hi(unsigned desc_size, enum e4_gd_field f)
+{
+	return gd_fields[f].hi && desc_size >= EXT4_MIN_DESC_SIZE_64BIT;
+}
+
+uint64_t e4_gd_field_get(const void *desc, unsigned desc_size, enum e4_gd_field f)
+{
+	const uint8_t *d = desc;
+	unsigned w = gd_fields[f].width;
+	uint64_t v = gd_half_get(d + gd_fields[f].lo, w);
+
+	if (gd_has_hi(desc_size, f))
+		v |= (uint64_t)gd_half_get(d + gd_fields[f].hi, w) << (8 * w);
+	return v;
+}
+
+int e4_gd_field_put(void *desc, unsigned desc_size, enum e4_gd_field f, uint64_t v)
+{
+	uint8_t *d = desc;
+	unsigned w = gd_fields[f].width;
+	unsigned bits = 8 * w;
+
+	gd_half_put(d + gd_fields[f].lo, w, (uint32_t)v);
+	if (gd_has_hi(desc_size, f)) {
+		gd_half_put(d + gd_fields[f].hi, w, (uint32_t)(v >> bits));
+		bits *= 2;
+	}
+	return bits >= 64 || !(v >> bits);
+}
+
 errcode_t e4_group_get(e4_fs *fs, e4_group_t g, struct e4_group *out)
 {
 	const struct ext4_group_desc *d;
-	int wide;
+	unsigned dsz = fs->geom.desc_size;
 
 	memset(out, 0, sizeof(*out));
 	if (g >= fs->geom.group_count || !fs->gdt)
 		return E4_ERR_BAD_GROUP_NUM;
 	d = desc_ptr(fs, g);
-	wide = fs->geom.desc_size >= EXT4_MIN_DESC_SIZE_64BIT;
-	out->block_bitmap = e4_le32(d->bg_block_bitmap_lo);
-	out->inode_bitmap = e4_le32(d->bg_inode_bitmap_lo);
-	out->inode_table = e4_le32(d->bg_inode_table_lo);
-	out->free_blocks = e4_le16(d->bg_free_blocks_count_lo);
-	out->free_inodes = e4_le16(d->bg_free_inodes_count_lo);
-	out->used_dirs = e4_le16(d->bg_used_dirs_count_lo);
-	out->itable_unused = e4_le16(d->bg_itable_unused_lo);
-	out->exclude_bitmap = e4_le32(d->bg_exclude_bitmap_lo);
-	out->block_bitmap_csum = e4_le16(d->bg_block_bitmap_csum_lo);
-	out->inode_bitmap_csum = e4_le16(d->bg_inode_bitmap_csum_lo);
-	out->flags = e4_le16(d->bg_flags);
-	out->checksum = e4_le16(d->bg_checksum);
-	if (wide) {
-		out->block_bitmap |= (uint64_t)e4_le32(d->bg_block_bitmap_hi) << 32;
-		out->inode_bitmap |= (uint64_t)e4_le32(d->bg_inode_bitmap_hi) << 32;
-		out->inode_table |= (uint64_t)e4_le32(d->bg_inode_table_hi) << 32;
-		out->free_blocks |= (uint32_t)e4_le16(d->bg_free_blocks_count_hi) << 16;
-		out->free_inodes |= (uint32_t)e4_le16(d->bg_free_inodes_count_hi) << 16;
-		out->used_dirs |= (uint32_t)e4_le16(d->bg_used_dirs_count_hi) << 16;
-		out->itable_unused |= (uint32_t)e4_le16(d->bg_itable_unused_hi) << 16;
-		out->exclude_bitmap |= (uint64_t)e4_le32(d->bg_exclude_bitmap_hi) << 32;
-		out->block_bitmap_csum |= (uint32_t)e4_le16(d->bg_block_bitmap_csum_hi) << 16;
-		out->inode_bitmap_csum |= (uint32_t)e4_le16(d->bg_inode_bitmap_csum_hi) << 16;
-	}
+	out->block_bitmap = e4_gd_field_get(d, dsz, E4_GDF_BLOCK_BITMAP);
+	out->inode_bitmap = e4_gd_field_get(d, dsz, E4_GDF_INODE_BITMAP);
+	out->inode_table = e4_gd_field_get(d, dsz, E4_GDF_INODE_TABLE);
+	out->free_blocks = (uint32_t)e4_gd_field_get(d, dsz, E4_GDF_FREE_BLOCKS);
+	out->free_inodes = (uint32_t)e4_gd_field_get(d, dsz, E4_GDF_FREE_INODES);
+	out->used_dirs = (uint32_t)e4_gd_field_get(d, dsz, E4_GDF_USED_DIRS);
+	out->itable_unused = (uint32_t)e4_gd_field_get(d, dsz, E4_GDF_ITABLE_UNUSED);
+	out->exclude_bitmap = e4_gd_field_get(d, dsz, E4_GDF_EXCLUDE_BITMAP);
+	out->block_bitmap_csum = (uint32_t)e4_gd_field_get(d, dsz, E4_GDF_BLOCK_BITMAP_CSUM);
+	out->inode_bitmap_csum = (uint32_t)e4_gd_field_get(d, dsz, E4_GDF_INODE_BITMAP_CSUM);
+	out->flags = (uint16_t)e4_gd_field_get(d, dsz, E4_GDF_FLAGS);
+	out->checksum = (uint16_t)e4_gd_field_get(d, dsz, E4_GDF_CHECKSUM);
 	return 0;
 }
 
@@ -140,7 +204,12 @@ e4_blk_t e4_group_desc_block(e4_fs *fs, e4_group_t sb_group, uint32_t i)
 	bg = (e4_group_t)((uint64_t)i * fs->geom.desc_per_block);
 	if (sb_group != 0 && bg + 1 < fs->geom.group_count)
 		bg++;
-	return super_block_of(fs, bg) + (e4_group_has_super(fs, bg) ? 1 : 0);
+	return e4_group_meta_desc_block(fs, bg);
+}
+
+e4_blk_t e4_group_meta_desc_block(e4_fs *fs, e4_group_t g)
+{
+	return super_block_of(fs, g) + (e4_group_has_super(fs, g) ? 1 : 0);
 }
 
 void e4_group_super_blocks(e4_fs *fs, e4_group_t g, e4_blk_t *sb_blk,

@@ -441,3 +441,69 @@ out:
 	e4_dx_path_free(&path);
 	return err;
 }
+
+/* ---- dx blocks as they are, for inspection (debugfs htree_dump) -------- */
+errcode_t e4_dx_root_parse(e4_fs *fs, const void *block, struct e4_dx_root *out)
+{
+	const uint8_t *b = block;
+	struct dx_root_info info;
+
+	memcpy(&info, b + 0x18, sizeof(info));
+	out->reserved_zero = e4_le32(info.reserved_zero);
+	out->hash_version = info.hash_version;
+	out->info_length = info.info_length;
+	out->indirect_levels = info.indirect_levels;
+	out->unused_flags = info.unused_flags;
+	out->count_off = 0x18 + info.info_length;
+	/* past the kernel's limit, leaf blocks would be read as index nodes */
+	if (out->count_off + sizeof(struct dx_countlimit) > fs->geom.block_size ||
+	    info.indirect_levels > e4_dx_max_levels(fs))
+		return E4_ERR_HTREE_CORRUPT;
+	return 0;
+}
+
+void e4_dx_node_parse(e4_fs *fs, const void *block, unsigned count_off, struct e4_dx_node *out)
+{
+	const uint8_t *b = block;
+	unsigned bs = fs->geom.block_size;
+
+	out->count_off = count_off;
+	out->limit = e4_get_le16(b + count_off);
+	out->count = e4_get_le16(b + count_off + 2);
+	out->max = (bs - count_off) / sizeof(struct dx_entry);
+	out->has_csum = fs->geom.metadata_csum && out->limit <= out->max &&
+			count_off + (size_t)out->limit * sizeof(struct dx_entry) +
+			sizeof(struct dx_tail) <= bs;
+	out->csum = out->has_csum ?
+		    e4_get_le32(b + count_off + out->limit * sizeof(struct dx_entry) + 4) : 0;
+}
+
+void e4_dx_node_entry(const void *block, const struct e4_dx_node *n, unsigned i,
+		      uint32_t *hash, uint32_t *lblk)
+{
+	const uint8_t *e = (const uint8_t *)block + n->count_off + sizeof(struct dx_entry) * i;
+
+	*hash = i ? e4_get_le32(e) : 0;
+	*lblk = e4_get_le32(e + 4) & E4_DX_BLOCK_MASK;
+}
+
+errcode_t e4_dirent_raw_at(const void *block, unsigned bs, unsigned off,
+			   struct e4_dirent_raw *out)
+{
+	const uint8_t *d = (const uint8_t *)block + off;
+
+	if (off + E4_DIRENT_HDR > bs)
+		return E4_ERR_BAD_REC_LEN;
+	out->inode = e4_get_le32(d);
+	out->rec_len = e4_rec_len_from_disk(e4_get_le16(d + 4), bs);
+	out->name_len = d[6];
+	out->file_type = d[7];
+	out->name = (const char *)d + E4_DIRENT_HDR;
+	if (out->rec_len < E4_DIRENT_HDR || out->rec_len % 4 || off + out->rec_len > bs ||
+	    (unsigned)out->name_len + E4_DIRENT_HDR > out->rec_len)
+		return E4_ERR_BAD_REC_LEN;
+	out->csum_tail = !out->inode && out->rec_len == sizeof(struct ext4_dir_entry_tail) &&
+			 !out->name_len && out->file_type == EXT4_FT_DIR_CSUM;
+	out->tail_csum = out->csum_tail ? e4_get_le32(d + 8) : 0;
+	return 0;
+}

@@ -729,3 +729,14 @@ int e4_err_is_io(errcode_t err)
 	/* system-call failures are errno values, below the com_err tables */
 	return (err > 0 && err < 256) || err == E4_ERR_SHORT_READ || err == E4_ERR_SHORT_WRITE;
 }
+
+/* ---- read-ahead hint (inode_scan.c) ------------------------------------- */
+void e4_io_readahead(e4_io *io, uint64_t offset, uint64_t len)
+{
+	if (!io->base || io->base->mem || io->base->fd < 0 || offset >= io->size)
+		return;
+	if (len > io->size - offset)
+		len = io->size - offset;
+	(void)posix_fadvise(io->base->fd, (off_t)(offset + io->base->off), (off_t)len,
+			    POSIX_FADV_WILLNEED);
+}

@@ -56,56 +56,56 @@ e4_blk_t e4_journal_default_goal(e4_fs *fs)
 	return e4_group_first_block(fs, best);
 }
 
-/* A stream of allocated physical blocks, taken in order. */
+/* The blocks allocated for the journal, in a map (runs backend), taken
+ * back in the order alloc_stream() found them: its first fit goes from the
+ * first block it took (origin) to the end of the filesystem, then wraps
+ * once to the first data block and stops short of origin. */
 struct pstream {
-	struct e4_map_extent *run;
-	unsigned n, cap;
-	unsigned cur;
-	uint32_t off;
+	struct e4_bmap *map;
+	e4_blk_t origin;	/* the first block allocated */
+	e4_blk_t pos;		/* the next block to take */
+	int wrapped;		/* pos is in the part before origin */
 };
+
+static errcode_t ps_init(e4_fs *fs, struct pstream *ps)
+{
+	memset(ps, 0, sizeof(*ps));
+	return e4_bmap_create(E4_BMAP_RUNS, fs->geom.first_data_block, fs->geom.blocks_count,
+			      &ps->map);
+}
 
 static errcode_t ps_add(struct pstream *ps, e4_blk_t start, uint32_t len)
 {
-	if (ps->n && ps->run[ps->n - 1].pblk + ps->run[ps->n - 1].len == start &&
-	    ps->run[ps->n - 1].len + (uint64_t)len <= UINT32_MAX) {
-		ps->run[ps->n - 1].len += len;
-		return 0;
-	}
-	if (ps->n == ps->cap) {
-		unsigned cap = ps->cap ? ps->cap * 2 : 16;
-		void *p;
+	errcode_t err;
 
-		if (cap > MAX_RUNS)
-			return E4_ERR_NO_SPACE;
-		p = realloc(ps->run, cap * sizeof(*ps->run));
-		if (!p)
-			return E4_ERR_NO_MEMORY;
-		ps->run = p;
-		ps->cap = cap;
-	}
-	memset(&ps->run[ps->n], 0, sizeof(ps->run[0]));
-	ps->run[ps->n].pblk = start;
-	ps->run[ps->n].len = len;
-	ps->n++;
-	return 0;
+	if (!e4_bmap_count(ps->map))
+		ps->origin = ps->pos = start;
+	err = e4_bmap_set_range(ps->map, start, len);
+	if (!err && e4_bmap_run_count(ps->map) > MAX_RUNS)
+		err = E4_ERR_NO_SPACE;
+	return err;
 }
 
 /* Next len blocks of the stream (at most up to the end of the current
  * run): *pblk and *got. */
 static int ps_take(struct pstream *ps, uint32_t len, e4_blk_t *pblk, uint32_t *got)
 {
-	uint32_t left;
+	uint64_t first, n, end;
 
-	if (ps->cur >= ps->n)
-		return -1;
-	left = ps->run[ps->cur].len - ps->off;
-	*pblk = ps->run[ps->cur].pblk + ps->off;
-	*got = len < left ? len : left;
-	ps->off += *got;
-	if (ps->off == ps->run[ps->cur].len) {
-		ps->cur++;
-		ps->off = 0;
+	for (;;) {
+		end = ps->wrapped ? ps->origin : e4_bmap_end(ps->map);
+		if (ps->pos < end && !e4_bmap_next_run(ps->map, ps->pos, &first, &n) && first < end)
+			break;
+		if (ps->wrapped)
+			return -1;
+		ps->wrapped = 1;
+		ps->pos = e4_bmap_start(ps->map);
 	}
+	if (n > end - first)
+		n = end - first;
+	*pblk = first;
+	*got = len < n ? len : (uint32_t)n;
+	ps->pos = first + *got;
 	return 0;
 }
 
@@ -215,7 +215,6 @@ errcode_t e4_journal_create(e4_fs *fs, uint32_t blocks, uint32_t fc_blocks, e4_b
 	uint16_t state;
 	errcode_t err;
 
-	memset(&ps, 0, sizeof(ps));
 	if (!(fs->flags & E4_OPEN_RW))
 		return E4_ERR_READ_ONLY;
 	if (e4_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) || sb->s_journal_inum)
@@ -236,9 +235,14 @@ errcode_t e4_journal_create(e4_fs *fs, uint32_t blocks, uint32_t fc_blocks, e4_b
 	if (!goal || goal >= g->blocks_count)
 		goal = extents ? e4_journal_default_goal(fs) : g->first_data_block;
 
+	err = ps_init(fs, &ps);
+	if (err)
+		return err;
 	buf = calloc(1, ZERO_CHUNK > bs ? ZERO_CHUNK : bs);
-	if (!buf)
-		return E4_ERR_NO_MEMORY;
+	if (!buf) {
+		err = E4_ERR_NO_MEMORY;
+		goto out;
+	}
 	if (!extents) {
 		meta = blockmap_meta_count(total, bs / 4);
 		metablk = malloc((meta + 1) * sizeof(*metablk));
@@ -254,7 +258,7 @@ errcode_t e4_journal_create(e4_fs *fs, uint32_t blocks, uint32_t fc_blocks, e4_b
 	/* split the stream: with a block map, each indirect block comes right
 	 * before the first data block it maps (as ext2/3 tools lay it out) */
 	/* runs, split further at indirect blocks and at 32768 blocks */
-	cap = ps.n + meta + total / EXT_INIT_MAX_LEN + 2;
+	cap = e4_bmap_run_count(ps.map) + 1 + meta + total / EXT_INIT_MAX_LEN + 2;
 	ext = calloc(cap, sizeof(*ext));
 	if (!ext) {
 		err = E4_ERR_NO_MEMORY;
@@ -397,18 +401,16 @@ errcode_t e4_journal_create(e4_fs *fs, uint32_t blocks, uint32_t fc_blocks, e4_b
 	sb->s_journal_inum = e4_cpu_to_le32(EXT4_JOURNAL_INO);
 	sb->s_journal_dev = 0;
 	memset(sb->s_journal_uuid, 0, sizeof(sb->s_journal_uuid));
-	sb->s_feature_compat = e4_cpu_to_le32(e4_le32(sb->s_feature_compat) |
-					      EXT4_FEATURE_COMPAT_HAS_JOURNAL);
+	e4_sb_feature_change(sb, E4_FEAT_COMPAT, EXT4_FEATURE_COMPAT_HAS_JOURNAL, 1);
 	if (fc_blocks)
-		sb->s_feature_compat = e4_cpu_to_le32(e4_le32(sb->s_feature_compat) |
-						      EXT4_FEATURE_COMPAT_FAST_COMMIT);
+		e4_sb_feature_change(sb, E4_FEAT_COMPAT, EXT4_FEATURE_COMPAT_FAST_COMMIT, 1);
 	err = e4_alloc_flush(fs);
 	if (!err)
 		err = e4_super_write_backups(fs);
 	if (!err)
 		err = e4_flush(fs);
 out:
-	free(ps.run);
+	e4_bmap_free(ps.map);
 	free(ext);
 	free(metablk);
 	free(buf);
@@ -424,43 +426,44 @@ static int zero16(const uint8_t *p)
 	return 1;
 }
 
-struct free_ctx {
-	struct e4_map_extent *run;
-	size_t n, cap;
-};
-
+/* The journal's blocks (data and mapping), collected in a map (runs
+ * backend) to be freed once inode 8 is cleared. */
 static int collect_cb(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
 {
-	struct free_ctx *c = priv;
+	struct e4_bmap *map = priv;
+	errcode_t err;
 
 	if (ext->pblk + ext->len > fs->geom.blocks_count || ext->pblk < fs->geom.first_data_block)
 		return (int)E4_ERR_BAD_BLOCK_NUM;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		void *p;
+	err = e4_bmap_set_range(map, ext->pblk, ext->len);
+	if (!err && e4_bmap_run_count(map) > (1U << 24))
+		err = E4_ERR_CORRUPT;
+	return (int)err;
+}
 
-		if (cap > (1U << 24))
-			return (int)E4_ERR_CORRUPT;
-		p = realloc(c->run, cap * sizeof(*c->run));
-		if (!p)
-			return (int)E4_ERR_NO_MEMORY;
-		c->run = p;
-		c->cap = cap;
-	}
-	c->run[c->n++] = *ext;
-	return 0;
+struct free_ctx {
+	e4_fs *fs;
+	errcode_t err;
+};
+
+static int free_run(uint64_t first, uint64_t len, void *priv)
+{
+	struct free_ctx *c = priv;
+
+	c->err = e4_block_mark(c->fs, first, len, 0, NULL);
+	return c->err ? 1 : 0;
 }
 
 errcode_t e4_journal_remove(e4_fs *fs)
 {
 	struct ext4_super_block *sb = fs->sb;
-	struct free_ctx c;
+	struct e4_bmap *blocks = NULL;
+	struct free_ctx c = { fs, 0 };
 	union e4_inode_buf ib;
 	e4_ino_t ino;
 	uint16_t state;
 	errcode_t err;
 
-	memset(&c, 0, sizeof(c));
 	if (!(fs->flags & E4_OPEN_RW))
 		return E4_ERR_READ_ONLY;
 	if (!e4_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
@@ -472,12 +475,15 @@ errcode_t e4_journal_remove(e4_fs *fs)
 		return E4_ERR_EXTERNAL_JOURNAL;
 	if (ino && ino != EXT4_JOURNAL_INO)
 		return E4_ERR_JOURNAL_INODE;
+	err = e4_bmap_create(E4_BMAP_RUNS, 0, fs->geom.blocks_count, &blocks);
+	if (err)
+		return err;
 	if (ino) {
 		err = e4_inode_read(fs, ino, &ib);
 		if (err)
-			return err;
+			goto out;
 		if (e4_inode_has_map(fs, &ib.inode)) {
-			err = e4_map_iterate(fs, ino, &ib.inode, E4_ITER_META, collect_cb, &c);
+			err = e4_map_iterate(fs, ino, &ib.inode, E4_ITER_META, collect_cb, blocks);
 			if (err)
 				goto out;
 		}
@@ -487,9 +493,8 @@ errcode_t e4_journal_remove(e4_fs *fs)
 	 * first */
 	state = sb->s_state;
 	sb->s_state = e4_cpu_to_le16(e4_le16(state) & ~EXT4_VALID_FS);
-	sb->s_feature_compat = e4_cpu_to_le32(e4_le32(sb->s_feature_compat) &
-					      ~(EXT4_FEATURE_COMPAT_HAS_JOURNAL |
-						EXT4_FEATURE_COMPAT_FAST_COMMIT));
+	e4_sb_feature_change(sb, E4_FEAT_COMPAT,
+			     EXT4_FEATURE_COMPAT_HAS_JOURNAL | EXT4_FEATURE_COMPAT_FAST_COMMIT, 0);
 	sb->s_journal_inum = 0;
 	sb->s_journal_dev = 0;
 	memset(sb->s_journal_uuid, 0, sizeof(sb->s_journal_uuid));
@@ -513,8 +518,8 @@ errcode_t e4_journal_remove(e4_fs *fs)
 
 	/* 3. its blocks are freed: bitmaps, descriptors, and last the
 	 * superblock with the new counts and its state back as it was */
-	for (size_t i = 0; i < c.n && !err; i++)
-		err = e4_block_mark(fs, c.run[i].pblk, c.run[i].len, 0, NULL);
+	if (!err && e4_bmap_iterate(blocks, 0, fs->geom.blocks_count, free_run, &c))
+		err = c.err;
 	if (!err) {
 		sb->s_state = state;
 		fs->sb_dirty = 1;
@@ -525,6 +530,6 @@ errcode_t e4_journal_remove(e4_fs *fs)
 	if (!err)
 		err = e4_flush(fs);
 out:
-	free(c.run);
+	e4_bmap_free(blocks);
 	return err;
 }

@@ -10,7 +10,7 @@
  * trees at most EXT4_MAX_EXTENT_DEPTH deep, indirect maps three levels;
  * every block number is checked against the filesystem before use.
  */
-#include "e4_private.h"
+#include "map_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +18,6 @@
 struct trunc {
 	e4_fs *fs;
 	e4_ino_t ino;
-	uint64_t first;		/* first logical block to drop */
 	uint64_t freed;		/* blocks freed (data and map blocks) */
 };
 
@@ -30,174 +29,7 @@ static int blk_ok(e4_fs *fs, e4_blk_t blk, uint64_t count)
 
 static errcode_t free_run(struct trunc *t, e4_blk_t blk, uint64_t count)
 {
-	errcode_t err;
-
-	if (!count)
-		return 0;
-	uint64_t changed = 0;
-
-	if (!blk_ok(t->fs, blk, count))
-		return E4_ERR_BAD_BLOCK_NUM;
-	err = e4_block_mark(t->fs, blk, count, 0, &changed);
-	if (err)
-		return err;
-	t->freed += count;
-	/* A block of the orphan already free means the map is not to be
-	 * trusted (or blocks are shared): stop, as e2fsck does.  With
-	 * bigalloc one cluster may hold several of the file's runs. */
-	if (!t->fs->geom.cluster_bits && changed != count)
-		return E4_ERR_CORRUPT;
-	return 0;
-}
-
-/* ---- extent trees: a punch to the end on the cursor (extent_map.c) ---- */
-
-/* As e2fsck releases orphans, tree blocks are not held to their checksum
- * (the ones rewritten get a correct one); i_blocks follows inside. */
-static errcode_t trunc_extents(struct trunc *t, struct ext4_inode *inode)
-{
-	e4_extent_handle *h;
-	uint64_t freed = 0;
-	errcode_t err;
-
-	err = e4_extent_open(t->fs, t->ino, inode, E4_EXTENT_NOCSUM, &h);
-	if (err)
-		return err;
-	err = e4_extent_punch(h, t->first, UINT64_MAX, &freed);
-	e4_extent_close(h);
-	t->freed += freed;
-	return err;
-}
-
-/* ---- indirect maps ---------------------------------------------------- */
-
-/* Drop the entries of indirect block blk (level 1..3, covering logical
- * blocks from base) at or past t->first; *empty when all are zero. */
-static errcode_t trunc_ind(struct trunc *t, e4_blk_t blk, unsigned level, uint64_t base,
-			   int *empty)
-{
-	unsigned apb = t->fs->geom.block_size / 4;
-	uint64_t span = 1;
-	uint32_t *map;
-	errcode_t err;
-	int dirty = 0, any = 0;
-
-	for (unsigned l = 1; l < level; l++)
-		span *= apb;
-	if (!blk_ok(t->fs, blk, 1))
-		return E4_ERR_BAD_IND_BLOCK;
-	map = malloc(t->fs->geom.block_size);
-	if (!map)
-		return E4_ERR_NO_MEMORY;
-	err = e4_read_block(t->fs, blk, map);
-	for (unsigned i = 0; !err && i < apb; i++) {
-		uint64_t lb = base + i * span;
-		e4_blk_t b = e4_le32(map[i]);
-		int cempty = 1;
-
-		if (!b)
-			continue;
-		if (lb + span <= t->first) {
-			any = 1;
-			continue;
-		}
-		if (level > 1) {
-			err = trunc_ind(t, b, level - 1, lb, &cempty);
-			if (err)
-				break;
-		}
-		if (!cempty) {
-			any = 1;
-			continue;
-		}
-		err = free_run(t, b, 1);
-		map[i] = 0;
-		dirty = 1;
-	}
-	/* Written even when it is about to be freed: like e2fsck, the
-	 * dropped entries read as zero afterwards. */
-	if (!err && dirty)
-		err = e4_io_write_blk(t->fs->io, blk, 1, map);
-	free(map);
-	*empty = !any;
-	return err;
-}
-
-static errcode_t trunc_blockmap(struct trunc *t, struct ext4_inode *inode)
-{
-	unsigned apb = t->fs->geom.block_size / 4;
-	uint64_t base = EXT4_NDIR_BLOCKS, span = apb;
-	errcode_t err;
-
-	for (unsigned i = 0; i < EXT4_NDIR_BLOCKS; i++) {
-		e4_blk_t b = e4_le32(inode->i_block[i]);
-
-		if (b && i >= t->first) {
-			err = free_run(t, b, 1);
-			if (err)
-				return err;
-			inode->i_block[i] = 0;
-		}
-	}
-	for (unsigned level = 1; level <= 3; level++) {
-		unsigned slot = EXT4_NDIR_BLOCKS + level - 1;
-		e4_blk_t b = e4_le32(inode->i_block[slot]);
-		int empty = 0;
-
-		if (b && base + span > t->first) {
-			err = trunc_ind(t, b, level, base, &empty);
-			if (err)
-				return err;
-			if (empty) {
-				err = free_run(t, b, 1);
-				if (err)
-					return err;
-				inode->i_block[slot] = 0;
-			}
-		}
-		base += span;
-		span *= apb;
-	}
-	return 0;
-}
-
-/* ---- inodes ----------------------------------------------------------- */
-
-/* i_blocks less the blocks freed (never below 0; the setter's rule). */
-static void iblocks_sub(e4_fs *fs, struct ext4_inode *inode, uint64_t blocks)
-{
-	uint64_t cur = e4_inode_blocks(fs, inode), units = blocks * (fs->geom.block_size / 512);
-
-	/* a smaller count always fits */
-	(void)e4_inode_blocks_set(fs, inode, cur > units ? cur - units : 0);
-}
-
-errcode_t e4_inode_truncate_blocks(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
-				   uint64_t first_lblk, uint64_t *freed)
-{
-	struct ext4_inode *inode = &ib->inode;
-	struct trunc t;
-	errcode_t err = 0;
-
-	if (freed)
-		*freed = 0;
-	if (!(fs->flags & E4_OPEN_RW))
-		return E4_ERR_READ_ONLY;
-	if (!e4_inode_has_map(fs, inode))
-		return 0;
-	memset(&t, 0, sizeof(t));
-	t.fs = fs;
-	t.ino = ino;
-	t.first = first_lblk;
-	if (e4_le32(inode->i_flags) & EXT4_EXTENTS_FL) {
-		err = trunc_extents(&t, inode);
-	} else {
-		err = trunc_blockmap(&t, inode);
-		iblocks_sub(fs, inode, t.freed);
-	}
-	if (freed)
-		*freed = t.freed;
-	return err;
+	return count ? e4_map_free_blocks(t->fs, blk, count, &t->freed) : 0;
 }
 
 /* Drop one reference to the xattr block of a freed inode. */
@@ -268,32 +100,7 @@ static errcode_t free_all_blocks(e4_fs *fs, e4_ino_t ino, struct ext4_inode *ino
  * zeroes that range in the first block past the end, which it frees. */
 static errcode_t zero_tail(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode)
 {
-	unsigned bs = fs->geom.block_size;
-	uint64_t size = e4_inode_size(inode);
-	unsigned off = (unsigned)(size % bs);
-	e4_blk_t pblk = 0;
-	uint32_t len;
-	unsigned flags = 0;
-	uint8_t *buf;
-	errcode_t err;
-
-	if (!off || !e4_inode_has_map(fs, inode))
-		return 0;
-	err = e4_bmap(fs, ino, inode, size / bs, &pblk, &len, &flags);
-	if (err || !pblk || (flags & E4_MAP_UNWRITTEN))
-		return err;
-	if (!blk_ok(fs, pblk, 1))
-		return E4_ERR_BAD_BLOCK_NUM;
-	buf = malloc(bs);
-	if (!buf)
-		return E4_ERR_NO_MEMORY;
-	err = e4_io_read_blk(fs->io, pblk, 1, buf);
-	if (!err) {
-		memset(buf + off, 0, bs - off);
-		err = e4_io_write_blk(fs->io, pblk, 1, buf);
-	}
-	free(buf);
-	return err;
+	return e4_file_zero_tail(fs, ino, inode, e4_inode_size(inode));
 }
 
 errcode_t e4_orphan_release_inode(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
@@ -499,8 +306,7 @@ static errcode_t process_orphan_file(e4_fs *fs, int64_t now, e4_orphan_cb cb, vo
 	free(c.buf);
 	if (err)
 		return err;
-	fs->sb->s_feature_ro_compat = e4_cpu_to_le32(e4_le32(fs->sb->s_feature_ro_compat) &
-						     ~EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT);
+	e4_sb_feature_change(fs->sb, E4_FEAT_RO_COMPAT, EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT, 0);
 	fs->sb_dirty = 1;
 	return 0;
 }
@@ -601,45 +407,4 @@ errcode_t e4_orphans_release(e4_fs *fs, int64_t now, e4_orphan_cb cb, void *priv
 		err = flush(fs);
 	}
 	return err;
-}
-
-/* ---- writing back, primary copies only ---------------------------------- */
-
-/* The primary descriptor table: the classic GDT after the primary
- * superblock, and with meta_bg each later descriptor block in the first
- * group of its meta group (section 4.5). */
-errcode_t e4_gdt_write_primary(e4_fs *fs)
-{
-	const struct e4_geom *g = &fs->geom;
-	int meta_bg = e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_META_BG);
-	uint32_t first_meta_bg = meta_bg ? e4_le32(fs->sb->s_first_meta_bg) : g->desc_blocks;
-	uint32_t classic = first_meta_bg < g->desc_blocks ? first_meta_bg : g->desc_blocks;
-	errcode_t err;
-
-	if (fs->gdt_copy)
-		return E4_ERR_GDT_COPY;
-	for (uint32_t i = 0; i < g->desc_blocks; i++) {
-		e4_blk_t b;
-
-		if (i < classic) {
-			b = e4_group_desc_block(fs, 0, i);
-		} else {
-			e4_group_t grp = (e4_group_t)((uint64_t)i * g->desc_per_block);
-
-			if (grp >= g->group_count)
-				break;
-			b = e4_group_first_block(fs, grp);
-			if (grp == 0 && g->block_size == 1024)
-				b = 1;
-			if (e4_group_has_super(fs, grp))
-				b++;
-		}
-		if (b >= g->blocks_count)
-			return E4_ERR_GD_BAD_LOCATION;
-		err = e4_io_pwrite(fs->io, b * (uint64_t)g->block_size,
-				   fs->gdt + (size_t)i * g->block_size, g->block_size);
-		if (err)
-			return err;
-	}
-	return 0;
 }

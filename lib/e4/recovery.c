@@ -993,7 +993,7 @@ errcode_t e4_journal_errno_to_fs(e4_fs *fs, e4_journal *j, int *carried)
 		return E4_ERR_READ_ONLY;
 	/* Record the error in the filesystem first, then forget it in the
 	 * journal, so that a crash in between loses nothing. */
-	sb->s_state = e4_cpu_to_le16(e4_le16(sb->s_state) | EXT4_ERROR_FS);
+	e4_sb_state_change(sb, EXT4_ERROR_FS, 0);
 	err = e4_super_write(fs);
 	if (!err)
 		err = e4_io_flush(e4_fs_io(fs));
@@ -1076,8 +1076,7 @@ errcode_t e4_journal_recover(e4_fs *fs, e4_journal *j, e4_jlog_cb cb, void *priv
 	if (rec_err)
 		state &= ~EXT4_VALID_FS;
 	sb->s_state = e4_cpu_to_le16(state);
-	sb->s_feature_incompat = e4_cpu_to_le32(e4_le32(sb->s_feature_incompat) &
-						~EXT4_FEATURE_INCOMPAT_RECOVER);
+	e4_sb_feature_change(sb, E4_FEAT_INCOMPAT, EXT4_FEATURE_INCOMPAT_RECOVER, 0);
 	/* Bytes written to the filesystem device: the replayed blocks and,
 	 * for an internal journal, its superblock.  0 means "not tracked"
 	 * (e2fsck's rule). */
@@ -1087,7 +1086,7 @@ errcode_t e4_journal_recover(e4_fs *fs, e4_journal *j, e4_jlog_cb cb, void *priv
 
 		if (!e4_journal_bmap(j, 0, &jsb_blk) && jsb_blk)
 			bytes += bs;
-		sb->s_kbytes_written = e4_cpu_to_le64(e4_le64(sb->s_kbytes_written) + (bytes >> 10));
+		e4_sb_add_kbytes_written(sb, bytes >> 10);
 	}
 	err = e4_super_validate(sb, e4_io_size(e4_fs_io(fs)));
 	if (err) {

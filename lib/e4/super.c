@@ -46,6 +46,94 @@ int64_t e4_sb_time(uint32_t lo, uint8_t hi)
 	return (int64_t)((uint64_t)lo | ((uint64_t)hi << 32));
 }
 
+/* ---- setters: each field's halves written in one place ----------------- */
+static int sb_is_64bit(const struct ext4_super_block *sb)
+{
+	return (e4_le32(sb->s_feature_incompat) & EXT4_FEATURE_INCOMPAT_64BIT) != 0;
+}
+
+static void sb_set_split(const struct ext4_super_block *sb, uint32_t *lo, uint32_t *hi, uint64_t v)
+{
+	*lo = e4_cpu_to_le32((uint32_t)v);
+	if (sb_is_64bit(sb))
+		*hi = e4_cpu_to_le32((uint32_t)(v >> 32));
+}
+
+void e4_sb_set_blocks_count(struct ext4_super_block *sb, uint64_t blocks)
+{
+	sb_set_split(sb, &sb->s_blocks_count_lo, &sb->s_blocks_count_hi, blocks);
+}
+
+void e4_sb_set_r_blocks_count(struct ext4_super_block *sb, uint64_t blocks)
+{
+	sb_set_split(sb, &sb->s_r_blocks_count_lo, &sb->s_r_blocks_count_hi, blocks);
+}
+
+void e4_sb_set_free_blocks_count(struct ext4_super_block *sb, uint64_t blocks)
+{
+	sb_set_split(sb, &sb->s_free_blocks_count_lo, &sb->s_free_blocks_count_hi, blocks);
+}
+
+void e4_sb_set_free_inodes_count(struct ext4_super_block *sb, uint32_t inodes)
+{
+	sb->s_free_inodes_count = e4_cpu_to_le32(inodes);
+}
+
+void e4_sb_set_time(struct ext4_super_block *sb, enum e4_sb_time_field f, int64_t t)
+{
+	uint32_t lo = e4_cpu_to_le32((uint32_t)t);
+	uint8_t hi = (uint8_t)((uint64_t)t >> 32);
+
+	switch (f) {
+	case E4_SB_MTIME: sb->s_mtime = lo; sb->s_mtime_hi = hi; break;
+	case E4_SB_WTIME: sb->s_wtime = lo; sb->s_wtime_hi = hi; break;
+	case E4_SB_LASTCHECK: sb->s_lastcheck = lo; sb->s_lastcheck_hi = hi; break;
+	case E4_SB_MKFS_TIME: sb->s_mkfs_time = lo; sb->s_mkfs_time_hi = hi; break;
+	case E4_SB_FIRST_ERROR_TIME:
+		sb->s_first_error_time = lo;
+		sb->s_first_error_time_hi = hi;
+		break;
+	case E4_SB_LAST_ERROR_TIME:
+		sb->s_last_error_time = lo;
+		sb->s_last_error_time_hi = hi;
+		break;
+	}
+}
+
+static uint32_t *sb_feature_word(struct ext4_super_block *sb, enum e4_feature_kind kind)
+{
+	switch (kind) {
+	case E4_FEAT_COMPAT: return &sb->s_feature_compat;
+	case E4_FEAT_INCOMPAT: return &sb->s_feature_incompat;
+	case E4_FEAT_RO_COMPAT: break;
+	}
+	return &sb->s_feature_ro_compat;
+}
+
+void e4_sb_set_features(struct ext4_super_block *sb, enum e4_feature_kind kind, uint32_t mask)
+{
+	*sb_feature_word(sb, kind) = e4_cpu_to_le32(mask);
+}
+
+void e4_sb_feature_change(struct ext4_super_block *sb, enum e4_feature_kind kind,
+			  uint32_t mask, int on)
+{
+	uint32_t *w = sb_feature_word(sb, kind);
+	uint32_t v = e4_le32(*w);
+
+	*w = e4_cpu_to_le32(on ? v | mask : v & ~mask);
+}
+
+void e4_sb_state_change(struct ext4_super_block *sb, uint16_t set, uint16_t clear)
+{
+	sb->s_state = e4_cpu_to_le16((uint16_t)((e4_le16(sb->s_state) & ~clear) | set));
+}
+
+void e4_sb_add_kbytes_written(struct ext4_super_block *sb, uint64_t kbytes)
+{
+	sb->s_kbytes_written = e4_cpu_to_le64(e4_le64(sb->s_kbytes_written) + kbytes);
+}
+
 static int is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));
@@ -390,7 +478,7 @@ static errcode_t read_super(e4_fs *fs, uint64_t off)
 	 * depend on them): a read-only open that did not ask for the
 	 * kernel's checks goes on, as the reference inspection tools do. */
 	if (e4_err_is_mount_check(err) &&
-	    ((fs->flags & E4_OPEN_CATASTROPHIC) ||
+	    ((fs->flags & (E4_OPEN_CATASTROPHIC | E4_OPEN_NO_MOUNT_CHECKS)) ||
 	     !(fs->flags & (E4_OPEN_RW | E4_OPEN_MOUNT_CHECKS))))
 		return 0;
 	if (err == E4_ERR_BAD_DESC_SIZE && (fs->flags & E4_OPEN_CATASTROPHIC)) {
@@ -699,6 +787,15 @@ errcode_t e4_read_block(e4_fs *fs, e4_blk_t blk, void *buf)
 
 errcode_t e4_super_write(e4_fs *fs)
 {
+	if (!(fs->flags & E4_OPEN_RW))
+		return E4_ERR_READ_ONLY;
+	if (e4_le32(fs->sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+		fs->sb->s_checksum = e4_cpu_to_le32(e4_superblock_csum(fs->sb));
+	return e4_super_write_as_is(fs);
+}
+
+errcode_t e4_super_write_as_is(e4_fs *fs)
+{
 	unsigned bs = fs->geom.block_size;
 	e4_blk_t blk = EXT4_SUPERBLOCK_OFFSET / bs;
 	uint8_t *buf;
@@ -706,8 +803,6 @@ errcode_t e4_super_write(e4_fs *fs)
 
 	if (!(fs->flags & E4_OPEN_RW))
 		return E4_ERR_READ_ONLY;
-	if (e4_le32(fs->sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
-		fs->sb->s_checksum = e4_cpu_to_le32(e4_superblock_csum(fs->sb));
 	buf = malloc(bs);
 	if (!buf)
 		return E4_ERR_NO_MEMORY;
@@ -750,7 +845,7 @@ errcode_t e4_super_mark_unclean(e4_fs *fs)
 		err = e4_io_read_blk(fs->io, blk, 1, buf);
 	dsb = (struct ext4_super_block *)(buf + EXT4_SUPERBLOCK_OFFSET % bs);
 	if (!err && (e4_le16(dsb->s_state) & EXT4_VALID_FS)) {
-		dsb->s_state = e4_cpu_to_le16(e4_le16(dsb->s_state) & ~EXT4_VALID_FS);
+		e4_sb_state_change(dsb, 0, EXT4_VALID_FS);
 		if (e4_le32(dsb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
 			dsb->s_checksum = e4_cpu_to_le32(e4_superblock_csum(dsb));
 		err = e4_io_write_blk(fs->io, blk, 1, buf);

@@ -90,36 +90,47 @@ errcode_t e4_group_set(e4_fs *fs, e4_group_t g, const struct e4_group *in)
 {
 	struct ext4_group_desc *d = desc_rw(fs, g);
 	unsigned dsz = fs->geom.desc_size;
+	int fits = 1;
 
 	if (!d)
 		return E4_ERR_BAD_GROUP_NUM;
 	memset(d, 0, dsz);
-	d->bg_block_bitmap_lo = e4_cpu_to_le32((uint32_t)in->block_bitmap);
-	d->bg_inode_bitmap_lo = e4_cpu_to_le32((uint32_t)in->inode_bitmap);
-	d->bg_inode_table_lo = e4_cpu_to_le32((uint32_t)in->inode_table);
-	d->bg_free_blocks_count_lo = e4_cpu_to_le16((uint16_t)in->free_blocks);
-	d->bg_free_inodes_count_lo = e4_cpu_to_le16((uint16_t)in->free_inodes);
-	d->bg_used_dirs_count_lo = e4_cpu_to_le16((uint16_t)in->used_dirs);
-	d->bg_flags = e4_cpu_to_le16(in->flags);
-	d->bg_exclude_bitmap_lo = e4_cpu_to_le32((uint32_t)in->exclude_bitmap);
-	d->bg_block_bitmap_csum_lo = e4_cpu_to_le16((uint16_t)in->block_bitmap_csum);
-	d->bg_inode_bitmap_csum_lo = e4_cpu_to_le16((uint16_t)in->inode_bitmap_csum);
-	d->bg_itable_unused_lo = e4_cpu_to_le16((uint16_t)in->itable_unused);
-	if (dsz >= EXT4_MIN_DESC_SIZE_64BIT) {
-		d->bg_block_bitmap_hi = e4_cpu_to_le32((uint32_t)(in->block_bitmap >> 32));
-		d->bg_inode_bitmap_hi = e4_cpu_to_le32((uint32_t)(in->inode_bitmap >> 32));
-		d->bg_inode_table_hi = e4_cpu_to_le32((uint32_t)(in->inode_table >> 32));
-		d->bg_free_blocks_count_hi = e4_cpu_to_le16((uint16_t)(in->free_blocks >> 16));
-		d->bg_free_inodes_count_hi = e4_cpu_to_le16((uint16_t)(in->free_inodes >> 16));
-		d->bg_used_dirs_count_hi = e4_cpu_to_le16((uint16_t)(in->used_dirs >> 16));
-		d->bg_itable_unused_hi = e4_cpu_to_le16((uint16_t)(in->itable_unused >> 16));
-		d->bg_exclude_bitmap_hi = e4_cpu_to_le32((uint32_t)(in->exclude_bitmap >> 32));
-		d->bg_block_bitmap_csum_hi = e4_cpu_to_le16((uint16_t)(in->block_bitmap_csum >> 16));
-		d->bg_inode_bitmap_csum_hi = e4_cpu_to_le16((uint16_t)(in->inode_bitmap_csum >> 16));
-	} else if ((in->block_bitmap | in->inode_bitmap | in->inode_table) >> 32) {
+	/* counts and checksums are cut to what the descriptor holds; a
+	 * location that does not fit is an error */
+	fits &= e4_gd_field_put(d, dsz, E4_GDF_BLOCK_BITMAP, in->block_bitmap);
+	fits &= e4_gd_field_put(d, dsz, E4_GDF_INODE_BITMAP, in->inode_bitmap);
+	fits &= e4_gd_field_put(d, dsz, E4_GDF_INODE_TABLE, in->inode_table);
+	e4_gd_field_put(d, dsz, E4_GDF_FREE_BLOCKS, in->free_blocks);
+	e4_gd_field_put(d, dsz, E4_GDF_FREE_INODES, in->free_inodes);
+	e4_gd_field_put(d, dsz, E4_GDF_USED_DIRS, in->used_dirs);
+	e4_gd_field_put(d, dsz, E4_GDF_FLAGS, in->flags);
+	e4_gd_field_put(d, dsz, E4_GDF_EXCLUDE_BITMAP, in->exclude_bitmap);
+	e4_gd_field_put(d, dsz, E4_GDF_BLOCK_BITMAP_CSUM, in->block_bitmap_csum);
+	e4_gd_field_put(d, dsz, E4_GDF_INODE_BITMAP_CSUM, in->inode_bitmap_csum);
+	e4_gd_field_put(d, dsz, E4_GDF_ITABLE_UNUSED, in->itable_unused);
+	if (!fits)
+		return E4_ERR_BAD_BLOCK_NUM;
+	e4_group_csum_set(fs, g);
+	return 0;
+}
+
+errcode_t e4_group_set_field(e4_fs *fs, e4_group_t g, enum e4_gd_field f, uint64_t v)
+{
+	struct ext4_group_desc *d = desc_rw(fs, g);
+	unsigned dsz = fs->geom.desc_size;
+	uint64_t old;
+
+	if (!d)
+		return E4_ERR_BAD_GROUP_NUM;
+	if ((unsigned)f >= E4_GDF_COUNT)
+		return E4_ERR_INVALID_ARGUMENT;
+	old = e4_gd_field_get(d, dsz, f);
+	if (!e4_gd_field_put(d, dsz, f, v)) {
+		e4_gd_field_put(d, dsz, f, old);
 		return E4_ERR_BAD_BLOCK_NUM;
 	}
-	e4_group_csum_set(fs, g);
+	if (f != E4_GDF_CHECKSUM)
+		e4_group_csum_set(fs, g);
 	return 0;
 }
 
@@ -143,15 +154,9 @@ static errcode_t bitmap_write(e4_fs *fs, e4_group_t g, const uint8_t *buf, int i
 		size_t len = inode ? fs->geom.inodes_per_group / 8 : fs->geom.clusters_per_group / 8;
 		uint32_t c = e4_bitmap_csum(fs, buf, len);
 
-		if (inode) {
-			d->bg_inode_bitmap_csum_lo = e4_cpu_to_le16((uint16_t)c);
-			if (fs->geom.desc_size >= EXT4_BG_INODE_BITMAP_CSUM_HI_END)
-				d->bg_inode_bitmap_csum_hi = e4_cpu_to_le16((uint16_t)(c >> 16));
-		} else {
-			d->bg_block_bitmap_csum_lo = e4_cpu_to_le16((uint16_t)c);
-			if (fs->geom.desc_size >= EXT4_BG_BLOCK_BITMAP_CSUM_HI_END)
-				d->bg_block_bitmap_csum_hi = e4_cpu_to_le16((uint16_t)(c >> 16));
-		}
+		/* the halves the descriptor has (the low one alone: 32 bytes) */
+		e4_gd_field_put(d, fs->geom.desc_size,
+				inode ? E4_GDF_INODE_BITMAP_CSUM : E4_GDF_BLOCK_BITMAP_CSUM, c);
 		e4_group_csum_set(fs, g);
 	}
 	err = e4_io_pwrite(fs->io, blk * (uint64_t)fs->geom.block_size, buf, fs->geom.block_size);
@@ -185,6 +190,15 @@ void e4_inode_csum_set(e4_fs *fs, e4_ino_t ino, struct ext4_inode *inode)
 
 errcode_t e4_inode_write(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *buf)
 {
+	if (!(fs->flags & E4_OPEN_RW))
+		return E4_ERR_READ_ONLY;
+	if (ino >= 1 && ino <= fs->geom.inodes_count)
+		e4_inode_csum_set(fs, ino, &buf->inode);
+	return e4_inode_write_as_is(fs, ino, buf);
+}
+
+errcode_t e4_inode_write_as_is(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *buf)
+{
 	const struct e4_geom *g = &fs->geom;
 	uint64_t off;
 	uint8_t *blk;
@@ -195,7 +209,6 @@ errcode_t e4_inode_write(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *buf)
 	err = e4_inode_location(fs, ino, &off);
 	if (err)
 		return err;
-	e4_inode_csum_set(fs, ino, &buf->inode);
 	blk = malloc(g->block_size);
 	if (!blk)
 		return E4_ERR_NO_MEMORY;
@@ -249,22 +262,40 @@ errcode_t e4_gdt_write(e4_fs *fs)
 		uint64_t cand[3] = { first, first + 1, first + g->desc_per_block - 1 };
 
 		for (int k = 0; k < 3; k++) {
-			e4_group_t grp = (e4_group_t)cand[k];
 			e4_blk_t b;
 
 			if (cand[k] >= g->group_count || (k && cand[k] == cand[k - 1]))
 				continue;
-			b = e4_group_first_block(fs, grp);
-			if (grp == 0 && bs == 1024)
-				b = 1;
-			if (e4_group_has_super(fs, grp))
-				b++;
+			b = e4_group_meta_desc_block(fs, (e4_group_t)cand[k]);
 			if (b >= g->blocks_count)
 				return E4_ERR_GD_BAD_LOCATION;
 			err = e4_io_pwrite(fs->io, b * (uint64_t)bs, fs->gdt + (size_t)i * bs, bs);
 			if (err)
 				return err;
 		}
+	}
+	return 0;
+}
+
+/* The primary table only: descriptor block i where the primary superblock's
+ * copy has it (e4_group_desc_block(fs, 0, i): after the primary
+ * superblock, or with meta_bg in the first group of its meta group). */
+errcode_t e4_gdt_write_primary(e4_fs *fs)
+{
+	const struct e4_geom *g = &fs->geom;
+	errcode_t err;
+
+	if (fs->gdt_copy)
+		return E4_ERR_GDT_COPY;
+	for (uint32_t i = 0; i < g->desc_blocks; i++) {
+		e4_blk_t b = e4_group_desc_block(fs, 0, i);
+
+		if (b >= g->blocks_count)
+			return E4_ERR_GD_BAD_LOCATION;
+		err = e4_io_pwrite(fs->io, b * (uint64_t)g->block_size,
+				   fs->gdt + (size_t)i * g->block_size, g->block_size);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -284,9 +315,8 @@ errcode_t e4_super_write_backups(e4_fs *fs)
 			continue;
 		memcpy(copy, fs->sb, EXT4_SUPERBLOCK_SIZE);
 		copy->s_block_group_nr = e4_cpu_to_le16(g > 65535 ? 65535 : (uint16_t)g);
-		copy->s_state = e4_cpu_to_le16(e4_le16(copy->s_state) & ~EXT4_VALID_FS);
-		copy->s_feature_incompat = e4_cpu_to_le32(e4_le32(copy->s_feature_incompat) &
-							  ~EXT4_FEATURE_INCOMPAT_RECOVER);
+		e4_sb_state_change(copy, 0, EXT4_VALID_FS);
+		e4_sb_feature_change(copy, E4_FEAT_INCOMPAT, EXT4_FEATURE_INCOMPAT_RECOVER, 0);
 		if (fs->geom.metadata_csum)
 			copy->s_checksum = e4_cpu_to_le32(e4_superblock_csum(copy));
 		err = e4_io_pwrite(fs->io, sb_byte_offset(fs, g), copy, EXT4_SUPERBLOCK_SIZE);

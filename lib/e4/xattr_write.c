@@ -409,8 +409,7 @@ static void feature_ext_attr(e4_fs *fs)
 
 	if (e4_has_compat(fs, EXT4_FEATURE_COMPAT_EXT_ATTR))
 		return;
-	sb->s_feature_compat = e4_cpu_to_le32(e4_le32(sb->s_feature_compat) |
-					      EXT4_FEATURE_COMPAT_EXT_ATTR);
+	e4_sb_feature_change(sb, E4_FEAT_COMPAT, EXT4_FEATURE_COMPAT_EXT_ATTR, 1);
 	fs->sb_dirty = 1;
 }
 

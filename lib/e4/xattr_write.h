@@ -130,4 +130,13 @@ errcode_t e4_xattr_ibody_set(e4_fs *fs, union e4_inode_buf *ib, uint8_t name_ind
 			     const char *name, size_t name_len, const void *value,
 			     size_t value_len);
 
+/* A POSIX ACL value (system.posix_acl_access / _default) in the form
+ * Linux passes through the xattr calls (version 2, 8-byte entries) made
+ * into ext4's on-disk form (version 1, entries without an id for the
+ * owner, group, mask and other), which e4_xattr_set() stores as given
+ * (xattr_acl.c; format doc section 9.5).  *out is malloc'd.
+ * E4_ERR_INVALID_ARGUMENT (not a version 2 ACL, an unknown tag),
+ * E4_ERR_NO_MEMORY. */
+errcode_t e4_acl_to_disk(const void *value, size_t len, void **out, size_t *out_len);
+
 #endif

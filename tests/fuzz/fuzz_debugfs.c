@@ -128,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (command(line, sizeof(line), c[0], c[1], c[2] | c[3] << 8, big) > 0)
 				execute_line(line);
 		}
-		close_filesystem("fuzz");
+		close_filesystem("fuzz", 0);
 	}
 	quit_requested = 0;
 	fz_image_free(&im);

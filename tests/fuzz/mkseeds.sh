@@ -10,7 +10,9 @@
 #    feature set);
 #  - mkfs: the mke2fs invocations of the corpus (mkfs/cases.tsv) with their
 #    configuration files, plus a few option lists;
-#  - blocks: fuzz_blocks' own template blocks (E4FUZZ_SEEDS mode).
+#  - blocks: fuzz_blocks' own template blocks (E4FUZZ_SEEDS mode);
+#  - debugfs_w: the small e4mkfs images, checksums fixed, with three write
+#    commands each.
 # Done once per build directory: a stamp newer than this script and e4fz.py
 # skips it.
 set -euo pipefail
@@ -26,7 +28,7 @@ if [ -f "$stamp" ] && [ "$stamp" -nt "$0" ] && [ "$stamp" -nt "$src/tests/fuzz/e
 	exit 0
 fi
 rm -rf "$out"
-mkdir -p "$out"/{read,journal,debugfs,mkfs,blocks}
+mkdir -p "$out"/{read,journal,debugfs,debugfs_w,mkfs,blocks}
 "$py" "$src/tests/fuzz/e4fz.py" corpus "$shared/corpus" "$out" "$max"
 
 # small images made by e4mkfs: deterministic (fixed time, UUID, hash seed)
@@ -48,6 +50,10 @@ while IFS='|' read -r name size opts; do
 	"$py" "$src/tests/fuzz/e4fz.py" pack "$img" "$out/debugfs/mkfs_$name" \
 		--prefix "$(printf '%02x%02x%02x00' $((n % 27)) $((n * 7 % 256)) 2 \
 			$(((n + 9) % 27)) $((n * 3 % 256)) 11 $(((n + 18) % 27)) 1 12)"
+	# fuzz_debugfs_w: write commands (a field set, an xattr, a bitmap change)
+	"$py" "$src/tests/fuzz/e4fz.py" pack "$img" "$out/debugfs_w/mkfs_$name" --flags 1 \
+		--prefix "$(printf '%02x%02x%02x00' $((n % 16)) $((n * 7 % 256)) $((n * 5 + 2)) \
+			$(((n + 12) % 16)) $((n * 3 % 256)) 11 $(((n + 5) % 16)) 1 12)"
 	rm -f "$img"
 	n=$((n + 1))
 done <<'EOF'

@@ -7,8 +7,10 @@
  * order, overlaps, index keys, eh_max and eh_entries, depths, checksums,
  * i_blocks, bitmaps, free count).  Narrow nodes (eh_max 4, a test knob)
  * reach 3 to 5 levels in a few thousand steps; full-size nodes reach 2.
- * The images e2fsck must find clean are written by tests/t/lib_extent.sh
- * (same model, tests/helpers/extent_drv.c).
+ * The suite ends by writing an image (random operations on a linked
+ * file, compacted): the reference e2fsck -fn is clean and a read-only
+ * kernel mount reads the file as the model says; tests/t/lib_extent.sh
+ * judges more images the same way (same model, tests/helpers/extent_drv.c).
  * Needs mke2fs (REF_MKE2FS or PATH); skipped without it.
  * Catches (each planted once and seen failing): index keys not updated
  * after a first entry changes; a node written without its tail checksum;
@@ -27,19 +29,27 @@
 #include <cmocka.h>
 #include "e4.h"
 #include "unit_images.h"
+#include "unit_files.h"
 #include "../helpers/extent_model.h"
 
 #define INO	12
 
 static struct unit_images imgs;
-static const char *img1k, *img4k, *imgbig;
+static const char *img1k, *img4k, *imgbig, *imgfile;
+static char src[64];
 
 static int setup(void **state)
 {
 	(void)state;
 	e4_init_errors();
-	if (unit_images_init(&imgs, "extent_write"))
+	char opts[160];
+
+	if (unit_images_init(&imgs, "extent_write") || uf_src_make(src, "xw", 1))
 		return -1;
+	/* a linked file (f0) for the image e2fsck and the kernel judge */
+	snprintf(opts, sizeof(opts), "-t ext4 -b 1024 -N 64 -O ^has_journal,metadata_csum -d %s",
+		 src);
+	imgfile = unit_image_add(&imgs, "file", opts, "64M");
 	img1k = unit_image_add(&imgs, "1k", "-t ext4 -b 1024 -N 64 -O ^has_journal,metadata_csum",
 			       "64M");
 	img4k = unit_image_add(&imgs, "4k", "-t ext4 -b 4096 -N 64 -O ^has_journal,^metadata_csum",
@@ -54,6 +64,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	uf_src_remove(src, 1);
 	return unit_images_remove(&imgs);
 }
 
@@ -620,6 +631,58 @@ static void iblocks_setter(void **state)
 	e4_close(fs);
 }
 
+/* The suite's image: random map operations (data blocks holding their
+ * pattern) on a linked file, every step validated, the tree compacted as
+ * e2fsck's pass 1E would; then written: e2fsck -fn clean, the kernel reads
+ * the file as the model says (holes and unwritten extents as zeros). */
+static void image_judged(void **state)
+{
+	union e4_inode_buf ib;
+	struct xm m;
+	char mnt[64];
+	uint8_t *want = NULL;
+	size_t wlen = 0;
+	FILE *out;
+	e4_ino_t ino;
+	e4_fs *fs;
+	int rebuilt = 0, mounted;
+
+	(void)state;
+	if (!imgs.ok)
+		skip();
+	assert_int_equal(e4_open(imgfile, E4_OPEN_RW, 0, 0, &fs), 0);
+	assert_int_equal(uf_open(fs, "/f0", &ino, &ib), 0);
+	assert_int_equal(xm_init(&m, fs, ino, 20000, 0, 17, 1), 0);
+	for (unsigned long s = 0; s < 2000; s++) {
+		errcode_t err = xm_random_op(&m);
+
+		if (err)
+			fail_msg("step %lu: %s (%s)", s, error_message(err), m.err);
+		must_validate(&m, "judged image", s);
+	}
+	assert_int_equal(e4_extent_compact(m.h, &rebuilt), 0);
+	must_validate(&m, "judged image, compacted", 0);
+	print_message("judged image: depth up to %u, %llu extents, %llu tree blocks\n",
+		      m.max_depth, (unsigned long long)m.extents, (unsigned long long)m.nodes);
+	assert_int_equal(xm_finish(&m), 0);
+	out = open_memstream((char **)&want, &wlen);
+	assert_non_null(out);
+	assert_int_equal(xm_expected(&m, out), 0);
+	fclose(out);
+	xm_free(&m);
+	assert_int_equal(e4_close(fs), 0);
+	assert_int_equal(oracle_fsck(imgfile), 0);
+	mounted = oracle_mount(imgfile, mnt);
+	assert_true(mounted >= 0);
+	if (mounted > 0) {
+		int rc = uf_kernel_cmp(mnt, "f0", wlen, 0, want, wlen);
+
+		assert_int_equal(oracle_umount(mnt), 0);
+		assert_int_equal(rc, 0);
+	}
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -635,6 +698,7 @@ int main(void)
 		cmocka_unit_test(bulk_one_leaf_wrapper),
 		cmocka_unit_test(refusals),
 		cmocka_unit_test(iblocks_setter),
+		cmocka_unit_test(image_judged),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -415,9 +415,112 @@ static void fields(void **state)
 	unlink(path);
 }
 
+/* ---- setters: each half where the readers read it -------------------- */
+static void sb_setters(void **state)
+{
+	struct ext4_super_block sb;
+
+	(void)state;
+	memset(&sb, 0, sizeof(sb));
+	/* without 64bit the high halves stay as they are */
+	e4_sb_set_blocks_count(&sb, 0x123456789ull);
+	assert_int_equal(e4_le32(sb.s_blocks_count_lo), 0x23456789);
+	assert_int_equal(sb.s_blocks_count_hi, 0);
+	e4_sb_set_features(&sb, E4_FEAT_INCOMPAT, EXT4_FEATURE_INCOMPAT_64BIT);
+	e4_sb_set_blocks_count(&sb, 0x123456789ull);
+	e4_sb_set_r_blocks_count(&sb, 0x200000001ull);
+	e4_sb_set_free_blocks_count(&sb, 0x300000002ull);
+	assert_true(e4_sb_blocks_count(&sb) == 0x123456789ull);
+	assert_true(e4_sb_r_blocks_count(&sb) == 0x200000001ull);
+	assert_true(e4_sb_free_blocks_count(&sb) == 0x300000002ull);
+	/* 40-bit times: bits 32-39 in the _hi byte */
+	e4_sb_set_time(&sb, E4_SB_WTIME, 0x1234567890ll);
+	assert_true(e4_sb_time(e4_le32(sb.s_wtime), sb.s_wtime_hi) == 0x1234567890ll);
+	e4_sb_set_time(&sb, E4_SB_LAST_ERROR_TIME, 0x0100000002ll);
+	assert_int_equal(sb.s_last_error_time_hi, 1);
+	assert_int_equal(e4_le32(sb.s_last_error_time), 2);
+	assert_int_equal(sb.s_wtime_hi, 0x12);
+	/* feature bits and state */
+	e4_sb_feature_change(&sb, E4_FEAT_RO_COMPAT, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM, 1);
+	e4_sb_feature_change(&sb, E4_FEAT_INCOMPAT, EXT4_FEATURE_INCOMPAT_64BIT, 0);
+	assert_int_equal(e4_le32(sb.s_feature_ro_compat), EXT4_FEATURE_RO_COMPAT_METADATA_CSUM);
+	assert_int_equal(sb.s_feature_incompat, 0);
+	e4_sb_state_change(&sb, EXT4_VALID_FS | EXT4_ERROR_FS, 0);
+	e4_sb_state_change(&sb, 0, EXT4_VALID_FS);
+	assert_int_equal(e4_le16(sb.s_state), EXT4_ERROR_FS);
+	e4_sb_add_kbytes_written(&sb, 5);
+	e4_sb_add_kbytes_written(&sb, 7);
+	assert_true(e4_le64(sb.s_kbytes_written) == 12);
+}
+
+static void gd_fields(void **state)
+{
+	struct ext4_group_desc d[2];
+
+	(void)state;
+	memset(d, 0, sizeof(d));
+	/* 32-byte descriptors: the low halves only; what does not fit is said */
+	assert_int_equal(e4_gd_field_put(d, 32, E4_GDF_INODE_TABLE, 0x100000005ull), 0);
+	assert_int_equal(e4_le32(d->bg_inode_table_lo), 5);
+	assert_int_equal(d->bg_inode_table_hi, 0);
+	assert_int_equal(e4_gd_field_put(d, 32, E4_GDF_FREE_BLOCKS, 65535), 1);
+	assert_int_equal(e4_gd_field_put(d, 32, E4_GDF_FREE_BLOCKS, 65536), 0);
+	/* 64-byte ones: both halves, read back joined */
+	memset(d, 0, sizeof(d));
+	assert_int_equal(e4_gd_field_put(d, 64, E4_GDF_INODE_TABLE, 0x100000005ull), 1);
+	assert_int_equal(e4_gd_field_put(d, 64, E4_GDF_FREE_INODES, 0x12345), 1);
+	assert_int_equal(e4_gd_field_put(d, 64, E4_GDF_INODE_BITMAP_CSUM, 0xabcd1234), 1);
+	assert_int_equal(e4_gd_field_put(d, 64, E4_GDF_FLAGS, EXT4_BG_INODE_ZEROED), 1);
+	assert_int_equal(e4_le32(d->bg_inode_table_hi), 1);
+	assert_int_equal(e4_le16(d->bg_free_inodes_count_lo), 0x2345);
+	assert_int_equal(e4_le16(d->bg_free_inodes_count_hi), 1);
+	assert_int_equal(e4_le16(d->bg_inode_bitmap_csum_hi), 0xabcd);
+	assert_true(e4_gd_field_get(d, 64, E4_GDF_INODE_TABLE) == 0x100000005ull);
+	assert_int_equal(e4_gd_field_get(d, 64, E4_GDF_FREE_INODES), 0x12345);
+	assert_int_equal(e4_gd_field_get(d, 32, E4_GDF_FREE_INODES), 0x2345);
+	assert_int_equal(e4_gd_field_get(d, 64, E4_GDF_INODE_BITMAP_CSUM), 0xabcd1234);
+	assert_int_equal(e4_gd_field_get(d, 64, E4_GDF_FLAGS), EXT4_BG_INODE_ZEROED);
+	assert_int_equal(e4_gd_field_get(d, 64, E4_GDF_CHECKSUM), 0);
+}
+
+/* e4_group_set_field: one field, then the checksum; a value the 32-byte
+ * descriptor cannot hold changes nothing. */
+static void gd_set_field(void **state)
+{
+	char path[] = "/tmp/e4unit.group.XXXXXX";
+	struct e4_group d;
+	e4_fs *fs;
+
+	(void)state;
+	fs = make_fs_ro(0, EXT4_FEATURE_RO_COMPAT_GDT_CSUM, path);
+	assert_true(e4_group_csum_ok(fs, 1));
+	assert_int_equal(e4_group_set_field(fs, 1, E4_GDF_FREE_BLOCKS, 1234), 0);
+	assert_int_equal(e4_group_set_field(fs, 1, E4_GDF_FLAGS, EXT4_BG_INODE_ZEROED), 0);
+	assert_int_equal(e4_group_get(fs, 1, &d), 0);
+	assert_int_equal(d.free_blocks, 1234);
+	assert_int_equal(d.flags, EXT4_BG_INODE_ZEROED);
+	assert_true(e4_group_csum_ok(fs, 1));
+	assert_int_equal(e4_group_set_field(fs, 1, E4_GDF_INODE_TABLE, 1ull << 32),
+			 E4_ERR_BAD_BLOCK_NUM);
+	assert_int_equal(e4_group_set_field(fs, 1, E4_GDF_FREE_INODES, 70000),
+			 E4_ERR_BAD_BLOCK_NUM);
+	assert_int_equal(e4_group_get(fs, 1, &d), 0);
+	assert_int_equal(d.inode_table, 32768 + 4);
+	assert_int_equal(d.free_inodes, 0);
+	assert_true(e4_group_csum_ok(fs, 1));
+	assert_int_equal(e4_group_set_field(fs, 2, E4_GDF_FREE_BLOCKS, 1), E4_ERR_BAD_GROUP_NUM);
+	assert_int_equal(e4_group_set_field(fs, 1, E4_GDF_CHECKSUM, d.checksum ^ 1), 0);
+	assert_false(e4_group_csum_ok(fs, 1));
+	e4_close(fs);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(sb_setters),
+		cmocka_unit_test(gd_fields),
+		cmocka_unit_test(gd_set_field),
 		cmocka_unit_test(backup_locations),
 		cmocka_unit_test(fix_geometry),
 		cmocka_unit_test(locations),

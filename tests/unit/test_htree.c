@@ -402,9 +402,66 @@ static void effective_version(void **state)
 	assert_int_equal(e4_dx_effective_version(&fs, 1), 1);
 }
 
+/* e4_dirent_raw_at: an entry as stored, the checksum tail recognised,
+ * entries that do not fit the block refused (debugfs htree_dump's rules). */
+static void dirent_raw(void **state)
+{
+	uint8_t b[1024];
+	struct e4_dirent_raw d;
+
+	(void)state;
+	memset(b, 0, sizeof(b));
+	/* inode 12, rec_len 16, "name", file type 1 */
+	b[0] = 12;
+	b[4] = 16;
+	b[6] = 4;
+	b[7] = 1;
+	memcpy(b + 8, "name", 4);
+	/* an empty entry up to the tail, then the tail with checksum 0x11223344 */
+	b[16 + 4] = (uint8_t)(1024 - 16 - 12);
+	b[16 + 5] = (uint8_t)((1024 - 16 - 12) >> 8);
+	b[1012 + 4] = 12;
+	b[1012 + 7] = EXT4_FT_DIR_CSUM;
+	b[1012 + 8] = 0x44;
+	b[1012 + 9] = 0x33;
+	b[1012 + 10] = 0x22;
+	b[1012 + 11] = 0x11;
+	assert_int_equal(e4_dirent_raw_at(b, 1024, 0, &d), 0);
+	assert_int_equal(d.inode, 12);
+	assert_int_equal(d.rec_len, 16);
+	assert_int_equal(d.name_len, 4);
+	assert_int_equal(d.file_type, 1);
+	assert_memory_equal(d.name, "name", 4);
+	assert_false(d.csum_tail);
+	assert_int_equal(e4_dirent_raw_at(b, 1024, 16, &d), 0);
+	assert_int_equal(d.inode, 0);
+	assert_int_equal(d.rec_len, 1024 - 16 - 12);
+	assert_false(d.csum_tail);
+	assert_int_equal(e4_dirent_raw_at(b, 1024, 1012, &d), 0);
+	assert_true(d.csum_tail);
+	assert_int_equal(d.tail_csum, 0x11223344);
+	/* a header past the end; rec_len past the end, too small, unaligned,
+	 * or shorter than the name */
+	assert_int_equal(e4_dirent_raw_at(b, 1024, 1020, &d), E4_ERR_BAD_REC_LEN);
+	b[4] = 0;
+	b[5] = 8;	/* 2048 */
+	assert_int_equal(e4_dirent_raw_at(b, 1024, 0, &d), E4_ERR_BAD_REC_LEN);
+	b[5] = 0;
+	b[4] = 4;
+	assert_int_equal(e4_dirent_raw_at(b, 1024, 0, &d), E4_ERR_BAD_REC_LEN);
+	b[4] = 14;
+	assert_int_equal(e4_dirent_raw_at(b, 1024, 0, &d), E4_ERR_BAD_REC_LEN);
+	b[4] = 12;
+	b[6] = 5;
+	assert_int_equal(e4_dirent_raw_at(b, 1024, 0, &d), E4_ERR_BAD_REC_LEN);
+	b[6] = 4;
+	assert_int_equal(e4_dirent_raw_at(b, 1024, 0, &d), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(dirent_raw),
 		cmocka_unit_test(reference_vectors),
 		cmocka_unit_test(doc_vectors),
 		cmocka_unit_test(default_seed),

@@ -71,21 +71,34 @@ static const char *oracle_tool(const char *env, const char *name)
 	return t && *t ? t : name;
 }
 
-/* The reference e2fsck -fn: exit 0 and only its frame lines. */
-static int oracle_fsck(const char *img)
+/* The reference e2fsck -fn on img, its output (stderr too) to read. */
+static FILE *oracle_fsck_popen(const char *img)
 {
-	char cmd[512], line[1024];
-	FILE *p;
-	int bad = 0, st;
+	char cmd[512];
 
 	snprintf(cmd, sizeof(cmd), "PATH=\"$PATH:/sbin:/usr/sbin\" %s -fn %s 2>&1 </dev/null",
 		 oracle_tool("REF_E2FSCK", "e2fsck"), img);
-	p = popen(cmd, "r");
+	return popen(cmd, "r");
+}
+
+/* 1 for the lines a clean run prints: version, "Pass N", summary. */
+static int oracle_fsck_frame(const char *line)
+{
+	return !strncmp(line, "e2fsck ", 7) || !strncmp(line, "Pass ", 5) ||
+	       strstr(line, " files (") || line[0] == '\n';
+}
+
+/* The reference e2fsck -fn: exit 0 and only its frame lines. */
+static int oracle_fsck(const char *img)
+{
+	char line[1024];
+	FILE *p = oracle_fsck_popen(img);
+	int bad = 0, st;
+
 	if (!p)
 		return -1;
 	while (fgets(line, sizeof(line), p)) {
-		if (!strncmp(line, "e2fsck ", 7) || !strncmp(line, "Pass ", 5) ||
-		    strstr(line, " files (") || line[0] == '\n')
+		if (oracle_fsck_frame(line))
 			continue;
 		if (bad++ < 20)
 			fprintf(stderr, "e2fsck -fn %s: %s", img, line);
@@ -185,10 +198,13 @@ static int oracle_kernel_dir(const char *mnt, const struct oracle_dir *d)
 	return rc;
 }
 
-static int oracle_kernel(const char *img, const struct oracle_dir *dirs, size_t nd)
+/* Mount img read-only (loop) on a fresh folder, its path in mnt (64
+ * bytes): 1 mounted, 0 not applicable (block size above the page size,
+ * or not root outside CI: said why), -1 refused or failed. */
+static int oracle_mount(const char *img, char *mnt)
 {
-	char mnt[64] = "/tmp/e4_oracle_mnt.XXXXXX", cmd[512];
-	int rc = 0, ci = getenv("CI") && !strcmp(getenv("CI"), "true");
+	char cmd[512];
+	int ci = getenv("CI") && !strcmp(getenv("CI"), "true");
 	unsigned log_bs = 0;
 	FILE *f;
 
@@ -208,6 +224,7 @@ static int oracle_kernel(const char *img, const struct oracle_dir *dirs, size_t 
 		fprintf(stderr, "kernel check skipped: loop mounts need root\n");
 		return ci ? -1 : 0;
 	}
+	snprintf(mnt, 64, "/tmp/e4_oracle_mnt.XXXXXX");
 	if (!mkdtemp(mnt))
 		return -1;
 	snprintf(cmd, sizeof(cmd), "mount -t ext4 -o ro,loop %s %s", img, mnt);
@@ -216,13 +233,58 @@ static int oracle_kernel(const char *img, const struct oracle_dir *dirs, size_t 
 		rmdir(mnt);
 		return -1;
 	}
-	for (size_t i = 0; i < nd && !rc; i++)
-		rc = oracle_kernel_dir(mnt, &dirs[i]);
+	return 1;
+}
+
+/* Unmount and remove what oracle_mount() made; 0 or -1. */
+static int oracle_umount(const char *mnt)
+{
+	char cmd[256];
+	int rc;
+
 	snprintf(cmd, sizeof(cmd), "umount %s || umount -l %s", mnt, mnt);
-	if (system(cmd) != 0)
-		rc = -1;
+	rc = system(cmd);
 	rmdir(mnt);
+	return rc == 0 ? 0 : -1;
+}
+
+/* Mount img read-only (loop) and call judge(mnt, priv); 0 or -1.  Not
+ * applicable (0) with a block size above the page size; without root
+ * skipped with a message (-1 under CI=true). */
+typedef int (*oracle_judge_fn)(const char *mnt, const void *priv);
+static int oracle_mounted(const char *img, oracle_judge_fn judge, const void *priv)
+{
+	char mnt[64];
+	int rc = oracle_mount(img, mnt);
+
+	if (rc <= 0)
+		return rc;
+	rc = judge(mnt, priv);
+	if (oracle_umount(mnt))
+		rc = -1;
 	return rc;
+}
+
+struct oracle_dirs {
+	const struct oracle_dir *dirs;
+	size_t nd;
+};
+
+static int oracle_kernel_dirs(const char *mnt, const void *priv)
+{
+	const struct oracle_dirs *d = priv;
+	int rc = 0;
+
+	for (size_t i = 0; i < d->nd && !rc; i++)
+		rc = oracle_kernel_dir(mnt, &d->dirs[i]);
+	return rc;
+}
+
+static int oracle_kernel(const char *img, const struct oracle_dir *dirs, size_t nd)
+{
+	struct oracle_dirs d = { dirs, nd };
+
+	return oracle_mounted(img, oracle_kernel_dirs, &d);
 }
 
 /* All three judges; 0 when every one agrees with the model. */
