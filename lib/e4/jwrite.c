@@ -508,9 +508,11 @@ errcode_t e4_jwrite_commit(e4_jwrite *w, unsigned flags)
 	} else {
 		w->tid++;
 	}
-	if (!w->live)
+	/* an uncommitted transaction does not make an empty log live (the
+	 * reference debugfs leaves s_start 0 and needs_recovery clear) */
+	if (!w->live && !(flags & E4_JWRITE_NO_COMMIT))
 		return make_live(w, start, tid);
-	if (w->jsb_dirty) {
+	if (w->jsb_dirty && w->live) {
 		err = e4_journal_write_super(w->j, &w->jsb);
 		if (!err)
 			w->jsb_dirty = 0;

@@ -8,7 +8,7 @@
  * e4_jwrite_add_revoke()) and written by e4_jwrite_commit() in this order:
  * revoke blocks, then descriptor blocks each followed by the blocks it
  * logs; an ordering point; the commit block; an ordering point; then, for
- * the first transaction of a log that was empty, the filesystem's
+ * the first committed transaction of a log that was empty, the filesystem's
  * needs_recovery flag, an ordering point, and the journal superblock's
  * s_start/s_sequence pointing at it.  A stop at any write therefore
  * leaves a log that recovery replays whole or not at all.
@@ -59,7 +59,8 @@ errcode_t e4_jwrite_add_revoke(e4_jwrite *w, uint64_t blk);
  * and flush; the next one gets the next tid.  With E4_JWRITE_NO_COMMIT
  * the commit block is left out (an uncommitted transaction: recovery
  * ignores it) and the next transaction is written over it with the same
- * tid (as the reference debugfs's "journal_write -c").
+ * tid; it does not make an empty log live (s_start and needs_recovery are
+ * left alone), as the reference debugfs's "journal_write -c".
  * E4_ERR_JOURNAL_FULL (it does not fit in the free log space), write
  * errors; the transaction is dropped either way. */
 errcode_t e4_jwrite_commit(e4_jwrite *w, unsigned flags);
