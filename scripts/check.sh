@@ -41,6 +41,8 @@ SAN_TESTS="tests/t/corpus_ls.sh tests/t/stats_matrix.sh tests/t/rdump_matrix.sh
 	tests/t/dbgw_fields.sh tests/t/dbgw_cmds.sh"
 # e4mkfs's layout and writer over the 106 option sets of the matrix (about 11 s)
 SAN_TESTS="$SAN_TESTS tests/t/mkfs_hashes.sh"
+# the jbd2 writer's layouts and e4debugfs's journal commands (about 3 s)
+SAN_TESTS="$SAN_TESTS tests/t/lib_jwrite.sh tests/t/dbg_journal_cmds.sh"
 
 need_kb=$((6 * 1024 * 1024))
 avail_kb=$(df -Pk "$src" | awk 'NR==2 {print $4}')
