@@ -497,8 +497,12 @@ errcode_t e4_jwrite_commit(e4_jwrite *w, unsigned flags)
 			err = order(w, io);
 	}
 	drop_transaction(w);
-	if (err)
+	if (err) {
+		/* what reached the log is not referenced: written over next */
+		w->head = start;
+		w->used = used;
 		return err;
+	}
 	if (flags & E4_JWRITE_NO_COMMIT) {
 		/* the next transaction is written over this one, as the
 		 * reference debugfs does: an uncommitted transaction in the

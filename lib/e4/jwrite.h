@@ -62,7 +62,8 @@ errcode_t e4_jwrite_add_revoke(e4_jwrite *w, uint64_t blk);
  * tid; it does not make an empty log live (s_start and needs_recovery are
  * left alone), as the reference debugfs's "journal_write -c".
  * E4_ERR_JOURNAL_FULL (it does not fit in the free log space), write
- * errors; the transaction is dropped either way. */
+ * errors; the transaction is dropped either way (after an error the next
+ * one is written where it began). */
 errcode_t e4_jwrite_commit(e4_jwrite *w, unsigned flags);
 /* Drop what was added since the last commit, write the journal
  * superblock if a feature changed, flush, free w (also on error).
