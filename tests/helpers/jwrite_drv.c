@@ -10,7 +10,8 @@
  *   r:BLK        revoke fs block BLK
  *   c            commit the transaction      n   write it without commit block
  * Prints "head H tid T" after each commit.  E4_CRASH_AFTER_WRITES stops
- * the process at that write (common/crashpoint.c).  Exit 1 on an error.
+ * the process at that write (common/crashpoint.c), counting the writes
+ * to both devices with -j.  Exit 1 on an error.
  */
 #include "crashpoint.h"
 #include "jwrite.h"
@@ -73,6 +74,12 @@ int main(int argc, char **argv)
 	    check("crashpoint", crashpoint_install(e4_fs_io(fs))))
 		return 1;
 	if (check("journal", e4_jwrite_open(fs, jnl, &o, &w))) {
+		e4_close(fs);
+		return 1;
+	}
+	/* an external journal device joins the same crash-point count */
+	if (jnl && check("crashpoint", crashpoint_install(e4_journal_io(e4_jwrite_journal(w))))) {
+		e4_jwrite_close(w);
 		e4_close(fs);
 		return 1;
 	}
