@@ -76,11 +76,8 @@ PY
 logdump_cmp() {	# logdump_cmp NAME IMG nocsum|csum [LOGDUMP OPTIONS]
 	local n=$1 img=$2 cs=$3
 	shift 3
-	# (the reference's header about an external journal's ext2 superblock
-	# is not printed by e4debugfs: left out)
-	"$REF_DEBUGFS" -R "logdump -a $*" "$img" 2>/dev/null |
-		grep -vE '^Ext2 superblock header found|^	(uuid|blocksize|journal data size)' \
-			>"$T/$n.ref.ld" || fail "$n: the reference logdump failed"
+	"$REF_DEBUGFS" -R "logdump -a $*" "$img" 2>/dev/null >"$T/$n.ref.ld" ||
+		fail "$n: the reference logdump failed"
 	"$E4DEBUGFS" -R "logdump -a $*" "$img" >"$T/$n.e4.raw" 2>&1 ||
 		fail "$n: e4debugfs logdump failed: $(head -3 "$T/$n.e4.raw")"
 	if grep -E 'BAD|partial|unreadable' "$T/$n.e4.raw" | head -3 >&2; then
