@@ -556,6 +556,25 @@ static int walk(struct logdump *ld)
 	return 0;
 }
 
+/* As the reference: an external journal device's own superblock is
+ * announced, with -a its UUID, block size and size in blocks. */
+static void print_ext_header(e4_io *io, int all)
+{
+	struct ext4_super_block esb;
+	char uuid[40];
+
+	if (!io || e4_io_pread(io, EXT4_SUPERBLOCK_OFFSET, &esb, sizeof(esb)) ||
+	    e4_le16(esb.s_magic) != EXT4_SUPER_MAGIC ||
+	    !(e4_le32(esb.s_feature_incompat) & EXT4_FEATURE_INCOMPAT_JOURNAL_DEV))
+		return;
+	printf("Ext2 superblock header found.\n");
+	if (!all)
+		return;
+	printf("\tuuid=%s\n", uuid_string(esb.s_uuid, uuid, 0));
+	printf("\tblocksize=%u\n", EXT4_MIN_BLOCK_SIZE << (e4_le32(esb.s_log_block_size) & 7));
+	printf("\tjournal data size %llu\n", (unsigned long long)e4_sb_blocks_count(&esb));
+}
+
 int do_logdump(int argc, char **argv)
 {
 	struct logdump ld;
@@ -697,6 +716,8 @@ int do_logdump(int argc, char **argv)
 	if (!ld.raw)
 		(void)e4_journal_scan(ld.j, E4_JSCAN_VERIFY_TAGS, collect_verdicts, &ld,
 				      &res);
+	if (!ld.json && ext)
+		print_ext_header(ld.raw ? ld.raw_io : e4_journal_io(ld.j), ld.dump_all);
 	if (ld.json) {
 		ld.jroot = json_object_new_object();
 		json_object_object_add(ld.jroot, "transactions", json_object_new_array());

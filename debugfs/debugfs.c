@@ -50,6 +50,13 @@ static const struct dbg_cmd cmd_table[] = {
 	{ "logdump", NULL, do_logdump,
 	  "[-acjOS] [-b block] [-n num_trans] [-i filespec] [-f journal_file]",
 	  "Dump the journal's transactions (-a all tags, -j JSON)" },
+	{ "journal_open", "jo", do_journal_open, "[-c] [-v csum_version] [-f ext_jnl]",
+	  "Open the journal for writing transactions (-c with checksums)" },
+	{ "journal_write", "jw", do_journal_write, "[-b blocks] [-r revoke] [-c] file",
+	  "Write a transaction to the journal (-c: no commit block)" },
+	{ "journal_close", "jc", do_journal_close, "", "Close the journal" },
+	{ "journal_run", "jr", do_journal_run, "[-f ext_jnl]",
+	  "Replay the journal into the filesystem, as e4fsck does" },
 	{ "testb", NULL, do_testb, "<block> [count]", "Test whether blocks are marked in use" },
 	{ "testi", NULL, do_testi, "<inode>", "Test whether an inode is marked in use" },
 	{ "imap", NULL, do_imap, "<inode>", "Show where an inode is stored" },
@@ -234,6 +241,14 @@ static int refuse_mounted(const char *who, const char *dev, int force)
 	return 1;
 }
 
+/* What the filesystem open now was opened with (reopen_filesystem()). */
+static struct {
+	char *dev;
+	int catastrophic;
+	e4_blk_t sb_blk;
+	unsigned bs, mode;
+} last_open;
+
 static int open_filesystem(const char *who, const char *dev, int catastrophic,
 			   e4_blk_t sb_blk, unsigned bs, unsigned mode)
 {
@@ -285,6 +300,14 @@ static int open_filesystem(const char *who, const char *dev, int catastrophic,
 		}
 	}
 	current_fs = fs;
+	if (dev != last_open.dev) {
+		free(last_open.dev);
+		last_open.dev = strdup(dev);
+	}
+	last_open.catastrophic = catastrophic;
+	last_open.sb_blk = sb_blk;
+	last_open.bs = bs;
+	last_open.mode = mode;
 	current_catastrophic = catastrophic;
 	current_rw = (mode & OPEN_RW) != 0;
 	current_sb_dirty = current_gdt_dirty = current_sb_csum_kept = 0;
@@ -341,6 +364,7 @@ static errcode_t flush_changes(int all)
 static int close_filesystem(const char *who, int all)
 {
 	errcode_t err = 0, cerr;
+	int jrc = journal_write_close(who);	/* jo's journal first */
 
 	if (current_rw)
 		err = flush_changes(all);
@@ -357,7 +381,23 @@ static int close_filesystem(const char *who, int all)
 		com_err(who, err, "while writing the changes and closing the filesystem");
 		return 1;
 	}
-	return 0;
+	return jrc;
+}
+
+int reopen_filesystem(const char *who)
+{
+	char *dev = last_open.dev;
+	int rc;
+
+	if (!current_fs || !dev)
+		return 1;
+	last_open.dev = NULL;
+	rc = close_filesystem(who, 0);
+	if (!rc)
+		rc = open_filesystem(who, dev, last_open.catastrophic, last_open.sb_blk,
+				     last_open.bs, last_open.mode);
+	free(dev);
+	return rc;
 }
 
 static int parse_blocksize(const char *who, const char *str, unsigned *bs)

@@ -103,6 +103,19 @@ int do_set_current_time(int argc, char **argv);
 int do_ea_set(int argc, char **argv);
 int do_ea_rm(int argc, char **argv);
 
+/* cmd_journal_write.c */
+int do_journal_open(int argc, char **argv);
+int do_journal_write(int argc, char **argv);
+int do_journal_close(int argc, char **argv);
+int do_journal_run(int argc, char **argv);
+/* Close the journal jo opened, if any (what jc does; the filesystem's
+ * close calls it first).  Prints the error under cmd; 0 or 1. */
+int journal_write_close(const char *cmd);
+/* debugfs.c: close the open filesystem (writing what changed) and open it
+ * again as it was opened (after jr replayed a journal into it: cached
+ * descriptors and bitmaps are stale).  Prints errors; 0 or 1. */
+int reopen_filesystem(const char *who);
+
 /* ---- helpers (util.c) ------------------------------------------------- */
 /* Print "cmd: Filesystem not open" and return 1 when no fs is open. */
 int check_fs_open(const char *cmd);

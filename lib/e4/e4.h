@@ -1040,6 +1040,16 @@ unsigned e4_journal_blocksize(e4_journal *j);
 errcode_t e4_journal_read_block(e4_journal *j, uint32_t jblk, void *buf);
 /* Device block holding journal block jblk. */
 errcode_t e4_journal_bmap(e4_journal *j, uint32_t jblk, e4_blk_t *pblk);
+/* Write journal-relative block jblk (one journal block from buf) through
+ * the journal device's block cache (write-back until e4_io_flush() on
+ * e4_journal_io()).  E4_ERR_BAD_BLOCK_NUM, E4_ERR_JOURNAL_INODE (a hole),
+ * E4_ERR_READ_ONLY, write errors. */
+errcode_t e4_journal_write_block(e4_journal *j, uint32_t jblk, const void *buf);
+/* The device holding the journal's blocks: the external journal device,
+ * or the filesystem's own. */
+e4_io *e4_journal_io(e4_journal *j);
+/* 1 for an external journal device. */
+int e4_journal_is_external(e4_journal *j);
 /* Validate a journal superblock in memory (no I/O). */
 errcode_t e4_journal_super_validate(const journal_superblock_t *jsb, unsigned fs_blocksize);
 

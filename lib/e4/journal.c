@@ -378,3 +378,24 @@ errcode_t e4_journal_write_super(e4_journal *j, const journal_superblock_t *jsb)
 	}
 	return err;
 }
+
+errcode_t e4_journal_write_block(e4_journal *j, uint32_t jblk, const void *buf)
+{
+	e4_blk_t pblk;
+	errcode_t err;
+
+	err = e4_journal_bmap(j, jblk, &pblk);
+	if (err)
+		return err;
+	return e4_io_write_blk(e4_journal_io(j), pblk, 1, buf);
+}
+
+e4_io *e4_journal_io(e4_journal *j)
+{
+	return j->ext_io ? j->ext_io : j->fs->io;
+}
+
+int e4_journal_is_external(e4_journal *j)
+{
+	return j->ext_io != NULL;
+}

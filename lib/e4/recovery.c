@@ -24,7 +24,7 @@
  * long can only be a loop), tags and revoke records are parsed inside their
  * block, and the revoke table only grows with records actually read.
  */
-#include "e4_private.h"
+#include "jbd2_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -32,9 +32,7 @@
 
 enum rec_pass { PASS_SCAN, PASS_REVOKE, PASS_REPLAY };
 
-/* Size of struct commit_header as the kernel lays it out (60 bytes of
- * fields padded to the alignment of h_commit_sec). */
-#define COMMIT_HEADER_BYTES	64
+#define COMMIT_HEADER_BYTES	JBD2_COMMIT_HEADER_BYTES
 /* Superblock error-information area kept across a replay (section 12.7):
  * s_error_count up to, not including, s_mount_opts. */
 #define SB_ERR_START		0x194
@@ -192,12 +190,8 @@ struct rec_ctx {
 	e4_journal *j;
 	e4_fs *fs;			/* replay target (PASS_REPLAY) */
 	unsigned bs;
-	uint32_t first, last, maxlen;	/* log area [first, last) */
 	uint32_t start, sequence;	/* s_start, s_sequence */
-	int v1, v23, v3, is64, async, fc;
-	unsigned tag_bytes;
-	unsigned tail_bytes;		/* 4 with CSUM_V2/V3 */
-	uint32_t seed;			/* journal checksum seed */
+	struct e4_jbd2_fmt fmt;		/* log area, tag sizes, checksum seed */
 	uint8_t *buf, *dbuf;		/* one journal block each */
 
 	/* Carried from the scan to the other passes, with the references'
@@ -217,50 +211,18 @@ struct rec_ctx {
 static errcode_t ctx_init(struct rec_ctx *c, e4_journal *j)
 {
 	const journal_superblock_t *jsb = e4_journal_super(j);
-	uint32_t compat = 0, incompat = 0;
+	errcode_t err;
 
 	memset(c, 0, sizeof(*c));
 	c->j = j;
 	c->bs = e4_journal_blocksize(j);
-	c->maxlen = e4_be32(jsb->s_maxlen);
-	c->first = e4_be32(jsb->s_first);
 	c->start = e4_be32(jsb->s_start);
 	c->sequence = e4_be32(jsb->s_sequence);
-	/* A v1 superblock has no feature fields (section 11.2). */
-	if (e4_be32(jsb->s_header.h_blocktype) == JBD2_SUPERBLOCK_V2) {
-		compat = e4_be32(jsb->s_feature_compat);
-		incompat = e4_be32(jsb->s_feature_incompat);
-	}
-	c->v1 = !!(compat & JBD2_FEATURE_COMPAT_CHECKSUM);
-	c->v3 = !!(incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3);
-	c->v23 = c->v3 || (incompat & JBD2_FEATURE_INCOMPAT_CSUM_V2);
-	c->is64 = !!(incompat & JBD2_FEATURE_INCOMPAT_64BIT);
-	c->async = !!(incompat & JBD2_FEATURE_INCOMPAT_ASYNC_COMMIT);
-	c->fc = !!(incompat & JBD2_FEATURE_INCOMPAT_FAST_COMMIT);
-	c->last = c->maxlen;
-	if (c->fc) {
-		uint32_t nfc = e4_be32(jsb->s_num_fc_blks);
-
-		if (!nfc)
-			nfc = JBD2_DEFAULT_FAST_COMMIT_BLOCKS;
-		/* The references refuse a log shorter than 1024 blocks. */
-		if (nfc >= c->maxlen || c->maxlen - nfc < JBD2_MIN_JOURNAL_BLOCKS)
-			return E4_ERR_JOURNAL_CORRUPT;
-		c->last = c->maxlen - nfc;
-	}
-	if (c->first == 0 || c->first >= c->last || c->maxlen > e4_journal_blocks(j))
+	err = e4_jbd2_fmt_init(&c->fmt, jsb, c->bs);
+	if (err)
+		return err;
+	if (c->fmt.maxlen > e4_journal_blocks(j))
 		return E4_ERR_JOURNAL_CORRUPT;
-	if (c->v3) {
-		c->tag_bytes = sizeof(journal_block_tag3_t);
-	} else {
-		c->tag_bytes = sizeof(journal_block_tag_t);
-		if (c->v23)
-			c->tag_bytes += 2;
-		if (!c->is64)
-			c->tag_bytes -= 4;
-	}
-	c->tail_bytes = c->v23 ? sizeof(struct jbd2_journal_block_tail) : 0;
-	c->seed = e4_crc32c(~0U, jsb->s_uuid, sizeof(jsb->s_uuid));
 	c->buf = malloc(c->bs);
 	c->dbuf = malloc(c->bs);
 	if (!c->buf || !c->dbuf)
@@ -304,7 +266,7 @@ static inline uint32_t get_le32(const uint8_t *p)
  * of the journal is a corrupt log, not a short read. */
 static errcode_t jread(struct rec_ctx *c, uint64_t jblk, void *buf)
 {
-	if (jblk >= c->maxlen)
+	if (jblk >= c->fmt.maxlen)
 		return E4_ERR_JOURNAL_LOG_CORRUPT;
 	return e4_journal_read_block(c->j, (uint32_t)jblk, buf);
 }
@@ -313,8 +275,8 @@ static errcode_t jread(struct rec_ctx *c, uint64_t jblk, void *buf)
 static inline uint64_t step(const struct rec_ctx *c, uint64_t blk)
 {
 	blk++;
-	if (blk >= c->last)
-		blk -= c->last - c->first;
+	if (blk >= c->fmt.last)
+		blk -= c->fmt.last - c->fmt.first;
 	return blk;
 }
 
@@ -324,19 +286,15 @@ static inline uint64_t step(const struct rec_ctx *c, uint64_t blk)
 static inline uint64_t skip(const struct rec_ctx *c, uint64_t blk, unsigned n)
 {
 	blk += n;
-	if (blk >= c->last)
-		blk -= c->last - c->first;
+	if (blk >= c->fmt.last)
+		blk -= c->fmt.last - c->fmt.first;
 	return blk;
 }
 
 /* crc32c of a block with the 4 bytes at off treated as zero. */
 static uint32_t csum_hole(const struct rec_ctx *c, const uint8_t *b, unsigned off)
 {
-	static const uint8_t zero[4];
-	uint32_t crc = e4_crc32c(c->seed, b, off);
-
-	crc = e4_crc32c(crc, zero, 4);
-	return e4_crc32c(crc, b + off + 4, c->bs - off - 4);
+	return e4_jbd2_csum_hole(&c->fmt, b, off);
 }
 
 /* Descriptor and revoke block tail (section 11.3); 1 without v2/v3. */
@@ -344,7 +302,7 @@ static int tail_ok(const struct rec_ctx *c, const uint8_t *b)
 {
 	unsigned off = c->bs - 4;
 
-	if (!c->v23)
+	if (!c->fmt.v23)
 		return 1;
 	return csum_hole(c, b, off) == get_be32(b + off);
 }
@@ -361,7 +319,7 @@ static uint32_t commit_csum_partial(const struct rec_ctx *c, const uint8_t *b)
 {
 	static const uint8_t zero[1024];
 	unsigned off = offsetof(struct commit_header, h_chksum), left;
-	uint32_t crc = e4_crc32c(c->seed, b, off);
+	uint32_t crc = e4_crc32c(c->fmt.seed, b, off);
 
 	crc = e4_crc32c(crc, zero, 4);
 	crc = e4_crc32c(crc, b + off + 4, COMMIT_HEADER_BYTES - off - 4);
@@ -376,15 +334,12 @@ static uint32_t commit_csum_partial(const struct rec_ctx *c, const uint8_t *b)
 
 static uint32_t tag_csum(const struct rec_ctx *c, const uint8_t *data, uint32_t tid)
 {
-	uint8_t seq[4] = { tid >> 24, tid >> 16, tid >> 8, tid };
-	uint32_t crc = e4_crc32c(c->seed, seq, 4);
-
-	return e4_crc32c(crc, data, c->bs);
+	return e4_jbd2_tag_csum(&c->fmt, data, tid);
 }
 
 static uint32_t tag_stored_csum(const struct rec_ctx *c, const uint8_t *tag)
 {
-	if (c->v3)
+	if (c->fmt.v3)
 		return get_be32(tag + offsetof(journal_block_tag3_t, t_checksum));
 	return get_be16(tag + offsetof(journal_block_tag_t, t_checksum));
 }
@@ -395,10 +350,10 @@ static int tag_ok(const struct rec_ctx *c, const uint8_t *tag, const uint8_t *da
 {
 	uint32_t crc;
 
-	if (!c->v23)
+	if (!c->fmt.v23)
 		return 1;
 	crc = tag_csum(c, data, tid);
-	if (!c->v3)
+	if (!c->fmt.v3)
 		crc &= 0xFFFF;
 	if (computed)
 		*computed = crc;
@@ -416,7 +371,7 @@ static inline uint64_t tag_block(const struct rec_ctx *c, const uint8_t *tag)
 {
 	uint64_t blk = get_be32(tag);
 
-	if (c->is64)
+	if (c->fmt.is64)
 		blk |= (uint64_t)get_be32(tag + 8) << 32;
 	return blk;
 }
@@ -426,13 +381,13 @@ static inline uint64_t tag_block(const struct rec_ctx *c, const uint8_t *tag)
 static unsigned count_tags(const struct rec_ctx *c, const uint8_t *b)
 {
 	unsigned off = sizeof(journal_header_t), n = 0;
-	unsigned limit = c->bs - c->tail_bytes;
+	unsigned limit = c->bs - c->fmt.tail_bytes;
 
-	while (off + c->tag_bytes <= limit) {
+	while (off + c->fmt.tag_bytes <= limit) {
 		uint16_t fl = tag_flags(b + off);
 
 		n++;
-		off += c->tag_bytes;
+		off += c->fmt.tag_bytes;
 		if (!(fl & JBD2_FLAG_SAME_UUID))
 			off += 16;
 		if (fl & JBD2_FLAG_LAST_TAG)
@@ -454,19 +409,19 @@ static void emit_descriptor(struct rec_ctx *c, uint32_t jblk, uint64_t next,
 			    uint32_t tid, int tail_good)
 {
 	struct e4_jlog_item it;
-	unsigned off = sizeof(journal_header_t), limit = c->bs - c->tail_bytes, idx = 0;
+	unsigned off = sizeof(journal_header_t), limit = c->bs - c->fmt.tail_bytes, idx = 0;
 
 	memset(&it, 0, sizeof(it));
 	it.kind = E4_JLOG_DESCRIPTOR;
 	it.tid = tid;
 	it.jblk = jblk;
-	it.csum = c->v23 ? (tail_good ? E4_JCSUM_OK : E4_JCSUM_BAD) : E4_JCSUM_NONE;
-	if (c->v23)
+	it.csum = c->fmt.v23 ? (tail_good ? E4_JCSUM_OK : E4_JCSUM_BAD) : E4_JCSUM_NONE;
+	if (c->fmt.v23)
 		it.csum_stored = get_be32(c->buf + c->bs - 4);
 	it.count = count_tags(c, c->buf);
 	if (emit(c, &it))
 		return;
-	while (off + c->tag_bytes <= limit) {
+	while (off + c->fmt.tag_bytes <= limit) {
 		const uint8_t *tag = c->buf + off;
 
 		memset(&it, 0, sizeof(it));
@@ -477,7 +432,7 @@ static void emit_descriptor(struct rec_ctx *c, uint32_t jblk, uint64_t next,
 		it.fs_block = tag_block(c, tag);
 		it.tag_flags = tag_flags(tag);
 		it.csum = E4_JCSUM_NONE;
-		if (c->v23) {
+		if (c->fmt.v23) {
 			it.csum_stored = tag_stored_csum(c, tag);
 			it.csum = E4_JCSUM_UNCHECKED;
 			if (c->flags & E4_JSCAN_VERIFY_TAGS) {
@@ -491,7 +446,7 @@ static void emit_descriptor(struct rec_ctx *c, uint32_t jblk, uint64_t next,
 		if (emit(c, &it))
 			return;
 		next = step(c, next);
-		off += c->tag_bytes;
+		off += c->fmt.tag_bytes;
 		if (!(it.tag_flags & JBD2_FLAG_SAME_UUID))
 			off += 16;
 		if (it.tag_flags & JBD2_FLAG_LAST_TAG)
@@ -502,22 +457,22 @@ static void emit_descriptor(struct rec_ctx *c, uint32_t jblk, uint64_t next,
 /* r_count check of a revoke block: 1 if usable. */
 static int revoke_count_ok(const struct rec_ctx *c, uint32_t rcount)
 {
-	return rcount <= c->bs - c->tail_bytes;
+	return rcount <= c->bs - c->fmt.tail_bytes;
 }
 
 static void emit_revoke(struct rec_ctx *c, uint32_t jblk, uint32_t tid, int tail_good)
 {
 	struct e4_jlog_item it;
 	uint32_t rcount = get_be32(c->buf + offsetof(jbd2_journal_revoke_header_t, r_count));
-	unsigned rlen = c->is64 ? 8 : 4, off = sizeof(jbd2_journal_revoke_header_t), idx = 0;
+	unsigned rlen = c->fmt.is64 ? 8 : 4, off = sizeof(jbd2_journal_revoke_header_t), idx = 0;
 	int ok = revoke_count_ok(c, rcount);
 
 	memset(&it, 0, sizeof(it));
 	it.kind = E4_JLOG_REVOKE;
 	it.tid = tid;
 	it.jblk = jblk;
-	it.csum = c->v23 ? (tail_good ? E4_JCSUM_OK : E4_JCSUM_BAD) : E4_JCSUM_NONE;
-	if (c->v23)
+	it.csum = c->fmt.v23 ? (tail_good ? E4_JCSUM_OK : E4_JCSUM_BAD) : E4_JCSUM_NONE;
+	if (c->fmt.v23)
 		it.csum_stored = get_be32(c->buf + c->bs - 4);
 	it.r_count = rcount;
 	it.r_count_bad = !ok;
@@ -540,7 +495,7 @@ static void emit_revoke(struct rec_ctx *c, uint32_t jblk, uint32_t tid, int tail
 static errcode_t scan_revoke_records(struct rec_ctx *c, uint32_t tid)
 {
 	uint32_t rcount = get_be32(c->buf + offsetof(jbd2_journal_revoke_header_t, r_count));
-	unsigned rlen = c->is64 ? 8 : 4, off = sizeof(jbd2_journal_revoke_header_t);
+	unsigned rlen = c->fmt.is64 ? 8 : 4, off = sizeof(jbd2_journal_revoke_header_t);
 	errcode_t err;
 
 	if (!revoke_count_ok(c, rcount))
@@ -563,12 +518,12 @@ static errcode_t scan_revoke_records(struct rec_ctx *c, uint32_t tid)
 static errcode_t replay_tags(struct rec_ctx *c, uint64_t *next, uint32_t tid,
 			     uint64_t *consumed, uint64_t budget, errcode_t *deferred)
 {
-	unsigned off = sizeof(journal_header_t), limit = c->bs - c->tail_bytes, idx = 0;
+	unsigned off = sizeof(journal_header_t), limit = c->bs - c->fmt.tail_bytes, idx = 0;
 	uint64_t fs_blocks = e4_geom(c->fs)->blocks_count;
 	e4_io *io = e4_fs_io(c->fs);
 	errcode_t err;
 
-	while (off + c->tag_bytes <= limit) {
+	while (off + c->fmt.tag_bytes <= limit) {
 		const uint8_t *tag = c->buf + off;
 		uint16_t fl = tag_flags(tag);
 		uint64_t io_blk = *next;
@@ -584,7 +539,7 @@ static errcode_t replay_tags(struct rec_ctx *c, uint64_t *next, uint32_t tid,
 		it.index = idx++;
 		it.fs_block = tag_block(c, tag);
 		it.tag_flags = fl;
-		it.csum = c->v23 ? E4_JCSUM_UNCHECKED : E4_JCSUM_NONE;
+		it.csum = c->fmt.v23 ? E4_JCSUM_UNCHECKED : E4_JCSUM_NONE;
 		err = jread(c, io_blk, c->dbuf);
 		if (err) {
 			/* Recover what can be, report the failure at the end. */
@@ -603,14 +558,14 @@ static errcode_t replay_tags(struct rec_ctx *c, uint64_t *next, uint32_t tid,
 			if (!*deferred)
 				*deferred = E4_ERR_JOURNAL_CHECKSUM;
 		} else if (it.fs_block >= fs_blocks) {
-			if (c->v23)
+			if (c->fmt.v23)
 				it.csum = E4_JCSUM_OK;
 			it.action = E4_JACT_OUT_OF_RANGE;
 			c->rep->out_of_range++;
 			if (!*deferred)
 				*deferred = E4_ERR_JOURNAL_BLOCK_RANGE;
 		} else {
-			if (c->v23)
+			if (c->fmt.v23)
 				it.csum = E4_JCSUM_OK;
 			if (fl & JBD2_FLAG_ESCAPE) {
 				uint32_t magic = e4_cpu_to_be32(JBD2_MAGIC_NUMBER);
@@ -625,7 +580,7 @@ static errcode_t replay_tags(struct rec_ctx *c, uint64_t *next, uint32_t tid,
 		}
 		if (emit(c, &it))
 			return 0;
-		off += c->tag_bytes;
+		off += c->fmt.tag_bytes;
 		if (!(fl & JBD2_FLAG_SAME_UUID))
 			off += 16;
 		if (fl & JBD2_FLAG_LAST_TAG)
@@ -641,7 +596,7 @@ static void scan_fc_area(struct rec_ctx *c)
 {
 	struct e4_jscan_result *r = c->scan;
 
-	for (uint64_t b = (uint64_t)c->last + 1; b < c->maxlen; b++) {
+	for (uint64_t b = (uint64_t)c->fmt.last + 1; b < c->fmt.maxlen; b++) {
 		struct e4_jlog_item it;
 		uint16_t tag, len;
 
@@ -651,7 +606,7 @@ static void scan_fc_area(struct rec_ctx *c)
 		len = get_le16(c->dbuf + 2);
 		if (tag == 0)
 			break;
-		if (b == (uint64_t)c->last + 1) {
+		if (b == (uint64_t)c->fmt.last + 1) {
 			/* The area starts with a HEAD tag: features, tid. */
 			if (tag != FC_TAG_HEAD || len < 8)
 				break;
@@ -680,7 +635,7 @@ static errcode_t do_pass(struct rec_ctx *c, enum rec_pass pass)
 {
 	struct e4_jscan_result *r = c->scan;
 	uint32_t tid = c->sequence;
-	uint64_t blk = c->start, consumed = 0, budget = 2 * (uint64_t)c->maxlen;
+	uint64_t blk = c->start, consumed = 0, budget = 2 * (uint64_t)c->fmt.maxlen;
 	uint64_t last_time = 0, commit_time;
 	uint32_t crc = ~0U;
 	int need_check = 0, stale = 0;
@@ -741,7 +696,7 @@ static errcode_t do_pass(struct rec_ctx *c, enum rec_pass pass)
 					return err;
 				continue;
 			}
-			if (pass == PASS_SCAN && c->v1 && !need_check && !c->end) {
+			if (pass == PASS_SCAN && c->fmt.v1 && !need_check && !c->end) {
 				unsigned n = count_tags(c, c->buf);
 
 				/* v1: fold the descriptor and its data blocks
@@ -803,7 +758,7 @@ static errcode_t do_pass(struct rec_ctx *c, enum rec_pass pass)
 				stale = 1;
 				goto done;
 			}
-			if (pass == PASS_SCAN && c->v1) {
+			if (pass == PASS_SCAN && c->fmt.v1) {
 				it.csum_computed = crc;
 				if (c->end) {
 					/* An earlier commit failed under
@@ -824,7 +779,7 @@ static errcode_t do_pass(struct rec_ctx *c, enum rec_pass pass)
 					bad = 1;
 				}
 			}
-			if (pass == PASS_SCAN && c->v23) {
+			if (pass == PASS_SCAN && c->fmt.v23) {
 				it.csum_computed = commit_csum(c, c->buf);
 				if (it.csum_computed == found) {
 					it.csum = E4_JCSUM_OK;
@@ -847,7 +802,7 @@ static errcode_t do_pass(struct rec_ctx *c, enum rec_pass pass)
 				c->end = tid;
 				r->bad_commit_tid = tid;
 				r->bad_commit = 1;
-				if (!c->async) {
+				if (!c->fmt.async) {
 					c->failed_commit = tid;
 					break;
 				}
@@ -896,7 +851,7 @@ done:
 		r->stale = stale;
 		if (!c->end)
 			c->end = tid;
-		if (c->fc)
+		if (c->fmt.fc)
 			scan_fc_area(c);
 	} else if (c->end != tid && !result) {
 		/* The passes disagree about the end of the log. */
@@ -935,8 +890,8 @@ static errcode_t run_scan(struct rec_ctx *c)
 	memset(r, 0, sizeof(*r));
 	r->start_tid = c->sequence;
 	r->start_block = c->start;
-	r->log_first = c->first;
-	r->log_last = c->last;
+	r->log_first = c->fmt.first;
+	r->log_last = c->fmt.last;
 	if (!c->start) {
 		/* Clean journal: the next transaction is s_sequence + 1. */
 		c->end = c->sequence;

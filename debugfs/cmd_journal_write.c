@@ -1,0 +1,278 @@
+/*
+ * cmd_journal_write.c: writing jbd2 transactions by hand, with the
+ * reference debugfs's commands and options (e2fsprogs 1.47): journal_open
+ * (jo) [-c] [-v version] [-f external_journal], journal_write (jw)
+ * [-b blocks] [-r revoke] [-c] [file], journal_close (jc), journal_run
+ * (jr) [-f external_journal].  The log itself is libe4's (jwrite.h); this
+ * file only parses and reports.
+ *
+ * As the reference does: jo sets the journal's 64-bit feature on a 64bit
+ * filesystem; -c sets checksums, v3 (or -v 2) with metadata_csum and v1
+ * (a crc32 commit checksum) without it; each jw is one transaction, its
+ * blocks' contents read one block at a time from file; jw -c writes it
+ * without a commit block (the next jw is written over it).  jr replays
+ * the log through the library's recovery, as e4fsck does, and opens the
+ * filesystem again.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "debugfs.h"
+#include "jwrite.h"
+
+static e4_jwrite *jw;		/* the open journal, or NULL */
+static char *jw_ext;		/* its external journal device, or NULL */
+
+/* Parse "N", "A-B" and comma lists of them ("259-4356", "300,301,7-9")
+ * into *list (filesystem block numbers).  Prints the error; 0 or 1. */
+static int parse_block_list(const char *cmd, const char *str, uint64_t **list, size_t *n)
+{
+	char *copy = strdup(str), *save = NULL, *tok;
+	size_t cap = 0;
+	int rc = 0;
+
+	if (!copy)
+		return 1;
+	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long a, b;
+		char *dash = strchr(tok, '-');
+
+		if (dash)
+			*dash = 0;
+		rc = parse_number(cmd, tok, "block number", UINT64_MAX, &a);
+		b = a;
+		if (!rc && dash)
+			rc = parse_number(cmd, dash + 1, "block number", UINT64_MAX, &b);
+		if (!rc && b < a) {
+			com_err(cmd, 0, "Bad block range - %s-%s", tok, dash + 1);
+			rc = 1;
+		}
+		for (unsigned long long v = a; !rc && v <= b; v++) {
+			if (*n == cap) {
+				uint64_t *nl;
+
+				cap = cap ? cap * 2 : 64;
+				nl = realloc(*list, cap * sizeof(**list));
+				if (!nl) {
+					com_err(cmd, E4_ERR_NO_MEMORY, "while reading the block list");
+					rc = 1;
+					break;
+				}
+				*list = nl;
+			}
+			(*list)[(*n)++] = v;
+			if (v == UINT64_MAX)
+				break;
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+int do_journal_open(int argc, char **argv)
+{
+	struct e4_jwrite_opts o;
+	const char *ext = NULL;
+	unsigned long long v = 3;
+	int c, csum = 0;
+	errcode_t err;
+
+	if (check_fs_read_write(argv[0]))
+		return 1;
+	memset(&o, 0, sizeof(o));
+	reset_getopt();
+	while ((c = getopt(argc, argv, "cv:f:")) != -1) {
+		switch (c) {
+		case 'c':
+			csum = 1;
+			break;
+		case 'v':
+			if (parse_number(argv[0], optarg, "checksum version", 3, &v))
+				return 1;
+			break;
+		case 'f':
+			ext = optarg;
+			break;
+		default:
+			return usage(argv[0], "[-c] [-v csum_version] [-f ext_jnl]");
+		}
+	}
+	if (optind != argc)
+		return usage(argv[0], "[-c] [-v csum_version] [-f ext_jnl]");
+	if (jw) {
+		printf("Journal is already open.\n");
+		return 1;
+	}
+	if (e4_has_incompat(current_fs, EXT4_FEATURE_INCOMPAT_64BIT))
+		o.set_incompat |= JBD2_FEATURE_INCOMPAT_64BIT;
+	if (csum) {
+		o.flags |= E4_JWRITE_SET_CSUM;
+		if (!e4_has_ro_compat(current_fs, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)) {
+			o.csum_version = 1;
+		} else {
+			if (v != 2 && v != 3) {
+				printf("Unknown journal csum v%llu\n", v);
+				v = 3;
+			}
+			printf("Setting csum v%llu\n", v);
+			o.csum_version = (int)v;
+		}
+	}
+	err = e4_jwrite_open(current_fs, ext, &o, &jw);
+	if (err) {
+		com_err(argv[0], err, "while opening the journal");
+		return 1;
+	}
+	free(jw_ext);
+	jw_ext = ext ? strdup(ext) : NULL;
+	return 0;
+}
+
+/* Read one block of contents from f (zeros past its end). */
+static int read_contents(const char *cmd, FILE *f, const char *name, uint8_t *buf, unsigned bs)
+{
+	size_t got = f ? fread(buf, 1, bs, f) : 0;
+
+	if (f && ferror(f)) {
+		com_err(cmd, 0, "while reading %s", name);
+		return 1;
+	}
+	memset(buf + got, 0, bs - got);
+	return 0;
+}
+
+int do_journal_write(int argc, char **argv)
+{
+	const char *use = "[-b blocks] [-r revoke] [-c] file";
+	uint64_t *blocks = NULL, *revokes = NULL;
+	size_t nb = 0, nr = 0;
+	unsigned flags = 0, bs;
+	FILE *f = NULL;
+	uint8_t *buf = NULL;
+	errcode_t err = 0;
+	int c, rc = 1;
+
+	reset_getopt();
+	while ((c = getopt(argc, argv, "b:r:c")) != -1) {
+		switch (c) {
+		case 'b':
+			if (parse_block_list(argv[0], optarg, &blocks, &nb))
+				goto out;
+			break;
+		case 'r':
+			if (parse_block_list(argv[0], optarg, &revokes, &nr))
+				goto out;
+			break;
+		case 'c':
+			flags |= E4_JWRITE_NO_COMMIT;
+			break;
+		default:
+			usage(argv[0], use);
+			goto out;
+		}
+	}
+	if (optind < argc - 1 || (nb && optind != argc - 1)) {
+		usage(argv[0], use);
+		goto out;
+	}
+	if (!jw) {
+		printf("Journal not open.\n");
+		goto out;
+	}
+	bs = e4_journal_blocksize(e4_jwrite_journal(jw));
+	if (nb) {
+		f = fopen(argv[optind], "rb");
+		buf = malloc(bs);
+		if (!f || !buf) {
+			com_err(argv[0], f ? E4_ERR_NO_MEMORY : (errcode_t)errno, "while opening %s",
+				argv[optind]);
+			goto out;
+		}
+	}
+	for (size_t i = 0; !err && i < nr; i++)
+		err = e4_jwrite_add_revoke(jw, revokes[i]);
+	for (size_t i = 0; !err && i < nb; i++) {
+		if (read_contents(argv[0], f, argv[optind], buf, bs))
+			goto out;
+		err = e4_jwrite_add_block(jw, blocks[i], buf);
+	}
+	if (!err)
+		err = e4_jwrite_commit(jw, flags);
+	if (err)
+		com_err(argv[0], err, "while writing the transaction");
+	else
+		rc = 0;
+out:
+	if (f)
+		fclose(f);
+	free(buf);
+	free(blocks);
+	free(revokes);
+	return rc;
+}
+
+int journal_write_close(const char *cmd)
+{
+	errcode_t err;
+
+	if (!jw)
+		return 0;
+	err = e4_jwrite_close(jw);
+	jw = NULL;
+	free(jw_ext);
+	jw_ext = NULL;
+	if (err) {
+		com_err(cmd, err, "while closing the journal");
+		return 1;
+	}
+	return 0;
+}
+
+int do_journal_close(int argc, char **argv)
+{
+	if (argc != 1)
+		return usage(argv[0], "");
+	if (!jw) {
+		printf("Journal not open.\n");
+		return 1;
+	}
+	return journal_write_close(argv[0]);
+}
+
+int do_journal_run(int argc, char **argv)
+{
+	struct e4_jrecover_result res;
+	const char *ext = NULL;
+	e4_journal *j;
+	errcode_t err;
+	int c;
+
+	if (check_fs_read_write(argv[0]))
+		return 1;
+	reset_getopt();
+	while ((c = getopt(argc, argv, "f:")) != -1) {
+		if (c != 'f')
+			return usage(argv[0], "[-f ext_jnl]");
+		ext = optarg;
+	}
+	if (optind != argc)
+		return usage(argv[0], "[-f ext_jnl]");
+	if (jw) {
+		printf("Please close the journal before recovering it.\n");
+		return 1;
+	}
+	err = e4_journal_open(current_fs, ext, &j);
+	if (!err) {
+		err = e4_journal_recover(current_fs, j, NULL, NULL, &res);
+		e4_journal_close(j);
+	}
+	if (err)
+		com_err(argv[0], err, "while recovering the journal");
+	/* the cached descriptors and bitmaps are stale after a replay */
+	if (reopen_filesystem(argv[0]))
+		return 1;
+	return err ? 1 : 0;
+}
