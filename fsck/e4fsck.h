@@ -201,6 +201,10 @@ errcode_t e4fsck_check_gd_csums(struct e4fsck *ctx);
  * (e4_group_check_locations()) and field bounds
  * (e4_group_check_fields()); with cb every fault is reported. */
 int e4fsck_table_sound(e4_fs *fs, e4_gd_fault_cb cb, void *priv);
+/* Say a descriptor field out of its bounds (e4_group_check_fields(),
+ * e4_group_count_faults()): PR_0_GD_BAD_FIELD.  1 once more than 20
+ * descriptor faults were said (stop listing). */
+int e4fsck_report_gd_field(struct e4fsck *ctx, const struct e4_gd_fault *f);
 /* Superblock-level checks (times, descriptors, counts, features). */
 errcode_t e4fsck_check_super(struct e4fsck *ctx);
 /* Sum of the descriptors' free counts into the superblock (as the kernel

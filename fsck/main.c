@@ -262,8 +262,7 @@ static int check_device_size(struct e4fsck *ctx)
 	return 1;
 }
 
-/* A descriptor field out of its bounds (e4_group_check_fields()). */
-static int report_gd_field(struct e4fsck *ctx, const struct e4_gd_fault *f)
+int e4fsck_report_gd_field(struct e4fsck *ctx, const struct e4_gd_fault *f)
 {
 	struct problem_ctx pctx = { 0 };
 	unsigned long long v = f->value, lim = f->limit;
@@ -311,7 +310,7 @@ static int report_gd_fault(e4_fs *fs, const struct e4_gd_fault *f, void *priv)
 	if (f->err != E4_ERR_GD_BLOCK_BITMAP && f->err != E4_ERR_GD_INODE_BITMAP &&
 	    f->err != E4_ERR_GD_INODE_TABLE && f->err != E4_ERR_GD_OVERLAP_SUPER &&
 	    f->err != E4_ERR_GD_OVERLAP)
-		return report_gd_field(ctx, f);
+		return e4fsck_report_gd_field(ctx, f);
 	switch (f->err) {
 	case E4_ERR_GD_OVERLAP_SUPER:
 		snprintf(why, sizeof(why), "overlaps a superblock or group descriptor copy");

@@ -121,6 +121,31 @@ static int uninit_contradicted(struct e4fsck *ctx, e4_group_t i, const struct e4
 	return bad;
 }
 
+/* The free counts group i's bitmaps show (fb, fi) against the
+ * descriptor's other fields: more directories than the bitmap's inodes in
+ * use, more never-used inodes (bg_itable_unused) than its free ones.
+ * Then the bitmap or those fields are damaged, and which only the full
+ * check can tell (whether a directory names the inodes); setting the
+ * counts alone would leave a descriptor out of the format's bounds
+ * (e4_group_count_faults()), which the next run calls unsound.  1 if so
+ * (said). */
+static int recount_contradicted(struct e4fsck *ctx, e4_group_t i, const struct e4_group *g,
+				uint32_t fb, uint32_t fi)
+{
+	struct e4_gd_fault f[E4_GD_COUNT_FAULTS_MAX];
+	struct e4_group c = *g;
+	unsigned n;
+
+	if (c.free_blocks == fb && c.free_inodes == fi)
+		return 0;
+	c.free_blocks = fb;
+	c.free_inodes = fi;
+	n = e4_group_count_faults(ctx->fs, i, &c, f);
+	for (unsigned k = 0; k < n; k++)
+		e4fsck_report_gd_field(ctx, &f[k]);
+	return n > 0;
+}
+
 /* Descriptor flags and free counts.  Locations and field bounds were
  * judged at open (main.c), checksums before the orphans
  * (e4fsck_check_gd_csums()).  A count an uninit flag contradicts is
@@ -159,7 +184,8 @@ static errcode_t check_groups(struct e4fsck *ctx)
 			continue;
 		}
 		usable[i] = 1;
-		if (uninit_contradicted(ctx, i, &g, counts[2 * i], counts[2 * i + 1]))
+		if (uninit_contradicted(ctx, i, &g, counts[2 * i], counts[2 * i + 1]) ||
+		    recount_contradicted(ctx, i, &g, counts[2 * i], counts[2 * i + 1]))
 			ctx->gd_damaged = 1;
 	}
 	err = 0;

@@ -41,8 +41,8 @@ journal|20000|ext4|10
 blocks|30000|ext4|10
 debugfs|20000|ext4|10
 mkfs|6000|mkfs|30
-fsck|2000|ext4|10
-tune|2000|ext4|10"
+fsck|3000|ext4|10
+tune|4000|ext4|10"
 
 run_target() {	# run_target NAME RUNS DICT TIMEOUT
 	local t=$1 runs=$2 dict=$3 limit=$4 w=$bdir/tests/fuzz/ci/$1 start=$SECONDS rc

@@ -466,6 +466,15 @@ errcode_t e4_group_check_locations(e4_fs *fs, e4_gd_fault_cb cb, void *priv,
  * Returns 0 or the first fault's code; E4_ERR_NO_MEMORY,
  * E4_ERR_BAD_GROUP_NUM (no table). */
 errcode_t e4_group_check_fields(e4_fs *fs, e4_gd_fault_cb cb, void *priv, unsigned *nfaults);
+/* The count fields of descriptor d of group g (as read, or about to be
+ * set: a recount) against the bounds e4_group_check_fields() applies to
+ * them, in its order: E4_ERR_GD_FREE_BLOCKS_COUNT,
+ * E4_ERR_GD_FREE_INODES_COUNT or E4_ERR_GD_USED_DIRS, and with gdt_csum
+ * or metadata_csum E4_ERR_GD_ITABLE_UNUSED.  The faults into f (group,
+ * err, value, limit); returns their number.  No I/O. */
+#define E4_GD_COUNT_FAULTS_MAX	3
+unsigned e4_group_count_faults(e4_fs *fs, e4_group_t g, const struct e4_group *d,
+			       struct e4_gd_fault f[E4_GD_COUNT_FAULTS_MAX]);
 /* 1 if raw descriptors a and b (on-disk order, desc_size bytes, e.g. the
  * primary's and a backup copy's of one group) agree in every field the
  * kernel leaves alone while the filesystem is in use: all but the free

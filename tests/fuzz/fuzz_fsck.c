@@ -12,6 +12,11 @@
  * Input: the image (fuzz.h container).  Header flags: FZ_F_CSUM.  op[0]:
  * bit 0 -y (else -n), bit 1 -p (instead of -n/-y), bit 2 -f, bit 3
  * -E journal_only, bit 4 -v, bits 5-6 -b: none, 8193, 32768 -B 4096, 0.
+ * A run with -y or -p (without -b or journal_only) that exits 0 or 1 is
+ * followed by one with -n, which must exit 0: a repair counted as done
+ * was written, and "clean" was said of a filesystem e4fsck finds clean
+ * (GUIDE.md: never claim what was not done).  Otherwise abort(): a
+ * finding.
  * The clock is fixed (E4FSCK_TIME): the run must not depend on it.
  */
 #define main e4fsck_main
@@ -34,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz_image im;
 	char *argv[16];
-	int argc = 0;
+	int argc = 0, rc, rc2;
 	unsigned op;
 
 	if (dev_fd < 0 || fz_image_load_fd(data, size, &im, dev_fd, jdev_fd))
@@ -74,7 +79,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	argv[argc++] = dev_path;
 	argv[argc] = NULL;
-	(void)e4fsck_run(argc, argv);
+	rc = e4fsck_run(argc, argv);
+	if ((op & 3) && !(op & 0x68) && (rc == FSCK_OK || rc == FSCK_NONDESTRUCT)) {
+		/* "clean" or "corrected": what was repaired is written, and
+		 * a read-only check right after finds nothing left */
+		argv[1] = "-n";
+		rc2 = e4fsck_run(argc, argv);
+		if (rc2 != FSCK_OK) {
+			dprintf(2, "fuzz_fsck: %s exited %d, then -n %d\n", op & 2 ? "-p" : "-y",
+				rc, rc2);
+			abort();
+		}
+	}
 	/* the pages go back: the next input starts from an empty file */
 	(void)ftruncate(dev_fd, 0);
 	if (jdev_fd >= 0)
