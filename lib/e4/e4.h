@@ -1429,10 +1429,16 @@ errcode_t e4_block_find_free(e4_fs *fs, e4_blk_t goal, uint64_t count, e4_blk_t 
  * not below s_first_ino; nothing is marked.  E4_ERR_NO_SPACE. */
 errcode_t e4_inode_find_free(e4_fs *fs, e4_group_t goal_group, e4_ino_t *ino);
 /* Recount from the bitmaps: each group's free clusters and free inodes
- * (used dirs and itable_unused are kept), then the superblock's
+ * (used dirs are kept; with gdt_csum or metadata_csum bg_itable_unused is
+ * lowered to the free inodes after the last one the bitmap has in use,
+ * as e4_inode_mark() keeps it), then the superblock's
  * s_free_blocks_count and s_free_inodes_count as the sums.  Descriptors
  * that change get their checksum set and are written at e4_alloc_flush().
- * *changed (may be NULL) = 1 if any count changed.  Bitmap read errors. */
+ * *changed (may be NULL) = 1 if any count changed.  Bitmap read errors;
+ * a recount that would leave a descriptor out of the format's bounds
+ * (e4_group_count_faults(): more directories than the inodes its bitmap
+ * has in use) changes nothing and returns that fault's code
+ * (E4_ERR_GD_USED_DIRS), E4_ERR_NO_MEMORY. */
 errcode_t e4_counts_recompute(e4_fs *fs, int *changed);
 /* Group g's free clusters and free inodes as its bitmaps say, without
  * changing anything (the rule e4_counts_recompute() applies):

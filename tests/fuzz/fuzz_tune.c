@@ -17,6 +17,12 @@
  * (a journal of the default size, every checksum rewritten, uninit_bg's
  * inode tables) run only on devices of at most 1 GiB; UUIDs are fixed
  * ones (no random, no time), the clock only feeds s_wtime.
+ *
+ * What e4tune writes stays clean: when e4fsck -n finds the image clean
+ * (exit 0) before and e4tune exits 0, e4fsck -n must exit 0 after
+ * (GUIDE.md: what e4kit writes is clean; a listing writes nothing).  The
+ * one change meant to leave a check due, -E force_fsck, is not judged.
+ * Otherwise abort(): a finding.
  */
 #define main e4tune_main
 #include "../../tune/main.c"
@@ -25,6 +31,8 @@
 #include "fuzz.h"
 
 #define FZ_BIG_DEVICE	(1ULL << 30)	/* bytes: heavy changes only below */
+
+int e4fsck_run(int argc, char **argv);	/* fsck_run.c */
 
 static int dev_fd = -1;
 static char dev_path[64];
@@ -144,7 +152,7 @@ static int change(char **argv, char *buf, size_t len, unsigned op, unsigned v, u
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz_image im;
-	char *argv[16], buf[64];
+	char *argv[16], buf[64] = "";
 	int argc = 0, n;
 
 	if (dev_fd < 0 || fz_image_load_fd(data, size, &im, dev_fd, -1))
@@ -162,9 +170,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		argc += n;
 		if ((im.op[1] & 2) && strcmp(argv[argc - 1], "-l"))
 			argv[argc++] = "-l";
+		char *check[] = { "e4fsck", "-n", dev_path, NULL };
+		int before, rc, after;
+
 		argv[argc++] = dev_path;
 		argv[argc] = NULL;
-		(void)e4tune_run(argc, argv);
+		before = e4fsck_run(3, check);
+		rc = e4tune_run(argc, argv);
+		if (before == 0 && rc == 0 && !strstr(buf, "force_fsck")) {
+			after = e4fsck_run(3, check);
+			if (after != 0) {
+				dprintf(2, "fuzz_tune: e4fsck -n exited 0, then e4tune");
+				for (int k = 1; k < argc - 1; k++)
+					dprintf(2, " %s", argv[k]);
+				dprintf(2, " 0, then e4fsck -n %d\n", after);
+				abort();
+			}
+		}
 	}
 	(void)ftruncate(dev_fd, 0);
 	return 0;
