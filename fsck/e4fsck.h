@@ -72,9 +72,11 @@ struct e4fsck {
 	int sb_given;			/* -b was given (-b 0: the primary only) */
 
 	/* Stopping before the end (e4fsck_stop(), e4fsck_exit()): the
-	 * journal open while a question is asked (closed by the stop), the
-	 * run's jmp_buf (e4fsck_run()), whether the run stopped. */
+	 * journal open and the memory held while a question is asked
+	 * (closed and freed by the stop), the run's jmp_buf (e4fsck_run()),
+	 * whether the run stopped. */
 	e4_journal *journal;
+	void *owned[3];
 	void *stop_jmp;
 	int stopped;
 };

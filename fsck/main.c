@@ -550,6 +550,10 @@ errcode_t e4fsck_close(struct e4fsck *ctx)
 
 int e4fsck_stop(struct e4fsck *ctx)
 {
+	for (unsigned k = 0; k < sizeof(ctx->owned) / sizeof(ctx->owned[0]); k++) {
+		free(ctx->owned[k]);
+		ctx->owned[k] = NULL;
+	}
 	if (ctx->journal) {
 		e4_journal_close(ctx->journal);
 		ctx->journal = NULL;

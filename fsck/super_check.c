@@ -170,6 +170,9 @@ static errcode_t check_groups(struct e4fsck *ctx)
 			err = E4_ERR_NO_MEMORY;
 			goto out;
 		}
+		/* freed by a stop at a question (e4fsck_stop()) */
+		ctx->owned[0] = counts;
+		ctx->owned[1] = usable;
 	}
 	for (e4_group_t i = 0; recount && i < geo->group_count; i++) {
 		err = e4_group_get(fs, i, &g);
@@ -220,6 +223,7 @@ static errcode_t check_groups(struct e4fsck *ctx)
 	if (gd_dirty && !ctx->read_only)
 		err = e4_flush_primary(fs, 1);
 out:
+	memset(ctx->owned, 0, sizeof(ctx->owned));
 	free(counts);
 	free(usable);
 	return err;
@@ -365,6 +369,10 @@ errcode_t e4fsck_check_gd_csums(struct e4fsck *ctx)
 		goto out;
 	}
 	backup = sound_backup_table(ctx, &from);
+	/* freed by a stop at the question (e4fsck_stop()) */
+	ctx->owned[0] = why;
+	ctx->owned[1] = backup;
+	ctx->owned[2] = ibitmap;
 	/* first every verdict, then the answers: a table with one damaged
 	 * descriptor is left whole to the full check */
 	for (e4_group_t i = 0; i < geo->group_count; i++) {
@@ -396,6 +404,7 @@ errcode_t e4fsck_check_gd_csums(struct e4fsck *ctx)
 	if (fixed && !ctx->read_only)
 		err = e4_flush_primary(fs, 1);
 out:
+	memset(ctx->owned, 0, sizeof(ctx->owned));
 	free(why);
 	free(backup);
 	free(ibitmap);
