@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/fuzz.sh TARGET [HOURS [JOBS]]: run one fuzz target for hours
-# (issue 18) and write a report.  TARGET is read, journal, blocks, debugfs
-# or mkfs; HOURS defaults to 1 (fractions allowed: 0.25); JOBS to every
+# (issue 18) and write a report.  TARGET is read, journal, blocks, debugfs,
+# mkfs, fsck or tune; HOURS defaults to 1 (fractions allowed: 0.25); JOBS to every
 # core (libFuzzer's -fork=JOBS: findings do not stop the run).
 #
 # Uses the fuzzing build E4_FUZZ_BUILD (default build-fuzz, built with
@@ -22,7 +22,7 @@ hours=${2:-1}
 jobs=${3:-$(nproc)}
 bdir=${E4_FUZZ_BUILD:-$src/build-fuzz}
 case $t in
-read | journal | blocks | debugfs) dict=ext4 limit=10 ;;
+read | journal | blocks | debugfs | fsck | tune) dict=ext4 limit=10 ;;
 mkfs) dict=mkfs limit=30 ;;
 *) echo "bench/fuzz.sh: unknown target $t" >&2; exit 2 ;;
 esac

@@ -70,7 +70,19 @@ struct e4fsck {
 	 * descriptors, bitmaps or orphans; the full check is left due. */
 	int gd_damaged;
 	int sb_given;			/* -b was given (-b 0: the primary only) */
+
+	/* Stopping before the end (e4fsck_stop(), e4fsck_exit()): the
+	 * journal open and the memory held while a question is asked
+	 * (closed and freed by the stop), the run's jmp_buf (e4fsck_run()),
+	 * whether the run stopped. */
+	e4_journal *journal;
+	void *owned[3];
+	void *stop_jmp;
+	int stopped;
 };
+
+/* e4fsck_open() and the passes: the run stopped (said, closed). */
+#define E4FSCK_STOPPED	((errcode_t)-1)
 
 /* ---- problem table (problem.c) ---------------------------------------- */
 /* Values a message template can show: %i inode, %b block, %B second
@@ -158,8 +170,16 @@ int fix_problem(struct e4fsck *ctx, int code, struct problem_ctx *pctx);
 void e4fsck_error(struct e4fsck *ctx, errcode_t err, const char *what);
 /* Compute the exit status from what was found and fixed. */
 int e4fsck_exit_code(const struct e4fsck *ctx);
-/* Stop now with the exit status computed so far (fs closed if open). */
+/* Stop now with the exit status computed so far (fs closed if open):
+ * unwinds to e4fsck_run(), which returns that status.  For a stop inside
+ * a question (problem.c); the steps of main.c return e4fsck_stop(). */
 void e4fsck_exit(struct e4fsck *ctx) __attribute__((noreturn));
+/* Close what is open (ctx->journal, then the filesystem, its dirty
+ * superblock written) and return the exit status computed so far. */
+int e4fsck_stop(struct e4fsck *ctx);
+/* e4fsck's whole run on a command line (argv[0] is not used): the exit
+ * status.  Callable again in the same process (main() is a wrapper). */
+int e4fsck_run(int argc, char **argv);
 /* Write the list of destructive problems and what each answer mode does
  * with them (Markdown, doc/e4fsck-destructive.md) to f.  Returns 0, or 1
  * when a PR_DESTRUCTIVE row and the table describing them disagree. */
@@ -183,12 +203,18 @@ errcode_t e4fsck_check_gd_csums(struct e4fsck *ctx);
  * (e4_group_check_locations()) and field bounds
  * (e4_group_check_fields()); with cb every fault is reported. */
 int e4fsck_table_sound(e4_fs *fs, e4_gd_fault_cb cb, void *priv);
+/* Say a descriptor field out of its bounds (e4_group_check_fields(),
+ * e4_group_count_faults()): PR_0_GD_BAD_FIELD.  1 once more than 20
+ * descriptor faults were said (stop listing). */
+int e4fsck_report_gd_field(struct e4fsck *ctx, const struct e4_gd_fault *f);
 /* Superblock-level checks (times, descriptors, counts, features). */
 errcode_t e4fsck_check_super(struct e4fsck *ctx);
 /* Sum of the descriptors' free counts into the superblock (as the kernel
  * computes them at mount); *changed = 1 if a count changed. */
 errcode_t e4fsck_sync_free_counts(struct e4fsck *ctx, int *changed);
-/* (Re)open ctx->fs from ctx->device with the current policy. */
+/* (Re)open ctx->fs from ctx->device with the current policy: 0, the
+ * open's error, or E4FSCK_STOPPED (a check of the opened filesystem
+ * stopped the run: said, closed). */
 errcode_t e4fsck_open(struct e4fsck *ctx);
 /* Write the superblock if dirty (s_wtime = now) and close the fs. */
 errcode_t e4fsck_close(struct e4fsck *ctx);

@@ -25,15 +25,18 @@
 #include <time.h>
 #include <unistd.h>
 #include <getopt.h>
+#include <setjmp.h>
 #include <sys/time.h>
 
-static struct e4fsck *exit_ctx;
+/* parse_args() and the steps of the run return this to go on; anything
+ * else is the exit status to stop with. */
+#define RUN_ON	(-1)
 
-static void fatal(struct e4fsck *ctx, errcode_t err, const char *what) __attribute__((noreturn));
+static int fatal(struct e4fsck *ctx, errcode_t err, const char *what);
 
 /* The usage text: on stdout with exit 0 for --help, else on stderr with
- * e2fsck's usage exit code (16). */
-static void usage(const char *prog, int help)
+ * e2fsck's usage exit code (16).  Returns that exit code. */
+static int usage(const char *prog, int help)
 {
 	fprintf(help ? stdout : stderr,
 		"Usage: %s [-panyfvt] [-b superblock] [-B blocksize] [-C fd]\n"
@@ -53,7 +56,7 @@ static void usage(const char *prog, int help)
 		" -V       print the version and exit\n"
 		" --help   print this text and exit\n",
 		prog);
-	exit(help ? FSCK_OK : FSCK_USAGE);
+	return help ? FSCK_OK : FSCK_USAGE;
 }
 
 static int64_t clock_now(void)
@@ -75,13 +78,14 @@ static int64_t clock_now(void)
 	return (int64_t)time(NULL);
 }
 
-static void parse_extended(struct e4fsck *ctx, const char *arg)
+/* -E: RUN_ON or the exit status. */
+static int parse_extended(struct e4fsck *ctx, const char *arg)
 {
 	char *copy = strdup(arg), *tok, *save = NULL;
 	int bad = 0;
 
 	if (!copy)
-		exit(FSCK_ERROR);
+		return FSCK_ERROR;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "journal_only")) {
 			ctx->journal_only = 1;
@@ -93,11 +97,14 @@ static void parse_extended(struct e4fsck *ctx, const char *arg)
 	free(copy);
 	if (bad) {
 		fprintf(stderr, "Extended options (-E): journal_only\n");
-		exit(FSCK_USAGE);
+		return FSCK_USAGE;
 	}
+	return RUN_ON;
 }
 
-static unsigned long parse_num(struct e4fsck *ctx, const char *arg, const char *what)
+/* A number option's value into *out: RUN_ON or the exit status. */
+static int parse_num(struct e4fsck *ctx, const char *arg, const char *what,
+		     unsigned long *out)
 {
 	char *end;
 	unsigned long long v;
@@ -106,14 +113,18 @@ static unsigned long parse_num(struct e4fsck *ctx, const char *arg, const char *
 	v = strtoull(arg, &end, 0);
 	if (errno || !*arg || *end || *arg == '-') {
 		fprintf(stderr, "%s: invalid %s: %s\n", ctx->prog, what, arg);
-		exit(FSCK_USAGE);
+		return FSCK_USAGE;
 	}
-	return (unsigned long)v;
+	*out = (unsigned long)v;
+	return RUN_ON;
 }
 
-static void parse_args(struct e4fsck *ctx, int argc, char **argv)
+/* The command line into ctx: RUN_ON or the exit status (usage, -V,
+ * --help). */
+static int parse_args(struct e4fsck *ctx, int argc, char **argv)
 {
-	int c, modes = 0;
+	int c, modes = 0, rc = RUN_ON;
+	unsigned long v;
 
 	static const struct option long_opts[] = {
 		{ "help", no_argument, NULL, 'h' + 256 },
@@ -121,7 +132,9 @@ static void parse_args(struct e4fsck *ctx, int argc, char **argv)
 	};
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "panyfvtVC:b:B:j:E:", long_opts, NULL)) != -1) {
+	optind = 0;	/* getopt starts afresh (a second run in one process) */
+	while (rc == RUN_ON &&
+	       (c = getopt_long(argc, argv, "panyfvtVC:b:B:j:E:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 		case 'a':
@@ -142,28 +155,33 @@ static void parse_args(struct e4fsck *ctx, int argc, char **argv)
 		case 'f': ctx->force = 1; break;
 		case 'v': ctx->verbose = 1; break;
 		case 't': ctx->timing = 1; break;
-		case 'C': ctx->progress_fd = (int)parse_num(ctx, optarg, "file descriptor"); break;
+		case 'C':
+			rc = parse_num(ctx, optarg, "file descriptor", &v);
+			ctx->progress_fd = (int)v;
+			break;
 		case 'b':
-			ctx->superblock = parse_num(ctx, optarg, "superblock");
+			rc = parse_num(ctx, optarg, "superblock", &v);
+			ctx->superblock = v;
 			ctx->sb_given = 1;	/* -b 0: the primary, and only it */
 			break;
-		case 'B': {
-			unsigned long b = parse_num(ctx, optarg, "block size");
-
-			if (b < 1024 || b > 65536 || (b & (b - 1))) {
+		case 'B':
+			rc = parse_num(ctx, optarg, "block size", &v);
+			if (rc != RUN_ON)
+				break;
+			if (v < 1024 || v > 65536 || (v & (v - 1))) {
 				fprintf(stderr, "%s: invalid block size: %s\n", ctx->prog, optarg);
-				exit(FSCK_USAGE);
+				rc = FSCK_USAGE;
 			}
-			ctx->blocksize = (unsigned)b;
+			ctx->blocksize = (unsigned)v;
 			break;
-		}
 		case 'j': ctx->ext_journal = optarg; break;
-		case 'E': parse_extended(ctx, optarg); break;
+		case 'E': rc = parse_extended(ctx, optarg); break;
 		case 'V':
 			printf("e4fsck %s (e4kit)\n", PACKAGE_VERSION);
-			exit(FSCK_OK);
+			rc = FSCK_OK;
+			break;
 		case 'h' + 256:
-			usage(ctx->prog, 1);
+			rc = usage(ctx->prog, 1);
 			break;
 		default:
 			if (optopt && strchr("CbBjE", optopt))
@@ -174,18 +192,21 @@ static void parse_args(struct e4fsck *ctx, int argc, char **argv)
 			else
 				fprintf(stderr, "%s: unrecognized option '%s'\n", ctx->prog,
 					argv[optind - 1]);
-			usage(ctx->prog, 0);
+			rc = usage(ctx->prog, 0);
 		}
 	}
+	if (rc != RUN_ON)
+		return rc;
 	if (modes > 1) {
 		fprintf(stderr, "%s: only one of the options -p/-a, -n or -y may be given\n",
 			ctx->prog);
-		exit(FSCK_USAGE);
+		return FSCK_USAGE;
 	}
 	if (optind != argc - 1)
-		usage(ctx->prog, 0);
+		return usage(ctx->prog, 0);
 	ctx->device = argv[optind];
 	ctx->read_only = ctx->answer == ANSWER_NO;
+	return RUN_ON;
 }
 
 /* Superblock errors for which a backup copy may help. */
@@ -214,8 +235,9 @@ static errcode_t install_crashpoint(struct e4fsck *ctx)
 /* The device must hold the whole filesystem (e4_check_device_size()):
  * said before anything else is looked at; the primary superblock records
  * the error (not with -n, not from a backup) and e4fsck stops, exit 8.
- * Nothing past the end of the device is ever read or written. */
-static void check_device_size(struct e4fsck *ctx)
+ * Nothing past the end of the device is ever read or written.  0, or 1
+ * when the run stopped (e4fsck_stop()). */
+static int check_device_size(struct e4fsck *ctx)
 {
 	const struct e4_geom *g = e4_geom(ctx->fs);
 	struct ext4_super_block *sb = e4_super(ctx->fs);
@@ -223,7 +245,7 @@ static void check_device_size(struct e4fsck *ctx)
 	int record = !ctx->read_only && !ctx->sb_used;
 
 	if (!e4_check_device_size(ctx->fs, &dev_blocks))
-		return;
+		return 0;
 	fprintf(stderr, "%s: %s: the filesystem is %llu blocks of %u bytes (its superblock "
 		"says so), but the device holds only %llu: either the superblock or the "
 		"partition table is wrong (a truncated image, the wrong partition?)\n",
@@ -236,11 +258,11 @@ static void check_device_size(struct e4fsck *ctx)
 	fprintf(stderr, "%s: %s: nothing was checked or repaired%s\n", ctx->prog, ctx->device,
 		record ? "; the superblock records the error" : "");
 	ctx->fatal = 1;
-	e4fsck_exit(ctx);
+	e4fsck_stop(ctx);
+	return 1;
 }
 
-/* A descriptor field out of its bounds (e4_group_check_fields()). */
-static int report_gd_field(struct e4fsck *ctx, const struct e4_gd_fault *f)
+int e4fsck_report_gd_field(struct e4fsck *ctx, const struct e4_gd_fault *f)
 {
 	struct problem_ctx pctx = { 0 };
 	unsigned long long v = f->value, lim = f->limit;
@@ -288,7 +310,7 @@ static int report_gd_fault(e4_fs *fs, const struct e4_gd_fault *f, void *priv)
 	if (f->err != E4_ERR_GD_BLOCK_BITMAP && f->err != E4_ERR_GD_INODE_BITMAP &&
 	    f->err != E4_ERR_GD_INODE_TABLE && f->err != E4_ERR_GD_OVERLAP_SUPER &&
 	    f->err != E4_ERR_GD_OVERLAP)
-		return report_gd_field(ctx, f);
+		return e4fsck_report_gd_field(ctx, f);
 	switch (f->err) {
 	case E4_ERR_GD_OVERLAP_SUPER:
 		snprintf(why, sizeof(why), "overlaps a superblock or group descriptor copy");
@@ -320,8 +342,8 @@ static int report_gd_fault(e4_fs *fs, const struct e4_gd_fault *f, void *priv)
  * (e4_group_check_locations()).  Unsound ones are corruption: the copy
  * kept with the first backup superblock whose table is sound is used for
  * the run (said once, a full check left due); without one e4fsck stops
- * before the journal, exit 4, nothing written. */
-static void check_descriptors(struct e4fsck *ctx)
+ * before the journal, exit 4, nothing written (1: stopped). */
+static int check_descriptors(struct e4fsck *ctx)
 {
 	e4_fs *fs = ctx->fs;
 	const struct e4_geom *geo = e4_geom(fs);
@@ -331,7 +353,7 @@ static void check_descriptors(struct e4fsck *ctx)
 
 	ctx->gd_copy = 0;
 	if (e4fsck_table_sound(fs, NULL, NULL))
-		return;
+		return 0;
 	if (first) {
 		e4fsck_table_sound(fs, report_gd_fault, ctx);
 		if (!ctx->gd_reported)
@@ -349,24 +371,25 @@ static void check_descriptors(struct e4fsck *ctx)
 			pctx.blk = e4_group_first_block(fs, g);
 			fix_problem(ctx, PR_0_GD_USE_COPY, &pctx);
 		}
-		return;
+		return 0;
 	}
 	e4_gdt_load_copy(fs, 0);
 	fix_problem(ctx, PR_0_GD_NO_GOOD_COPY, &pctx);
 	ctx->uncorrected++;
-	e4fsck_exit(ctx);
+	e4fsck_stop(ctx);
+	return 1;
 }
 
 /* A freshly opened filesystem: crash tests' layer, the device's size,
- * the descriptors. */
+ * the descriptors.  E4FSCK_STOPPED when one of them stopped the run. */
 static errcode_t opened(struct e4fsck *ctx)
 {
 	errcode_t err;
 
 	if (!ctx->read_only && (err = install_crashpoint(ctx)))
 		return err;
-	check_device_size(ctx);
-	check_descriptors(ctx);
+	if (check_device_size(ctx) || check_descriptors(ctx))
+		return E4FSCK_STOPPED;
 	return 0;
 }
 
@@ -446,7 +469,8 @@ static int search_backups(struct e4fsck *ctx, int flags, errcode_t first)
 /* No backup superblock is usable: the fields the geometry decides are
  * recomputed (e4_super_fix_geometry()) and said; with yes they are
  * written at once (a journal replay re-reads the superblock from the
- * device), with no e4fsck goes on read-only (-n) or stops (exit 4). */
+ * device), with no e4fsck goes on read-only (-n) or stops (exit 4).
+ * 0, -1 (it does not open) or 1 (stopped: e4fsck_stop()). */
 static int fix_geometry(struct e4fsck *ctx, int flags)
 {
 	const struct e4_sb_fix *fixes;
@@ -465,13 +489,17 @@ static int fix_geometry(struct e4fsck *ctx, int flags)
 	}
 	if (ctx->read_only)
 		return 0;
-	if (yes < n)
-		e4fsck_exit(ctx);
+	if (yes < n) {
+		e4fsck_stop(ctx);
+		return 1;
+	}
 	err = e4_super_write(ctx->fs);
 	if (!err)
 		err = e4_flush(ctx->fs);
-	if (err)
+	if (err) {
 		fatal(ctx, err, "while writing the repaired superblock");
+		return 1;
+	}
 	return 0;
 }
 
@@ -487,10 +515,16 @@ errcode_t e4fsck_open(struct e4fsck *ctx)
 		return opened(ctx);
 	if (ctx->sb_used || ctx->sb_given || !sb_damage(err))
 		return err;
-	if (!search_backups(ctx, flags, err) ||
-	    ((err == E4_ERR_BAD_GEOMETRY || e4_super_fixable(err)) &&
-	     !fix_geometry(ctx, flags)))
+	if (!search_backups(ctx, flags, err))
 		return opened(ctx);
+	if (err == E4_ERR_BAD_GEOMETRY || e4_super_fixable(err)) {
+		int r = fix_geometry(ctx, flags);
+
+		if (!r)
+			return opened(ctx);
+		if (r > 0)
+			return E4FSCK_STOPPED;
+	}
 	ctx->fs = NULL;
 	return err;
 }
@@ -513,8 +547,16 @@ errcode_t e4fsck_close(struct e4fsck *ctx)
 	return err ? err : err2;
 }
 
-void e4fsck_exit(struct e4fsck *ctx)
+int e4fsck_stop(struct e4fsck *ctx)
 {
+	for (unsigned k = 0; k < sizeof(ctx->owned) / sizeof(ctx->owned[0]); k++) {
+		free(ctx->owned[k]);
+		ctx->owned[k] = NULL;
+	}
+	if (ctx->journal) {
+		e4_journal_close(ctx->journal);
+		ctx->journal = NULL;
+	}
 	if (ctx->fs) {
 		errcode_t err = e4fsck_close(ctx);
 
@@ -524,15 +566,23 @@ void e4fsck_exit(struct e4fsck *ctx)
 		}
 	}
 	fflush(stdout);
-	exit(e4fsck_exit_code(ctx));
+	ctx->stopped = 1;
+	return e4fsck_exit_code(ctx);
 }
 
-/* An operational error: report it and stop with FSCK_ERROR. */
-static void fatal(struct e4fsck *ctx, errcode_t err, const char *what)
+void e4fsck_exit(struct e4fsck *ctx)
+{
+	e4fsck_stop(ctx);
+	longjmp(*(jmp_buf *)ctx->stop_jmp, 1);
+}
+
+/* An operational error: report it and stop with FSCK_ERROR (the exit
+ * status). */
+static int fatal(struct e4fsck *ctx, errcode_t err, const char *what)
 {
 	e4fsck_error(ctx, err, what);
 	ctx->fatal = 1;
-	e4fsck_exit(ctx);
+	return e4fsck_stop(ctx);
 }
 
 /* The device's size in bytes (0 when it cannot be opened). */
@@ -550,20 +600,21 @@ static uint64_t device_bytes(struct e4fsck *ctx)
 
 /* -b: a superblock past the end of the device, for every block size it
  * may be read with (-B, else 1 KiB: the nearest), is said as such and
- * stops the run (exit 8) before anything is opened. */
-static void check_sb_block(struct e4fsck *ctx)
+ * stops the run (exit 8) before anything is opened.  RUN_ON or the exit
+ * status. */
+static int check_sb_block(struct e4fsck *ctx)
 {
 	uint64_t dev = device_bytes(ctx);
 	unsigned bs = ctx->blocksize ? ctx->blocksize : 1024;
 
 	if (!ctx->superblock || !dev ||
 	    (uint64_t)ctx->superblock < (dev - EXT4_SUPERBLOCK_SIZE) / bs + 1)
-		return;
+		return RUN_ON;
 	fprintf(stderr, "%s: %s: -b %llu: the device ends before that block (it holds %llu "
 		"blocks of %u bytes)\n", ctx->prog, ctx->device,
 		(unsigned long long)ctx->superblock, (unsigned long long)(dev / bs), bs);
 	ctx->fatal = 1;
-	e4fsck_exit(ctx);
+	return e4fsck_stop(ctx);
 }
 
 /* After -b blk failed: the superblock copies elsewhere that open, as -b /
@@ -597,13 +648,16 @@ static void other_backups(struct e4fsck *ctx, char *buf, size_t len)
 	}
 }
 
-static void open_or_die(struct e4fsck *ctx)
+/* Open, or say why not and stop: RUN_ON or the exit status. */
+static int open_or_stop(struct e4fsck *ctx)
 {
 	errcode_t err = e4fsck_open(ctx);
 	char others[160];
 
 	if (!err)
-		return;
+		return RUN_ON;
+	if (err == E4FSCK_STOPPED)
+		return e4fsck_exit_code(ctx);
 	if (ctx->sb_given && ctx->superblock && sb_damage(err)) {
 		/* name the block tried, suggest only others that open */
 		char bsz[32] = "";
@@ -632,26 +686,27 @@ static void open_or_die(struct e4fsck *ctx)
 				"-b the backups are searched)\n", ctx->prog, ctx->device);
 	}
 	ctx->fatal = 1;
-	e4fsck_exit(ctx);
+	return e4fsck_stop(ctx);
 }
 
 /* A mounted filesystem (or the backing file of a mounted loop device)
- * must not be changed under the kernel: refuse unless -n. */
-static void check_in_use(struct e4fsck *ctx)
+ * must not be changed under the kernel: refuse unless -n.  RUN_ON or the
+ * exit status. */
+static int check_in_use(struct e4fsck *ctx)
 {
 	struct e4_probe p;
 
 	if (e4_probe_device(ctx->device, &p) || !p.busy)
-		return;
+		return RUN_ON;
 	if (ctx->read_only) {
 		fprintf(stderr, "%s: warning: %s is in use (%s); the results of a read-only "
 			"check may be inconsistent\n", ctx->prog, ctx->device, p.busy_what);
-		return;
+		return RUN_ON;
 	}
 	fprintf(stderr, "%s: %s is in use (%s); refusing to change it (use -n to look)\n",
 		ctx->prog, ctx->device, p.busy_what);
 	ctx->fatal = 1;
-	e4fsck_exit(ctx);
+	return e4fsck_stop(ctx);
 }
 
 /* Why a full check is due, or NULL; *damage is set when the reason is
@@ -711,61 +766,50 @@ static double now_seconds(void)
 	return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
-int main(int argc, char **argv)
+/* The checks, after the command line: the exit status.  Every stop
+ * before the end closes the filesystem (e4fsck_stop()); a stop inside a
+ * question (fix_problem(): preen, or quit at the prompt) comes back to
+ * e4fsck_run() instead. */
+static int run_checks(struct e4fsck *ctx, double t0)
 {
-	struct e4fsck c;
-	struct e4fsck *ctx = &c;
 	const char *reason;
 	char rbuf[96];
-	double t0 = now_seconds();
 	errcode_t err;
-	int damage = 0, changed;
+	int damage = 0, changed, rc;
 
-	/* output lost on stdout: an operational error, OR'd into the status */
-	std_fds_write_error_status(FSCK_ERROR);
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->prog = "e4fsck";
-	ctx->progress_fd = -1;
-	exit_ctx = ctx;
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	e4_init_errors();
-	/* Hidden: the destructive-answer list of doc/ (built from the table). */
-	if (argc == 2 && !strcmp(argv[1], "--list-destructive"))
-		return e4fsck_list_destructive(stdout) ? FSCK_ERROR : FSCK_OK;
-	parse_args(ctx, argc, argv);
 	ctx->now = clock_now();
 
 	if (ctx->answer == ANSWER_ASK && !isatty(0)) {
 		fprintf(stderr, "%s: need a terminal for interactive repairs "
 			"(use -p, -n or -y)\n", ctx->prog);
-		exit(FSCK_ERROR);
+		return FSCK_ERROR;
 	}
 	if (ctx->answer != ANSWER_PREEN)
 		fprintf(stderr, "e4fsck %s\n", PACKAGE_VERSION);
 
 	ctx->sb_used = ctx->superblock;
-	check_in_use(ctx);
-	check_sb_block(ctx);
-	open_or_die(ctx);
+	if ((rc = check_in_use(ctx)) != RUN_ON || (rc = check_sb_block(ctx)) != RUN_ON ||
+	    (rc = open_or_stop(ctx)) != RUN_ON)
+		return rc;
 
 	/* The journal first: replaying it may change everything below. */
 	err = e4fsck_journal(ctx);
 	if (err)
-		e4fsck_exit(ctx);
-	if (!ctx->fs)
-		open_or_die(ctx);
+		return e4fsck_stop(ctx);
+	if (!ctx->fs && (rc = open_or_stop(ctx)) != RUN_ON)
+		return rc;
 
 	err = e4fsck_check_gd_csums(ctx);
 	if (err)
-		fatal(ctx, err, "while checking the group descriptors");
+		return fatal(ctx, err, "while checking the group descriptors");
 
 	err = e4fsck_orphans(ctx);
 	if (err)
-		e4fsck_exit(ctx);
+		return e4fsck_stop(ctx);
 
 	err = e4fsck_check_super(ctx);
 	if (err)
-		e4fsck_exit(ctx);
+		return e4fsck_stop(ctx);
 
 	if (ctx->journal_only) {
 		/* The journal part ran as asked and the exit status reports
@@ -787,7 +831,7 @@ int main(int argc, char **argv)
 		 * journal is left unreplayed: its descriptors are newer. */
 		err = e4fsck_sync_free_counts(ctx, &changed);
 		if (err)
-			fatal(ctx, err, "while reading the group descriptors");
+			return fatal(ctx, err, "while reading the group descriptors");
 		if (changed && !ctx->read_only)
 			ctx->sb_dirty = 1;
 	}
@@ -824,4 +868,40 @@ out:
 	if (ctx->timing)
 		printf("%s: time: %.3f s\n", ctx->device, now_seconds() - t0);
 	return e4fsck_exit_code(ctx);
+}
+
+int e4fsck_run(int argc, char **argv)
+{
+	struct e4fsck c;
+	struct e4fsck *ctx = &c;
+	jmp_buf stop;
+	double t0 = now_seconds();
+	int rc;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->prog = "e4fsck";
+	ctx->progress_fd = -1;
+	ctx->stop_jmp = &stop;
+	e4_init_errors();
+	/* Hidden: the destructive-answer list of doc/ (built from the table). */
+	if (argc == 2 && !strcmp(argv[1], "--list-destructive"))
+		return e4fsck_list_destructive(stdout) ? FSCK_ERROR : FSCK_OK;
+	rc = parse_args(ctx, argc, argv);
+	if (rc != RUN_ON)
+		return rc;
+	if (setjmp(stop))
+		return e4fsck_exit_code(ctx);	/* e4fsck_exit(): closed */
+	return run_checks(ctx, t0);
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	/* output lost on stdout: an operational error, OR'd into the status */
+	std_fds_write_error_status(FSCK_ERROR);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	rc = e4fsck_run(argc, argv);
+	fflush(stdout);
+	return rc;
 }

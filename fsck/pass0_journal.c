@@ -263,6 +263,14 @@ static int jsb_magic_bad(errcode_t err)
 
 /* Open the journal the superblock describes, repairing what the problem
  * table allows.  *jp is NULL when there is no (longer a) journal. */
+/* Close the journal open_journal() gave (ctx->journal). */
+static void journal_done(struct e4fsck *ctx, e4_journal *j)
+{
+	if (ctx->journal == j)
+		ctx->journal = NULL;
+	e4_journal_close(j);
+}
+
 static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 {
 	e4_fs *fs = ctx->fs;
@@ -341,9 +349,11 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 	}
 
 	err = e4_journal_open2(fs, ext ? ctx->ext_journal : NULL, E4_JOPEN_IGNORE_CSUM, &j);
+	if (!err)
+		ctx->journal = j;	/* closed by a stop inside a question */
 	if (!err && !ext && (err = e4_journal_inode_mountable(fs))) {
 		/* readable as a log, but the kernel will not use it */
-		e4_journal_close(j);
+		journal_done(ctx, j);
 		j = NULL;
 	}
 	pctx.ino = jino;
@@ -359,7 +369,7 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 		err = e4_journal_open2(fs, NULL, E4_JOPEN_RAW, &j);
 		if (!err) {
 			err = reset_journal(ctx, j);
-			e4_journal_close(j);
+			journal_done(ctx, j);
 			return err;
 		}
 		/* not even the map is usable: remove the journal */
@@ -393,11 +403,11 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 
 			err = e4_journal_write_super(j, &jsb);
 			if (err) {
-				e4_journal_close(j);
+				journal_done(ctx, j);
 				return err;
 			}
 		} else if (!ext) {
-			e4_journal_close(j);
+			journal_done(ctx, j);
 			return 0;
 		}
 	}
@@ -475,7 +485,7 @@ errcode_t e4fsck_journal(struct e4fsck *ctx)
 			if (!err && carried)
 				fix_problem(ctx, PR_0_JOURNAL_ERRNO, &pctx);
 		}
-		e4_journal_close(j);
+		journal_done(ctx, j);
 		if (err) {
 			e4fsck_error(ctx, err, "while updating the journal superblock");
 			ctx->fatal = 1;
@@ -485,7 +495,7 @@ errcode_t e4fsck_journal(struct e4fsck *ctx)
 	}
 	if (ctx->read_only) {
 		fix_problem(ctx, PR_0_JOURNAL_SKIP_READONLY, &pctx);
-		e4_journal_close(j);
+		journal_done(ctx, j);
 		return 0;
 	}
 	if (fc_pending(ctx, j)) {
@@ -495,7 +505,7 @@ errcode_t e4fsck_journal(struct e4fsck *ctx)
 			set_incompat(e4_super(ctx->fs), EXT4_FEATURE_INCOMPAT_RECOVER, 1);
 			ctx->sb_dirty = 1;
 		}
-		e4_journal_close(j);
+		journal_done(ctx, j);
 		goto flush;
 	}
 
@@ -509,7 +519,7 @@ errcode_t e4fsck_journal(struct e4fsck *ctx)
 			err = e4_flush(ctx->fs);
 		ctx->sb_dirty = 0;
 		if (err) {
-			e4_journal_close(j);
+			journal_done(ctx, j);
 			e4fsck_error(ctx, err, "while writing the superblock");
 			ctx->fatal = 1;
 			return err;
@@ -519,7 +529,7 @@ errcode_t e4fsck_journal(struct e4fsck *ctx)
 	 * recovery adds its own -EINVAL for a failed commit. */
 	jerrno = (int32_t)e4_be32((uint32_t)e4_journal_super(j)->s_errno);
 	err = e4_journal_recover(ctx->fs, j, NULL, NULL, &res);
-	e4_journal_close(j);
+	journal_done(ctx, j);
 	ctx->journal_replayed = 1;
 	if (ctx->verbose)
 		printf("%s: journal: %u transaction(s) from tid %u, %llu block(s) replayed, "
@@ -557,6 +567,8 @@ errcode_t e4fsck_journal(struct e4fsck *ctx)
 	err = e4fsck_close(ctx);
 	if (!err)
 		err = e4fsck_open(ctx);
+	if (err == E4FSCK_STOPPED)
+		return err;
 	if (err) {
 		e4fsck_error(ctx, err, "while reopening the filesystem after the replay");
 		ctx->fatal = 1;
@@ -568,7 +580,7 @@ errcode_t e4fsck_journal(struct e4fsck *ctx)
 		return err;
 	}
 	if (j)
-		e4_journal_close(j);
+		journal_done(ctx, j);
 flush:
 	if (ctx->sb_dirty && !ctx->read_only) {
 		err = e4_super_write(ctx->fs);

@@ -119,6 +119,31 @@ static int uninit_contradicted(struct e4fsck *ctx, e4_group_t i, const struct e4
 	return bad;
 }
 
+/* The free counts group i's bitmaps show (fb, fi) against the
+ * descriptor's other fields: more directories than the bitmap's inodes in
+ * use, more never-used inodes (bg_itable_unused) than its free ones.
+ * Then the bitmap or those fields are damaged, and which only the full
+ * check can tell (whether a directory names the inodes); setting the
+ * counts alone would leave a descriptor out of the format's bounds
+ * (e4_group_count_faults()), which the next run calls unsound.  1 if so
+ * (said). */
+static int recount_contradicted(struct e4fsck *ctx, e4_group_t i, const struct e4_group *g,
+				uint32_t fb, uint32_t fi)
+{
+	struct e4_gd_fault f[E4_GD_COUNT_FAULTS_MAX];
+	struct e4_group c = *g;
+	unsigned n;
+
+	if (c.free_blocks == fb && c.free_inodes == fi)
+		return 0;
+	c.free_blocks = fb;
+	c.free_inodes = fi;
+	n = e4_group_count_faults(ctx->fs, i, &c, f);
+	for (unsigned k = 0; k < n; k++)
+		e4fsck_report_gd_field(ctx, &f[k]);
+	return n > 0;
+}
+
 /* Descriptor flags and free counts.  Locations and field bounds were
  * judged at open (main.c), checksums before the orphans
  * (e4fsck_check_gd_csums()).  A count an uninit flag contradicts is
@@ -143,6 +168,9 @@ static errcode_t check_groups(struct e4fsck *ctx)
 			err = E4_ERR_NO_MEMORY;
 			goto out;
 		}
+		/* freed by a stop at a question (e4fsck_stop()) */
+		ctx->owned[0] = counts;
+		ctx->owned[1] = usable;
 	}
 	for (e4_group_t i = 0; recount && i < geo->group_count; i++) {
 		err = e4_group_get(fs, i, &g);
@@ -157,7 +185,8 @@ static errcode_t check_groups(struct e4fsck *ctx)
 			continue;
 		}
 		usable[i] = 1;
-		if (uninit_contradicted(ctx, i, &g, counts[2 * i], counts[2 * i + 1]))
+		if (uninit_contradicted(ctx, i, &g, counts[2 * i], counts[2 * i + 1]) ||
+		    recount_contradicted(ctx, i, &g, counts[2 * i], counts[2 * i + 1]))
 			ctx->gd_damaged = 1;
 	}
 	err = 0;
@@ -192,6 +221,7 @@ static errcode_t check_groups(struct e4fsck *ctx)
 	if (gd_dirty && !ctx->read_only)
 		err = e4_flush_primary(fs, 1);
 out:
+	memset(ctx->owned, 0, sizeof(ctx->owned));
 	free(counts);
 	free(usable);
 	return err;
@@ -337,6 +367,10 @@ errcode_t e4fsck_check_gd_csums(struct e4fsck *ctx)
 		goto out;
 	}
 	backup = sound_backup_table(ctx, &from);
+	/* freed by a stop at the question (e4fsck_stop()) */
+	ctx->owned[0] = why;
+	ctx->owned[1] = backup;
+	ctx->owned[2] = ibitmap;
 	/* first every verdict, then the answers: a table with one damaged
 	 * descriptor is left whole to the full check */
 	for (e4_group_t i = 0; i < geo->group_count; i++) {
@@ -368,6 +402,7 @@ errcode_t e4fsck_check_gd_csums(struct e4fsck *ctx)
 	if (fixed && !ctx->read_only)
 		err = e4_flush_primary(fs, 1);
 out:
+	memset(ctx->owned, 0, sizeof(ctx->owned));
 	free(why);
 	free(backup);
 	free(ibitmap);

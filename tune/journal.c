@@ -477,6 +477,14 @@ int tune_recover_if_needed(struct tune *t)
 		return 1;
 	}
 	err = e4_counts_recompute(fs, &changed);
+	if (err && err != E4_ERR_NO_MEMORY && !e4_err_is_io(err)) {
+		/* the replayed bitmaps contradict the descriptors: damage */
+		rerr = mark_full_check(fs);
+		tune_err(t, err, "while recomputing the free counts after recovery: the "
+			 "replayed bitmaps and descriptors disagree%s (run e2fsck -f)",
+			 rerr ? "" : "; the filesystem is marked for a full check");
+		return 1;
+	}
 	if (!err)
 		err = e4_alloc_flush(fs);
 	if (!err)

@@ -27,11 +27,15 @@
 #include <unistd.h>
 #include <uuid/uuid.h>
 
-static void usage_exit(struct tune *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3), noreturn));
+/* The parsing steps return this to go on; anything else is the exit
+ * status to stop with. */
+#define RUN_ON	(-1)
 
-/* One line naming the problem; exit 1 before anything is opened. */
-static void usage_exit(struct tune *t, const char *fmt, ...)
+static int usage_err(struct tune *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* One line naming the problem; exit status 1, before anything is opened. */
+static int usage_err(struct tune *t, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -40,10 +44,10 @@ static void usage_exit(struct tune *t, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, " (see %s --help)\n", t->prog);
-	exit(1);
+	return 1;
 }
 
-static void help(const char *prog)
+static int help(const char *prog)
 {
 	printf("Usage: %s [-c max_mounts_count] [-e errors_behavior] [-f] [-g group]\n"
 	       "\t[-i interval[d|m|w]] [-j] [-J journal_options] [-l [--json]]\n"
@@ -53,7 +57,7 @@ static void help(const char *prog)
 	       "\t[-O [^]feature[,...]] [-E extended-option[,...]]\n"
 	       "\t[-T last_check_time] [-U UUID] device\n"
 	       "       %s -V | --help\n", prog, prog);
-	exit(0);
+	return 0;
 }
 
 /* One line on stderr: "prog: device: [warning: ][error text ]message". */
@@ -206,15 +210,17 @@ static const char *const hash_names[] = {
 };
 
 /* -E: checked here, applied in apply_extended(). */
-static void parse_extended(struct tune *t, const char *arg)
+/* RUN_ON or the exit status. */
+static int parse_extended(struct tune *t, const char *arg)
 {
 	struct optlist o;
 	char *tok, *val;
 	unsigned long v;
+	int rc = RUN_ON;
 
 	if (optlist_start(&o, arg))
-		exit(1);
-	while (optlist_next(&o, &tok, &val)) {
+		return 1;
+	while (rc == RUN_ON && optlist_next(&o, &tok, &val)) {
 		if (!strcmp(tok, "test_fs") && !val) {
 			t->test_fs = 1;
 		} else if (!strcmp(tok, "^test_fs") && !val) {
@@ -222,13 +228,17 @@ static void parse_extended(struct tune *t, const char *arg)
 		} else if (!strcmp(tok, "force_fsck") && !val) {
 			t->force_fsck = 1;
 		} else if (!strcmp(tok, "stride")) {
-			if (!val || parse_ulong(val, 65535, &v))
-				usage_exit(t, "invalid RAID stride: %s", val ? val : "");
+			if (!val || parse_ulong(val, 65535, &v)) {
+				rc = usage_err(t, "invalid RAID stride: %s", val ? val : "");
+				break;
+			}
 			t->stride = v;
 			t->stride_set = 1;
 		} else if (!strcmp(tok, "stripe_width")) {
-			if (!val || parse_ulong(val, UINT32_MAX, &v))
-				usage_exit(t, "invalid RAID stripe-width: %s", val ? val : "");
+			if (!val || parse_ulong(val, UINT32_MAX, &v)) {
+				rc = usage_err(t, "invalid RAID stripe-width: %s", val ? val : "");
+				break;
+			}
 			t->stripe_width = v;
 			t->stripe_set = 1;
 		} else if (!strcmp(tok, "hash_alg")) {
@@ -240,52 +250,65 @@ static void parse_extended(struct tune *t, const char *arg)
 			if (val && h < 0 && !parse_ulong(val, 6, &v))
 				h = (int)v;
 			/* the unsigned variants are chosen by s_flags, not stored */
-			if (h < 0 || (h >= 3 && h <= 5))
-				usage_exit(t, "invalid hash algorithm: %s", val ? val : "");
+			if (h < 0 || (h >= 3 && h <= 5)) {
+				rc = usage_err(t, "invalid hash algorithm: %s", val ? val : "");
+				break;
+			}
 			t->hash_alg = h;
 			t->hash_set = 1;
 		} else if (!strcmp(tok, "mount_opts")) {
 			/* the value cannot hold a comma, as with tune2fs */
 			if (!val)
-				usage_exit(t, "mount_opts= needs a value");
-			if (strlen(val) >= 64)
-				usage_exit(t, "extended mount options too long (at most 63 characters)");
+				rc = usage_err(t, "mount_opts= needs a value");
+			else if (strlen(val) >= 64)
+				rc = usage_err(t, "extended mount options too long (at most 63 "
+					       "characters)");
+			if (rc != RUN_ON)
+				break;
 			free(t->ext_mount_opts);
 			t->ext_mount_opts = strdup(val);
 			if (!t->ext_mount_opts)
-				exit(1);
+				rc = 1;
 		} else {
-			usage_exit(t, "bad extended option: %s", tok);
+			rc = usage_err(t, "bad extended option: %s", tok);
 		}
 	}
 	optlist_done(&o);
+	return rc;
 }
 
 /* -J: size=MiB (other journal options are not supported). */
-static void parse_journal_opts(struct tune *t, const char *arg)
+/* RUN_ON or the exit status. */
+static int parse_journal_opts(struct tune *t, const char *arg)
 {
 	struct optlist o;
 	char *tok, *val;
 	unsigned long v;
+	int rc = RUN_ON;
 
 	if (optlist_start(&o, arg))
-		exit(1);
-	if (!optlist_next(&o, &tok, &val))
-		usage_exit(t, "-J needs a journal option (size=MiB)");
+		return 1;
+	if (!optlist_next(&o, &tok, &val)) {
+		optlist_done(&o);
+		return usage_err(t, "-J needs a journal option (size=MiB)");
+	}
 	do {
 		if (!strcmp(tok, "size")) {
 			if (!val || parse_ulong(val, 1UL << 30, &v) || !v)
-				usage_exit(t, "invalid journal size: %s", val ? val : "");
-			t->journal_mb = v;
+				rc = usage_err(t, "invalid journal size: %s", val ? val : "");
+			else
+				t->journal_mb = v;
 		} else if (!strcmp(tok, "device") || !strcmp(tok, "location") ||
 			   !strcmp(tok, "fast_commit_size") || !strcmp(tok, "v1_superblock")) {
-			usage_exit(t, "journal option '%s' is not supported", tok);
+			rc = usage_err(t, "journal option '%s' is not supported", tok);
 		} else {
-			usage_exit(t, "bad journal option: %s", tok);
+			rc = usage_err(t, "bad journal option: %s", tok);
 		}
-	} while (optlist_next(&o, &tok, &val));
+	} while (rc == RUN_ON && optlist_next(&o, &tok, &val));
 	optlist_done(&o);
-	t->journal = 1;
+	if (rc == RUN_ON)
+		t->journal = 1;
+	return rc;
 }
 
 static const struct option long_opts[] = {
@@ -294,13 +317,15 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void parse_args(struct tune *t, int argc, char **argv)
+/* The command line into t: RUN_ON or the exit status (usage, -V, --help). */
+static int parse_args(struct tune *t, int argc, char **argv)
 {
-	int c, any = 0;
+	int c, any = 0, rc;
 	long l;
 	char *end;
 
 	opterr = 0;
+	optind = 0;	/* getopt starts afresh (a second run in one process) */
 	while ((c = getopt_long(argc, argv, "c:e:fg:i:jlm:o:r:u:C:E:I:J:L:M:O:Q:T:U:Vz:",
 				long_opts, NULL)) != -1) {
 		any++;
@@ -314,13 +339,13 @@ static void parse_args(struct tune *t, int argc, char **argv)
 			errno = 0;
 			l = strtol(optarg, &end, 0);
 			if (!*optarg || *end || errno || l > 16000 || l < -16000)
-				usage_exit(t, "bad mounts count - %s", optarg);
+				return usage_err(t, "bad mounts count - %s", optarg);
 			t->max_mnt_count = l ? l : -1;
 			break;
 		case 'C':
 			t->C_flag = 1;
 			if (parse_ulong(optarg, 16000, &t->mnt_count))
-				usage_exit(t, "bad mounts count - %s", optarg);
+				return usage_err(t, "bad mounts count - %s", optarg);
 			break;
 		case 'e':
 			t->e_flag = 1;
@@ -331,13 +356,15 @@ static void parse_args(struct tune *t, int argc, char **argv)
 			else if (!strcmp(optarg, "panic"))
 				t->errors = 3;
 			else
-				usage_exit(t, "bad error behavior - %s", optarg);
+				return usage_err(t, "bad error behavior - %s", optarg);
 			break;
 		case 'E':
 			if (t->extended)
-				usage_exit(t, "-E may only be given once");
+				return usage_err(t, "-E may only be given once");
 			t->extended = optarg;
-			parse_extended(t, optarg);
+			rc = parse_extended(t, optarg);
+			if (rc != RUN_ON)
+				return rc;
 			break;
 		case 'f':
 			t->force++;
@@ -345,21 +372,23 @@ static void parse_args(struct tune *t, int argc, char **argv)
 		case 'g':
 			t->g_flag = 1;
 			if (parse_id(optarg, 1, &t->resgid))
-				usage_exit(t, "bad gid/group name - %s", optarg);
+				return usage_err(t, "bad gid/group name - %s", optarg);
 			break;
 		case 'i':
 			t->i_flag = 1;
 			if (parse_interval(optarg, &t->interval))
-				usage_exit(t, "bad interval - %s", optarg);
+				return usage_err(t, "bad interval - %s", optarg);
 			if (t->interval >= (1ULL << 32))
-				usage_exit(t, "interval between checks is too big (%llu)",
+				return usage_err(t, "interval between checks is too big (%llu)",
 					   (unsigned long long)t->interval);
 			break;
 		case 'j':
 			t->journal = 1;
 			break;
 		case 'J':
-			parse_journal_opts(t, optarg);
+			rc = parse_journal_opts(t, optarg);
+			if (rc != RUN_ON)
+				return rc;
 			break;
 		case 'l':
 			t->l_flag = 1;
@@ -374,7 +403,7 @@ static void parse_args(struct tune *t, int argc, char **argv)
 			t->reserved_ratio = strtod(optarg, &end);
 			if (!*optarg || *end || errno || !(t->reserved_ratio >= 0) ||
 			    t->reserved_ratio > 50)
-				usage_exit(t, "bad reserved block ratio - %s", optarg);
+				return usage_err(t, "bad reserved block ratio - %s", optarg);
 			break;
 		case 'M':
 			t->M_flag = 1;
@@ -382,12 +411,12 @@ static void parse_args(struct tune *t, int argc, char **argv)
 			break;
 		case 'o':
 			if (t->mntopts)
-				usage_exit(t, "-o may only be given once");
+				return usage_err(t, "-o may only be given once");
 			t->mntopts = optarg;
 			break;
 		case 'O':
 			if (t->features)
-				usage_exit(t, "-O may only be given once");
+				return usage_err(t, "-O may only be given once");
 			t->features = optarg;
 			break;
 		case 'r': {
@@ -395,55 +424,55 @@ static void parse_args(struct tune *t, int argc, char **argv)
 
 			t->r_flag = 1;
 			if (parse_ulong(optarg, ULONG_MAX, &v))
-				usage_exit(t, "bad reserved blocks count - %s", optarg);
+				return usage_err(t, "bad reserved blocks count - %s", optarg);
 			t->reserved_blocks = v;
 			break;
 		}
 		case 'T':
 			t->T_flag = 1;
 			if (parse_time(optarg, &t->last_check))
-				usage_exit(t, "couldn't parse date/time specifier: %s", optarg);
+				return usage_err(t, "couldn't parse date/time specifier: %s", optarg);
 			break;
 		case 'u':
 			t->u_flag = 1;
 			if (parse_id(optarg, 0, &t->resuid))
-				usage_exit(t, "bad uid/user name - %s", optarg);
+				return usage_err(t, "bad uid/user name - %s", optarg);
 			break;
 		case 'U':
 			t->U_flag = 1;
 			t->uuid = optarg;
 			break;
 		case 'I':
-			usage_exit(t, "changing the inode size (-I) is not supported");
+			return usage_err(t, "changing the inode size (-I) is not supported");
 		case 'Q':
-			usage_exit(t, "quota options (-Q) are not supported");
+			return usage_err(t, "quota options (-Q) are not supported");
 		case 'z':
-			usage_exit(t, "undo files (-z) are not supported");
+			return usage_err(t, "undo files (-z) are not supported");
 		case 'J' + 256:
 			t->json = 1;
 			break;
 		case 'h' + 256:
-			help(t->prog);
-			break;
+			return help(t->prog);
 		case 'V':
 			/* tune2fs refuses -V (exit 1); every e4kit tool takes it */
 			printf("e4tune %s (e4kit)\n", PACKAGE_VERSION);
-			exit(0);
+			return 0;
 		default:
 			if (optopt && optopt < 256 && strchr("ceEgiJLmMoOrTuUIQz", optopt))
-				usage_exit(t, "option -%c needs an argument", optopt);
+				return usage_err(t, "option -%c needs an argument", optopt);
 			if (optopt && optopt < 256)
-				usage_exit(t, "invalid option -- '%c'", optopt);
-			usage_exit(t, "invalid option -- '%s'", argv[optind - 1]);
+				return usage_err(t, "invalid option -- '%c'", optopt);
+			return usage_err(t, "invalid option -- '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
-		usage_exit(t, optind >= argc ? "no device given" : "too many arguments");
+		return usage_err(t, optind >= argc ? "no device given" : "too many arguments");
 	if (!any)
-		usage_exit(t, "nothing to do");
+		return usage_err(t, "nothing to do");
 	if (t->json && !t->l_flag)
-		usage_exit(t, "--json only goes with -l");
+		return usage_err(t, "--json only goes with -l");
 	t->device = argv[optind];
+	return RUN_ON;
 }
 
 /* ---- writing ------------------------------------------------------------ */
@@ -823,7 +852,10 @@ static int run(struct tune *t, int argc, char **argv)
 	t->tty = isatty(0) && isatty(1);
 	e4_init_errors();
 	srandom((unsigned)time(NULL) ^ (unsigned)getpid());
-	parse_args(t, argc, argv);
+	rc = parse_args(t, argc, argv);
+	if (rc != RUN_ON)
+		return rc;
+	rc = 0;
 	if (t->json && json_stdout_only(t))
 		return 1;
 	if (t->mntopts && tune_mntopts_parse(t))
@@ -900,7 +932,7 @@ fail:
 	return 1;
 }
 
-int main(int argc, char **argv)
+int e4tune_run(int argc, char **argv)
 {
 	struct tune tune;
 	int rc;
@@ -908,10 +940,21 @@ int main(int argc, char **argv)
 	memset(&tune, 0, sizeof(tune));
 	rc = run(&tune, argc, argv);
 	free(tune.ext_mount_opts);
-	if (tune.json_out && fclose(tune.json_out) && !rc) {
-		fprintf(stderr, "%s: error writing the JSON listing: %s\n", tune.prog,
-			strerror(errno));
-		rc = 1;
+	if (tune.json_out) {
+		/* descriptor 1 back to the real standard output */
+		fflush(stdout);
+		if (dup2(fileno(tune.json_out), STDOUT_FILENO) < 0 && !rc)
+			rc = 1;
+		if (fclose(tune.json_out) && !rc) {
+			fprintf(stderr, "%s: error writing the JSON listing: %s\n", tune.prog,
+				strerror(errno));
+			rc = 1;
+		}
 	}
 	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	return e4tune_run(argc, argv);
 }

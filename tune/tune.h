@@ -55,6 +55,9 @@ struct tune {
 };
 
 /* main.c */
+/* e4tune's whole run on a command line: the exit status.  Callable again
+ * in the same process (main() is a wrapper): nothing is left open. */
+int e4tune_run(int argc, char **argv);
 void tune_err(struct tune *t, errcode_t err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* "prog: device: warning: ..." on stderr; the change goes on. */

@@ -287,9 +287,20 @@ static errcode_t inode_bitmap_check(e4_fs *fs, e4_group_t g, const uint8_t *map)
 	return 0;
 }
 
-/* e4_group_count_free(); check: refuse implausible bitmaps. */
+/* Free inodes at the end of inode bitmap map (after the last one in use). */
+static uint32_t tail_free_inodes(e4_fs *fs, const uint8_t *map)
+{
+	uint32_t n = group_inodes(fs), k = 0;
+
+	while (k < n && !e4_bit_test(map, n - 1 - k))
+		k++;
+	return k;
+}
+
+/* e4_group_count_free(); check: refuse implausible bitmaps; tail (may be
+ * NULL): the free inodes after the last one in use. */
 static errcode_t count_free(e4_fs *fs, e4_group_t g, int check, uint32_t *free_clusters,
-			    uint32_t *free_inodes)
+			    uint32_t *free_inodes, uint32_t *tail)
 {
 	uint8_t *buf = NULL;
 	uint64_t nfree[2];
@@ -314,6 +325,8 @@ static errcode_t count_free(e4_fs *fs, e4_group_t g, int check, uint32_t *free_c
 			err = k ? inode_bitmap_check(fs, g, map) : block_bitmap_check(fs, g, map);
 		if (!err)
 			nfree[k] = count_zero_bits(map, k ? group_inodes(fs) : e4_alloc_group_clusters(fs, g));
+		if (!err && k && tail)
+			*tail = tail_free_inodes(fs, map);
 	}
 	if (!err) {
 		*free_clusters = (uint32_t)nfree[0];
@@ -326,13 +339,14 @@ static errcode_t count_free(e4_fs *fs, e4_group_t g, int check, uint32_t *free_c
 errcode_t e4_group_count_free(e4_fs *fs, e4_group_t g, uint32_t *free_clusters,
 			      uint32_t *free_inodes)
 {
-	return count_free(fs, g, 1, free_clusters, free_inodes);
+	return count_free(fs, g, 1, free_clusters, free_inodes, NULL);
 }
 
 errcode_t e4_counts_recompute(e4_fs *fs, int *changed)
 {
 	const struct e4_geom *geo = &fs->geom;
 	uint64_t free_clusters = 0, free_inodes = 0;
+	struct e4_group *cand;
 	errcode_t err;
 
 	if (changed)
@@ -340,29 +354,49 @@ errcode_t e4_counts_recompute(e4_fs *fs, int *changed)
 	err = writable(fs);
 	if (err)
 		return err;
-	for (e4_group_t g = 0; g < geo->group_count; g++) {
-		struct e4_group d;
-		uint32_t fb, fi;
+	cand = calloc(geo->group_count, sizeof(*cand));
+	if (!cand)
+		return E4_ERR_NO_MEMORY;
+	/* every group's new counts first: nothing changes unless all fit */
+	for (e4_group_t g = 0; g < geo->group_count && !err; g++) {
+		struct e4_group *d = &cand[g];
+		struct e4_gd_fault f[E4_GD_COUNT_FAULTS_MAX];
+		uint32_t fb, fi, tail = 0;
 
-		err = e4_group_get(fs, g, &d);
+		err = e4_group_get(fs, g, d);
+		if (!err)
+			err = count_free(fs, g, 0, &fb, &fi, &tail);
 		if (err)
-			return err;
-		err = count_free(fs, g, 0, &fb, &fi);
-		if (err)
-			return err;
+			break;
 		free_clusters += fb;
 		free_inodes += fi;
-		if (d.free_blocks != fb || d.free_inodes != fi) {
-			d.free_blocks = fb;
-			d.free_inodes = fi;
-			err = e4_group_set(fs, g, &d);
-			if (err)
-				return err;
-			fs->alloc_dirty[g] |= DIRTY_GD;
-			if (changed)
-				*changed = 1;
-		}
+		d->free_blocks = fb;
+		d->free_inodes = fi;
+		/* an inode the bitmap has in use lies before the never-used
+		 * tail (the rule of e4_inode_mark()) */
+		if (uninit_flags_valid(fs) && d->itable_unused > tail)
+			d->itable_unused = tail;
+		if (e4_group_count_faults(fs, g, d, f))
+			err = f[0].err;
 	}
+	for (e4_group_t g = 0; g < geo->group_count && !err; g++) {
+		struct e4_group d;
+
+		err = e4_group_get(fs, g, &d);
+		if (err || (d.free_blocks == cand[g].free_blocks &&
+			    d.free_inodes == cand[g].free_inodes &&
+			    d.itable_unused == cand[g].itable_unused))
+			continue;
+		err = e4_group_set(fs, g, &cand[g]);
+		if (err)
+			break;
+		fs->alloc_dirty[g] |= DIRTY_GD;
+		if (changed)
+			*changed = 1;
+	}
+	free(cand);
+	if (err)
+		return err;
 	if (e4_sb_free_blocks_count(fs->sb) != free_clusters << geo->cluster_bits) {
 		sb_free_blocks_set(fs, free_clusters << geo->cluster_bits);
 		if (changed)

@@ -605,6 +605,15 @@ errcode_t e4_group_check_locations(e4_fs *fs, e4_gd_fault_cb cb, void *priv,
  * Returns 0 or the first fault's code; E4_ERR_NO_MEMORY,
  * E4_ERR_BAD_GROUP_NUM (no table). */
 errcode_t e4_group_check_fields(e4_fs *fs, e4_gd_fault_cb cb, void *priv, unsigned *nfaults);
+/* The count fields of descriptor d of group g (as read, or about to be
+ * set: a recount) against the bounds e4_group_check_fields() applies to
+ * them, in its order: E4_ERR_GD_FREE_BLOCKS_COUNT,
+ * E4_ERR_GD_FREE_INODES_COUNT or E4_ERR_GD_USED_DIRS, and with gdt_csum
+ * or metadata_csum E4_ERR_GD_ITABLE_UNUSED.  The faults into f (group,
+ * err, value, limit); returns their number.  No I/O. */
+#define E4_GD_COUNT_FAULTS_MAX	3
+unsigned e4_group_count_faults(e4_fs *fs, e4_group_t g, const struct e4_group *d,
+			       struct e4_gd_fault f[E4_GD_COUNT_FAULTS_MAX]);
 /* 1 if raw descriptors a and b (on-disk order, desc_size bytes, e.g. the
  * primary's and a backup copy's of one group) agree in every field the
  * kernel leaves alone while the filesystem is in use: all but the free
@@ -1632,10 +1641,16 @@ errcode_t e4_block_find_free(e4_fs *fs, e4_blk_t goal, uint64_t count, e4_blk_t 
  * errors. */
 errcode_t e4_inode_find_free(e4_fs *fs, e4_group_t goal_group, e4_ino_t *ino);
 /* Recount from the bitmaps: each group's free clusters and free inodes
- * (used dirs and itable_unused are kept), then the superblock's
+ * (used dirs are kept; with gdt_csum or metadata_csum bg_itable_unused is
+ * lowered to the free inodes after the last one the bitmap has in use,
+ * as e4_inode_mark() keeps it), then the superblock's
  * s_free_blocks_count and s_free_inodes_count as the sums.  Descriptors
  * that change get their checksum set and are written at e4_alloc_flush().
- * *changed (may be NULL) = 1 if any count changed.  Bitmap read errors. */
+ * *changed (may be NULL) = 1 if any count changed.  Bitmap read errors;
+ * a recount that would leave a descriptor out of the format's bounds
+ * (e4_group_count_faults(): more directories than the inodes its bitmap
+ * has in use) changes nothing and returns that fault's code
+ * (E4_ERR_GD_USED_DIRS), E4_ERR_NO_MEMORY. */
 errcode_t e4_counts_recompute(e4_fs *fs, int *changed);
 /* Group g's free clusters and free inodes as its bitmaps say, without
  * changing anything (the rule e4_counts_recompute() applies):

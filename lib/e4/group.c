@@ -421,7 +421,6 @@ errcode_t e4_group_check_fields(e4_fs *fs, e4_gd_fault_cb cb, void *priv, unsign
 {
 	const struct e4_geom *geo = &fs->geom;
 	int csum = geo->metadata_csum || geo->gdt_csum;
-	uint32_t ipg = geo->inodes_per_group;
 	struct loc_report r = { cb, priv, 0, 0, 0 };
 	uint8_t *holds;
 
@@ -435,8 +434,8 @@ errcode_t e4_group_check_fields(e4_fs *fs, e4_gd_fault_cb cb, void *priv, unsign
 	mark_foreign_metadata(fs, holds);
 	for (e4_group_t g = 0; g < geo->group_count && !r.stop; g++) {
 		struct e4_group d;
-		struct e4_gd_fault f = { .group = g };
-		uint32_t span = group_span_clusters(fs, g);
+		struct e4_gd_fault f = { .group = g }, cf[E4_GD_COUNT_FAULTS_MAX];
+		unsigned n;
 
 		e4_group_get(fs, g, &d);
 #define FAULT(code, v, l) do { \
@@ -444,17 +443,11 @@ errcode_t e4_group_check_fields(e4_fs *fs, e4_gd_fault_cb cb, void *priv, unsign
 	} while (0)
 		if (d.flags & ~KNOWN_BG_FLAGS)
 			FAULT(E4_ERR_GD_FLAGS, d.flags, KNOWN_BG_FLAGS);
-		if (d.free_blocks > span)
-			FAULT(E4_ERR_GD_FREE_BLOCKS_COUNT, d.free_blocks, span);
-		if (d.free_inodes > ipg)
-			FAULT(E4_ERR_GD_FREE_INODES_COUNT, d.free_inodes, ipg);
-		else if (d.used_dirs > ipg - d.free_inodes)
-			FAULT(E4_ERR_GD_USED_DIRS, d.used_dirs, ipg - d.free_inodes);
+		n = e4_group_count_faults(fs, g, &d, cf);
+		for (unsigned k = 0; k < n; k++)
+			FAULT(cf[k].err, cf[k].value, cf[k].limit);
 		if (!csum)
 			continue;
-		if (d.itable_unused > (d.free_inodes < ipg ? d.free_inodes : ipg))
-			FAULT(E4_ERR_GD_ITABLE_UNUSED, d.itable_unused,
-			      d.free_inodes < ipg ? d.free_inodes : ipg);
 		if ((d.flags & EXT4_BG_BLOCK_UNINIT) && g == geo->group_count - 1)
 			FAULT(E4_ERR_GD_BLOCK_UNINIT_LAST, d.flags, 0);
 		else if ((d.flags & EXT4_BG_BLOCK_UNINIT) && holds[g])
@@ -547,4 +540,29 @@ int e4_super_is_backup_copy(e4_fs *fs)
 	if (!g || b != e4_group_first_block(fs, g) || !e4_group_has_super(fs, g))
 		return 0;
 	return nr == 0 || nr == (g < 65535 ? g : 65535);
+}
+
+unsigned e4_group_count_faults(e4_fs *fs, e4_group_t g, const struct e4_group *d,
+			       struct e4_gd_fault f[E4_GD_COUNT_FAULTS_MAX])
+{
+	const struct e4_geom *geo = &fs->geom;
+	uint32_t ipg = geo->inodes_per_group, span = group_span_clusters(fs, g);
+	unsigned n = 0;
+
+#define COUNT_FAULT(code, v, l) do { \
+		memset(&f[n], 0, sizeof(f[n])); \
+		f[n].group = g; f[n].err = code; f[n].value = v; f[n].limit = l; n++; \
+	} while (0)
+	if (d->free_blocks > span)
+		COUNT_FAULT(E4_ERR_GD_FREE_BLOCKS_COUNT, d->free_blocks, span);
+	if (d->free_inodes > ipg)
+		COUNT_FAULT(E4_ERR_GD_FREE_INODES_COUNT, d->free_inodes, ipg);
+	else if (d->used_dirs > ipg - d->free_inodes)
+		COUNT_FAULT(E4_ERR_GD_USED_DIRS, d->used_dirs, ipg - d->free_inodes);
+	if ((geo->metadata_csum || geo->gdt_csum) &&
+	    d->itable_unused > (d->free_inodes < ipg ? d->free_inodes : ipg))
+		COUNT_FAULT(E4_ERR_GD_ITABLE_UNUSED, d->itable_unused,
+			    d->free_inodes < ipg ? d->free_inodes : ipg);
+#undef COUNT_FAULT
+	return n;
 }

@@ -49,6 +49,15 @@ void fz_target_init(void);
  * -1: dropped).  0, or -1 when the input holds nothing usable. */
 int fz_image_load(const uint8_t *data, size_t len, struct fz_image *im, int jfd);
 void fz_image_free(struct fz_image *im);
+/* The same into the file fd instead (a memory file from fz_device(), for
+ * a tool's code that opens a device path): truncated to the device size,
+ * the chunks written; im->io stays NULL.  0 or -1. */
+int fz_image_load_fd(const uint8_t *data, size_t len, struct fz_image *im, int fd, int jfd);
+/* A memory file (memfd_create) for a device a tool opens by path: its
+ * descriptor (-1 on failure), its path ("/proc/self/fd/N") into path. */
+int fz_device(const char *name, char *path, size_t len);
+/* fz_fix_csums() on the image file at path. */
+void fz_fix_csums_path(const char *path);
 
 /* Recompute every checksum of the filesystem on io the way a writer would
  * (e4_csum_rewrite_best_effort), so that a mutated structure passes

@@ -13,6 +13,8 @@
 #  - blocks: fuzz_blocks' own template blocks (E4FUZZ_SEEDS mode);
 #  - debugfs_w: the small e4mkfs images, checksums fixed, with three write
 #    commands each.
+#  - fsck, tune: journal's seeds and the e4mkfs images with choice bytes
+#    (fsck: -n, -y, -p, journal_only; tune: every change of its table).
 # Done once per build directory: a stamp newer than this script and e4fz.py
 # skips it.
 set -euo pipefail
@@ -28,7 +30,7 @@ if [ -f "$stamp" ] && [ "$stamp" -nt "$0" ] && [ "$stamp" -nt "$src/tests/fuzz/e
 	exit 0
 fi
 rm -rf "$out"
-mkdir -p "$out"/{read,journal,debugfs,debugfs_w,mkfs,blocks}
+mkdir -p "$out"/{read,journal,debugfs,debugfs_w,mkfs,blocks,fsck,tune}
 "$py" "$src/tests/fuzz/e4fz.py" corpus "$shared/corpus" "$out" "$max"
 
 # small images made by e4mkfs: deterministic (fixed time, UUID, hash seed)
@@ -84,6 +86,34 @@ bigalloc|-t ext4 -O bigalloc -C 65536 -b 4096 -i 65536|100G
 meta_bg|-t ext4 -O meta_bg,^resize_inode,64bit -G 64 -E desc_size=128|10T
 rev0|-r 0 -b 1024 -I 128 -N 100|2M
 huge|-T huge -O 64bit -b 4096 -m 0.5|1P
+EOF
+
+# fsck and tune: the images with their choice bytes (header op[0..2])
+"$py" - "$out" <<'EOF'
+import os, sys
+out = sys.argv[1]
+
+
+def put(src, dst, op):
+    d = bytearray(open(src, 'rb').read())
+    if d[:4] == b'E4FZ':
+        d[5:8] = bytes(op)
+        open(dst, 'wb').write(d)
+
+
+for i, name in enumerate(sorted(os.listdir(out + '/journal'))):
+    src = out + '/journal/' + name
+    if name.startswith('mkfs_'):
+        continue
+    put(src, out + '/fsck/' + name, [(0, 1, 2)[i % 3] | (4 if i % 7 == 3 else 0), 0, 0])
+    put(src, out + '/tune/' + name, [i % 12, i * 8 % 256, i * 37 % 256])
+for name in sorted(os.listdir(out + '/read')):
+    if name.startswith('mkfs_'):
+        src = out + '/read/' + name
+        for m in (0, 1, 2, 8):
+            put(src, out + '/fsck/%s_%d' % (name, m), [m, 0, 0])
+        for op in range(12):
+            put(src, out + '/tune/%s_%d' % (name, op), [op, 2, 7])
 EOF
 
 # fuzz_blocks: its template's blocks, as it plants them
