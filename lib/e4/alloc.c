@@ -374,7 +374,7 @@ errcode_t e4_counts_recompute(e4_fs *fs, int *changed)
 		d->free_inodes = fi;
 		/* an inode the bitmap has in use lies before the never-used
 		 * tail (the rule of e4_inode_mark()) */
-		if (uninit_flags_valid(fs) && d->itable_unused > tail)
+		if (e4_alloc_uninit_valid(fs) && d->itable_unused > tail)
 			d->itable_unused = tail;
 		if (e4_group_count_faults(fs, g, d, f))
 			err = f[0].err;
