@@ -394,10 +394,7 @@ errcode_t e4_journal_create(e4_fs *fs, uint32_t blocks, uint32_t fc_blocks, e4_b
 	/* 4. the superblock names the journal, its state back as it was */
 	sb->s_state = state;
 	fs->sb_dirty = 1;
-	memcpy(sb->s_jnl_blocks, ib.inode.i_block, sizeof(ib.inode.i_block));
-	sb->s_jnl_blocks[15] = ib.inode.i_size_high;
-	sb->s_jnl_blocks[16] = ib.inode.i_size_lo;
-	sb->s_jnl_backup_type = 1;
+	e4_sb_jnl_backup_set(sb, &ib.inode);
 	sb->s_journal_inum = e4_cpu_to_le32(EXT4_JOURNAL_INO);
 	sb->s_journal_dev = 0;
 	memset(sb->s_journal_uuid, 0, sizeof(sb->s_journal_uuid));
