@@ -661,6 +661,10 @@ errcode_t e4_bmap_new_inodes(e4_fs *fs, enum e4_bmap_kind kind, struct e4_bmap *
 
 #define E4_BMAP_RELAX_CSUM	0x0001	/* load: keep a bitmap whose checksum fails */
 #define E4_BMAP_STORE_ALL	0x0002	/* store: rewrite every initialised group's bitmap */
+#define E4_BMAP_STORE_NO_FLUSH	0x0004	/* store: write the bitmaps only; descriptors
+					   and superblock changed in memory, for
+					   the caller to write (e4mkfs: its primary
+					   superblock last of all) */
 /* Called by the loaders for each group whose bitmap fails its checksum
  * (err: E4_ERR_BLOCK_BITMAP_CSUM or E4_ERR_INODE_BITMAP_CSUM); non-zero
  * stops the load with err. */
@@ -692,7 +696,9 @@ errcode_t e4_bmap_load_inodes(e4_fs *fs, enum e4_bmap_kind kind, unsigned flags,
  * becomes the sum.  Bitmaps are written first, then the descriptor table
  * (every copy, e4_gdt_write()) if a descriptor changed, then the
  * superblock, then e4_flush(), with any pending allocation changes
- * (e4_alloc_flush()).  The allocation API's cached bitmaps are updated.
+ * (e4_alloc_flush()); with E4_BMAP_STORE_NO_FLUSH only the bitmaps.  With
+ * E4_BMAP_STORE_ALL an initialised group's bitmap is not read first.
+ * The allocation API's cached bitmaps are updated.
  * E4_ERR_READ_ONLY, E4_ERR_GDT_COPY, E4_ERR_INVALID_ARGUMENT (bm's range
  * is not the filesystem's), E4_ERR_GD_BAD_LOCATION, read and write
  * errors, E4_ERR_NO_MEMORY. */
