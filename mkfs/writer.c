@@ -399,7 +399,6 @@ static int write_orphan(struct mkfs *m, e4_fs *fs, uint8_t *blk)
 		      0, 0) ||
 	    map_file(m, fs, o->ino, &b.inode, o, extents))
 		return -1;
-	e4_super(fs)->s_orphan_file_inum = e4_cpu_to_le32(o->ino);
 	return write_inode(m, fs, o->ino, &b);
 }
 
