@@ -850,6 +850,7 @@ int mkfs_write(struct mkfs *m)
 		goto out;
 	}
 	err = e4_fs_create(io, m->device, &sb, &fs);
+	io = NULL;	/* the handle's now (closed by it on error too) */
 	if (err) {
 		io_fail(m, "creating the filesystem handle", err);
 		goto out;
@@ -911,6 +912,8 @@ int mkfs_write(struct mkfs *m)
 		printf("done\n\n");
 	ret = 0;
 out:
+	if (io)		/* opened, but no handle was made */
+		e4_io_close(io);
 	if (fs) {
 		err = e4_close(fs);
 		if (err && !ret) {
