@@ -67,15 +67,18 @@ static void mark_file(struct marker *k, const struct e4_layout_file *f)
 		mark_blocks(k, f->meta[i], 1);
 }
 
-/* A map of the filesystem's clusters (as a 1 KiB-block bigalloc
- * filesystem counts them: block 0 is in cluster 0), for a marker. */
+/* A map of the filesystem's clusters shaped as e4_bmap_new_blocks()
+ * shapes it (from first_data_block's cluster; a 1 KiB-block bigalloc
+ * filesystem's block 0 is in cluster 0), for a marker: the map
+ * e4_bmap_store_blocks() writes, made before the filesystem is open. */
 static int marker_init(struct marker *k, const struct e4_layout *l)
 {
 	uint64_t n = (l->blocks_count + (1ULL << l->cluster_bits) - 1) >> l->cluster_bits;
 
 	memset(k, 0, sizeof(*k));
 	k->cbits = l->cluster_bits;
-	return e4_bmap_create(E4_BMAP_RUNS, 0, n, &k->map) ? -1 : 0;
+	return e4_bmap_create(E4_BMAP_RUNS, l->first_data_block >> l->cluster_bits, n, &k->map) ?
+		-1 : 0;
 }
 
 /* The map, once everything is marked; NULL (and the map freed) if a mark
@@ -152,19 +155,6 @@ static int check_counts(struct mkfs *m, const struct e4_bmap *used_map)
 	return 0;
 }
 
-static void build_block_bitmap(const struct e4_layout *l, const struct e4_bmap *used, uint32_t g,
-			       uint8_t *buf)
-{
-	uint64_t n = group_clusters(l, g);
-
-	memset(buf, 0, l->clusters_per_group / 8);
-	memset(buf + l->clusters_per_group / 8, 0xFF, l->block_size - l->clusters_per_group / 8);
-	e4_bmap_export(used, group_first_cluster(l, g), buf, n);
-	/* padding past the end of the filesystem */
-	if (n < l->clusters_per_group)
-		e4_bits_set(buf, n, l->clusters_per_group - n);
-}
-
 /* ---- helpers ------------------------------------------------------------ */
 static int io_fail(struct mkfs *m, const char *what, errcode_t err)
 {
@@ -188,44 +178,23 @@ static int zero_range(struct mkfs *m, int fd, uint64_t blk, uint64_t n)
 	return 0;
 }
 
-static int has_inode_extra(const struct e4_layout *l)
+/* A fresh inode as mke2fs writes one it creates: the library's new inode
+ * (times from the format's clock, no nanoseconds; i_extra_isize 32) with
+ * generation 0, then its link count and size. */
+static int new_inode(struct mkfs *m, e4_fs *fs, e4_ino_t ino, union e4_inode_buf *b,
+		     uint16_t mode, uint32_t links, uint64_t size, uint32_t uid, uint32_t gid)
 {
-	return l->inode_size > EXT4_GOOD_OLD_INODE_SIZE;
-}
+	struct e4_time now = { m->now, 0 };
+	errcode_t err = e4_inode_init_flags(fs, ino, mode, uid, gid, &now, 0,
+					    E4_INODE_INIT_GENERATION, b);
 
-static void set_time(struct mkfs *m, struct ext4_inode *in, int extra)
-{
-	uint32_t base, ex;
-
-	e4_time_encode(m->now, 0, &base, &ex);
-	in->i_atime = in->i_ctime = in->i_mtime = e4_cpu_to_le32(base);
-	if (extra) {
-		in->i_atime_extra = in->i_ctime_extra = in->i_mtime_extra = e4_cpu_to_le32(ex);
-		in->i_crtime = e4_cpu_to_le32(base);
-		in->i_crtime_extra = e4_cpu_to_le32(ex);
-	}
-}
-
-/* A fresh inode as mke2fs writes one it creates. */
-static void new_inode(struct mkfs *m, union e4_inode_buf *b, uint16_t mode, uint16_t links,
-		      uint64_t size, uint32_t uid, uint32_t gid)
-{
-	struct ext4_inode *in = &b->inode;
-	int extra = has_inode_extra(m->l);
-
-	memset(b, 0, sizeof(*b));
-	in->i_mode = e4_cpu_to_le16(mode);
-	in->i_uid = e4_cpu_to_le16((uint16_t)uid);
-	in->l_i_uid_high = e4_cpu_to_le16((uint16_t)(uid >> 16));
-	in->i_gid = e4_cpu_to_le16((uint16_t)gid);
-	in->l_i_gid_high = e4_cpu_to_le16((uint16_t)(gid >> 16));
-	in->i_size_lo = e4_cpu_to_le32((uint32_t)size);
-	in->i_size_high = e4_cpu_to_le32((uint32_t)(size >> 32));
-	in->i_links_count = e4_cpu_to_le16(links);
-	if (extra)
-		in->i_extra_isize = e4_cpu_to_le16(EXT4_INODE_FIELD_END(i_projid) -
-						   EXT4_GOOD_OLD_INODE_SIZE);
-	set_time(m, in, extra);
+	if (!err)
+		err = e4_inode_links_set(fs, &b->inode, links);
+	if (!err)
+		err = e4_inode_size_set(fs, &b->inode, size);
+	if (err)
+		return io_fail(m, "creating an inode", err);
+	return 0;
 }
 
 /* Distinct clusters a file's blocks touch (bigalloc charges i_blocks by
@@ -246,12 +215,14 @@ static uint64_t file_clusters(const struct e4_layout *l, const struct e4_layout_
 	return n;
 }
 
-static void set_iblocks(struct mkfs *m, struct ext4_inode *in, uint64_t fs_blocks)
+/* i_blocks = fs_blocks filesystem blocks (e4_inode_blocks_set()'s rules). */
+static int set_iblocks(struct mkfs *m, e4_fs *fs, struct ext4_inode *in, uint64_t fs_blocks)
 {
-	uint64_t sectors = fs_blocks * (m->l->block_size / 512);
+	errcode_t err = e4_inode_blocks_set(fs, in, fs_blocks * (m->l->block_size / 512));
 
-	in->i_blocks_lo = e4_cpu_to_le32((uint32_t)sectors);
-	in->l_i_blocks_high = e4_cpu_to_le16((uint16_t)(sectors >> 32));
+	if (err)
+		return io_fail(m, "setting i_blocks", err);
+	return 0;
 }
 
 static int pwrite_blk(struct mkfs *m, e4_fs *fs, e4_blk_t blk, const void *buf, unsigned count)
@@ -282,23 +253,23 @@ static int map_file(struct mkfs *m, e4_fs *fs, e4_ino_t ino, struct ext4_inode *
 		lblk += f->extents[i].len;
 	}
 	if (extents) {
-		uint8_t *leaf = NULL;
-		e4_blk_t leaf_blk = f->nr_meta ? f->meta[0] : 0;
+		/* the tree's blocks are the layout's meta blocks, in tree order */
+		size_t bs = m->l->block_size;
+		uint8_t *nodes = f->nr_meta ? malloc(f->nr_meta * bs) : NULL;
 
-		if (leaf_blk) {
-			leaf = malloc(m->l->block_size);
-			if (!leaf) {
-				free(ext);
-				return io_fail(m, "mapping a file", E4_ERR_NO_MEMORY);
-			}
-		}
-		err = e4_extent_tree_build(fs, ino, in, ext, f->nr_extents, leaf_blk, leaf);
-		if (!err && leaf && pwrite_blk(m, fs, leaf_blk, leaf, 1)) {
-			free(leaf);
+		if (f->nr_meta && !nodes) {
 			free(ext);
-			return -1;
+			return io_fail(m, "mapping a file", E4_ERR_NO_MEMORY);
 		}
-		free(leaf);
+		err = e4_extent_tree_build_n(fs, ino, in, ext, f->nr_extents, f->meta, f->nr_meta,
+					     nodes);
+		for (uint32_t i = 0; !err && i < f->nr_meta; i++)
+			if (pwrite_blk(m, fs, f->meta[i], nodes + i * bs, 1)) {
+				free(nodes);
+				free(ext);
+				return -1;
+			}
+		free(nodes);
 	} else {
 		err = e4_blockmap_build(fs, in, ext, f->nr_extents, f->meta, f->nr_meta);
 		m->bytes_written += (uint64_t)f->nr_meta * m->l->block_size;
@@ -307,10 +278,8 @@ static int map_file(struct mkfs *m, e4_fs *fs, e4_ino_t ino, struct ext4_inode *
 	if (err)
 		return io_fail(m, "mapping a file", err);
 	if (m->l->cluster_bits)
-		set_iblocks(m, in, file_clusters(m->l, f) << m->l->cluster_bits);
-	else
-		set_iblocks(m, in, f->blocks + f->nr_meta);
-	return 0;
+		return set_iblocks(m, fs, in, file_clusters(m->l, f) << m->l->cluster_bits);
+	return set_iblocks(m, fs, in, f->blocks + f->nr_meta);
 }
 
 static int write_inode(struct mkfs *m, e4_fs *fs, e4_ino_t ino, union e4_inode_buf *b)
@@ -346,7 +315,9 @@ static int write_dirs(struct mkfs *m, e4_fs *fs, uint8_t *blk)
 		return io_fail(m, "building the root directory", err);
 	if (pwrite_blk(m, fs, root, blk, 1))
 		return -1;
-	new_inode(m, &b, EXT4_S_IFDIR | 0755, 3, l->block_size, m->root_uid, m->root_gid);
+	if (new_inode(m, fs, EXT4_ROOT_INO, &b, EXT4_S_IFDIR | 0755, 3, l->block_size,
+		      m->root_uid, m->root_gid))
+		return -1;
 	memset(&f, 0, sizeof(f));
 	ex.start = root;
 	ex.len = 1;
@@ -373,8 +344,9 @@ static int write_dirs(struct mkfs *m, e4_fs *fs, uint8_t *blk)
 		for (uint32_t k = i ? 0 : 1; k < lpf->extents[i].len; k++)
 			if (pwrite_blk(m, fs, lpf->extents[i].start + k, blk, 1))
 				return -1;
-	new_inode(m, &b, EXT4_S_IFDIR | 0700, 2, lpf->blocks * l->block_size, 0, 0);
-	if (map_file(m, fs, lpf_ino, &b.inode, lpf, extents) || write_inode(m, fs, lpf_ino, &b))
+	if (new_inode(m, fs, lpf_ino, &b, EXT4_S_IFDIR | 0700, 2, lpf->blocks * l->block_size,
+		      0, 0) ||
+	    map_file(m, fs, lpf_ino, &b.inode, lpf, extents) || write_inode(m, fs, lpf_ino, &b))
 		return -1;
 	return 0;
 }
@@ -398,14 +370,11 @@ static int write_journal(struct mkfs *m, e4_fs *fs, int fd, uint8_t *blk)
 		    l->journal_fc_blocks);
 	if (pwrite_blk(m, fs, j->extents[0].start, blk, 1))
 		return -1;
-	new_inode(m, &b, EXT4_S_IFREG | 0600, 1, j->blocks * l->block_size, 0, 0);
-	if (map_file(m, fs, EXT4_JOURNAL_INO, &b.inode, j, extents))
+	if (new_inode(m, fs, EXT4_JOURNAL_INO, &b, EXT4_S_IFREG | 0600, 1,
+		      j->blocks * l->block_size, 0, 0) ||
+	    map_file(m, fs, EXT4_JOURNAL_INO, &b.inode, j, extents))
 		return -1;
-	/* s_jnl_blocks: a backup of i_block and the size */
-	memcpy(sb->s_jnl_blocks, b.inode.i_block, sizeof(b.inode.i_block));
-	sb->s_jnl_blocks[15] = b.inode.i_size_high;
-	sb->s_jnl_blocks[16] = b.inode.i_size_lo;
-	sb->s_jnl_backup_type = 1;
+	e4_sb_jnl_backup_set(sb, &b.inode);
 	return write_inode(m, fs, EXT4_JOURNAL_INO, &b);
 }
 
@@ -426,10 +395,10 @@ static int write_orphan(struct mkfs *m, e4_fs *fs, uint8_t *blk)
 			if (pwrite_blk(m, fs, p, blk, 1))
 				return -1;
 		}
-	new_inode(m, &b, EXT4_S_IFREG | 0600, 1, o->blocks * l->block_size, 0, 0);
-	if (map_file(m, fs, o->ino, &b.inode, o, extents))
+	if (new_inode(m, fs, o->ino, &b, EXT4_S_IFREG | 0600, 1, o->blocks * l->block_size,
+		      0, 0) ||
+	    map_file(m, fs, o->ino, &b.inode, o, extents))
 		return -1;
-	e4_super(fs)->s_orphan_file_inum = e4_cpu_to_le32(o->ino);
 	return write_inode(m, fs, o->ino, &b);
 }
 
@@ -442,14 +411,16 @@ static int write_resize(struct mkfs *m, e4_fs *fs)
 
 	if (!(l->feature_compat & EXT4_FEATURE_COMPAT_RESIZE_INODE) || !l->resize_dind_block)
 		return 0;
-	new_inode(m, &b, EXT4_S_IFREG | 0600, 1, 0, 0, 0);
+	if (new_inode(m, fs, EXT4_RESIZE_INO, &b, EXT4_S_IFREG | 0600, 1, 0, 0, 0))
+		return -1;
 	err = e4_resize_inode_build(fs, l->resize_dind_block, &b.inode, &used);
 	if (err)
 		return io_fail(m, "creating the resize inode", err);
 	m->bytes_written += (1 + (uint64_t)l->reserved_gdt_blocks) * l->block_size;
 	/* e2fsck charges each block of this sparse map a whole cluster */
 	used <<= l->cluster_bits;
-	set_iblocks(m, &b.inode, used);
+	if (set_iblocks(m, fs, &b.inode, used))
+		return -1;
 	return write_inode(m, fs, EXT4_RESIZE_INO, &b);
 }
 
@@ -459,14 +430,16 @@ static int write_reserved_inodes(struct mkfs *m, e4_fs *fs)
 {
 	const struct e4_layout *l = m->l;
 	union e4_inode_buf b;
+	struct e4_time now = { m->now, 0 };
 
 	for (e4_ino_t ino = 1; ino < l->first_ino; ino++) {
 		if (ino == EXT4_ROOT_INO || (ino == EXT4_JOURNAL_INO && l->journal.ino) ||
 		    (ino == EXT4_RESIZE_INO && l->resize_dind_block))
 			continue;
+		/* zeroed: no mode, no extra fields (only the base times) */
 		memset(&b, 0, sizeof(b));
 		if (ino == EXT4_BAD_INO)
-			set_time(m, &b.inode, 0);
+			e4_inode_times_set(fs, &b.inode, E4_T_ATIME | E4_T_CTIME | E4_T_MTIME, &now);
 		else if (!(l->feature_ro_compat & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM))
 			continue;
 		if (write_inode(m, fs, ino, &b))
@@ -515,43 +488,36 @@ static int set_descriptors(struct mkfs *m, e4_fs *fs)
 	return 0;
 }
 
-static int used_inode(const struct e4_layout *l, uint32_t ino)
-{
-	return ino <= l->first_ino || (l->orphan.ino && ino == l->orphan.ino);
-}
-
-static int write_bitmaps(struct mkfs *m, e4_fs *fs, const struct e4_bmap *used, uint8_t *buf)
+/* The bitmaps, by the library's store: every initialised group's block
+ * and inode bitmap written (padding and checksums its rules), UNINIT
+ * groups left unwritten while the map agrees with what the flag stands
+ * for.  Descriptors and superblock stay in memory until the end. */
+static int write_bitmaps(struct mkfs *m, e4_fs *fs, const struct e4_bmap *used,
+			 e4_io_layer *stats)
 {
 	const struct e4_layout *l = m->l;
-	int csum = csum_fs(l);
+	const unsigned flags = E4_BMAP_STORE_ALL | E4_BMAP_STORE_NO_FLUSH;
+	struct e4_bmap *inodes = NULL;
+	struct e4_io_stats before, after;
 	errcode_t err;
 
-	for (uint32_t g = 0; g < l->group_count; g++) {
-		const struct e4_layout_group *gr = &l->groups[g];
-
-		if (!csum || !(gr->flags & EXT4_BG_BLOCK_UNINIT)) {
-			build_block_bitmap(l, used, g, buf);
-			err = e4_block_bitmap_write(fs, g, buf);
-			if (err)
-				return io_fail(m, "writing a block bitmap", err);
-			m->bytes_written += l->block_size;
-		}
-		if (!csum || !(gr->flags & EXT4_BG_INODE_UNINIT)) {
-			uint32_t first = g * l->inodes_per_group + 1;
-
-			memset(buf, 0, l->inodes_per_group / 8);
-			memset(buf + l->inodes_per_group / 8, 0xFF,
-			       l->block_size - l->inodes_per_group / 8);
-			for (uint32_t i = 0; i < l->inodes_per_group && first + i <= l->first_ino + 1;
-			     i++)
-				if (used_inode(l, first + i))
-					e4_bit_put(buf, i, 1);
-			err = e4_inode_bitmap_write(fs, g, buf);
-			if (err)
-				return io_fail(m, "writing an inode bitmap", err);
-			m->bytes_written += l->block_size;
-		}
-	}
+	e4_io_stats_get(stats, &before);
+	err = e4_bmap_store_blocks(fs, used, flags);
+	if (err)
+		return io_fail(m, "writing the block bitmaps", err);
+	/* in use: the reserved inodes, lost+found, the orphan file */
+	err = e4_bmap_new_inodes(fs, E4_BMAP_RUNS, &inodes);
+	if (!err)
+		err = e4_bmap_set_range(inodes, 1, l->first_ino);
+	if (!err && l->orphan.ino)
+		err = e4_bmap_set(inodes, l->orphan.ino);
+	if (!err)
+		err = e4_bmap_store_inodes(fs, inodes, flags);
+	e4_bmap_free(inodes);
+	if (err)
+		return io_fail(m, "writing the inode bitmaps", err);
+	e4_io_stats_get(stats, &after);
+	m->bytes_written += after.written_bytes - before.written_bytes;
 	return 0;
 }
 
@@ -774,6 +740,7 @@ int mkfs_write(struct mkfs *m)
 	struct ext4_super_block sb;
 	struct e4_bmap *used;
 	e4_io *io = NULL;
+	e4_io_layer *stats = NULL;
 	e4_fs *fs = NULL;
 	uint8_t *buf = NULL;
 	errcode_t err;
@@ -873,11 +840,17 @@ int mkfs_write(struct mkfs *m)
 	 * (bench/mkfs.sh: about 10-20% off at 15 TiB) */
 	if (!err)
 		e4_io_set_writeback_ahead(io, MKFS_WRITEBACK_AHEAD);
+	/* counts the bytes library calls write for us (s_kbytes_written) */
+	if (!err)
+		err = e4_io_stats_layer(&stats);
+	if (!err)
+		e4_io_push_layer(io, stats);
 	if (err) {
 		io_fail(m, "opening", err);
 		goto out;
 	}
 	err = e4_fs_create(io, m->device, &sb, &fs);
+	io = NULL;	/* the handle's now (closed by it on error too) */
 	if (err) {
 		io_fail(m, "creating the filesystem handle", err);
 		goto out;
@@ -885,7 +858,7 @@ int mkfs_write(struct mkfs *m)
 	if (set_descriptors(m, fs))
 		goto out;
 	if (!m->super_only) {
-		if (write_bitmaps(m, fs, used, buf) || write_reserved_inodes(m, fs) ||
+		if (write_bitmaps(m, fs, used, stats) || write_reserved_inodes(m, fs) ||
 		    write_dirs(m, fs, buf) || write_resize(m, fs))
 			goto out;
 		if (l->journal_dropped && !m->quiet)
@@ -905,16 +878,13 @@ int mkfs_write(struct mkfs *m)
 	} else if (l->journal.ino) {
 		/* -S: keep the journal where it is; only its backup is needed */
 		union e4_inode_buf b;
-		struct ext4_super_block *s = e4_super(fs);
 
-		new_inode(m, &b, EXT4_S_IFREG | 0600, 1, l->journal.blocks * bs, 0, 0);
-		if (map_file(m, fs, EXT4_JOURNAL_INO, &b.inode, &l->journal,
+		if (new_inode(m, fs, EXT4_JOURNAL_INO, &b, EXT4_S_IFREG | 0600, 1,
+			      l->journal.blocks * bs, 0, 0) ||
+		    map_file(m, fs, EXT4_JOURNAL_INO, &b.inode, &l->journal,
 			     (l->feature_incompat & EXT4_FEATURE_INCOMPAT_EXTENTS) != 0))
 			goto out;
-		memcpy(s->s_jnl_blocks, b.inode.i_block, sizeof(b.inode.i_block));
-		s->s_jnl_blocks[15] = b.inode.i_size_high;
-		s->s_jnl_blocks[16] = b.inode.i_size_lo;
-		s->s_jnl_backup_type = 1;
+		e4_sb_jnl_backup_set(e4_super(fs), &b.inode);
 	}
 	if (!m->quiet)
 		printf("Writing superblocks and filesystem accounting information: ");
@@ -942,6 +912,8 @@ int mkfs_write(struct mkfs *m)
 		printf("done\n\n");
 	ret = 0;
 out:
+	if (io)		/* opened, but no handle was made */
+		e4_io_close(io);
 	if (fs) {
 		err = e4_close(fs);
 		if (err && !ret) {

@@ -337,11 +337,17 @@ static errcode_t store_group(struct store *st, e4_group_t g)
 	group_span(fs, g, st->inode, &base, &n);
 	e4_bmap_export(st->bm, base, st->want, n);
 	e4_bits_set(st->want, n, (uint64_t)bs * 8 - n);		/* padding */
-	err = group_bitmap(fs, g, st->inode, st->cur, &map);
-	if (err && err != csum_error(st->inode))
-		return err;
 	uninit = uninit_flags_valid(fs) && (d.flags & uflag);
-	write = err || memcmp(map, st->want, bs) || (!uninit && (st->flags & E4_BMAP_STORE_ALL));
+	if (!uninit && (st->flags & E4_BMAP_STORE_ALL)) {
+		/* rewritten whatever it reads as now: not read (on a new
+		 * filesystem that is half of the bitmaps' I/O) */
+		write = 1;
+	} else {
+		err = group_bitmap(fs, g, st->inode, st->cur, &map);
+		if (err && err != csum_error(st->inode))
+			return err;
+		write = err || memcmp(map, st->want, bs);
+	}
 	store_counts(st, g, &d, write && uninit);
 	if (memcmp(&d, &old, sizeof(d))) {
 		err = e4_group_set(fs, g, &d);
@@ -396,6 +402,8 @@ static errcode_t bmap_store(e4_fs *fs, const struct e4_bmap *bm, int inode, unsi
 		e4_sb_set_free_inodes_count(fs->sb, (uint32_t)st.nfree);
 		fs->sb_dirty = 1;
 	}
+	if (flags & E4_BMAP_STORE_NO_FLUSH)
+		return 0;
 	return e4_alloc_flush_gdt(fs, st.gdt_changed);
 }
 

@@ -512,6 +512,11 @@ void e4_sb_feature_change(struct ext4_super_block *sb, enum e4_feature_kind kind
 void e4_sb_state_change(struct ext4_super_block *sb, uint16_t set, uint16_t clear);
 /* s_kbytes_written += kbytes (the lifetime count of KiB written). */
 void e4_sb_add_kbytes_written(struct ext4_super_block *sb, uint64_t kbytes);
+/* The journal inode's backup in the superblock (section 1, s_jnl_blocks):
+ * its i_block (15 words as stored), then i_size_high and i_size_lo, and
+ * s_jnl_backup_type 1 (EXT3_JNL_BACKUP_BLOCKS), as e2fsprogs and the
+ * kernel read it. */
+void e4_sb_jnl_backup_set(struct ext4_super_block *sb, const struct ext4_inode *journal);
 
 /* ---- groups and bitmaps (group.c, bitmap.c) -------------------------- */
 struct e4_group {
@@ -665,6 +670,10 @@ errcode_t e4_bmap_new_inodes(e4_fs *fs, enum e4_bmap_kind kind, struct e4_bmap *
 
 #define E4_BMAP_RELAX_CSUM	0x0001	/* load: keep a bitmap whose checksum fails */
 #define E4_BMAP_STORE_ALL	0x0002	/* store: rewrite every initialised group's bitmap */
+#define E4_BMAP_STORE_NO_FLUSH	0x0004	/* store: write the bitmaps only; descriptors
+					   and superblock changed in memory, for
+					   the caller to write (e4mkfs: its primary
+					   superblock last of all) */
 /* Called by the loaders for each group whose bitmap fails its checksum
  * (err: E4_ERR_BLOCK_BITMAP_CSUM or E4_ERR_INODE_BITMAP_CSUM); non-zero
  * stops the load with err. */
@@ -696,7 +705,9 @@ errcode_t e4_bmap_load_inodes(e4_fs *fs, enum e4_bmap_kind kind, unsigned flags,
  * becomes the sum.  Bitmaps are written first, then the descriptor table
  * (every copy, e4_gdt_write()) if a descriptor changed, then the
  * superblock, then e4_flush(), with any pending allocation changes
- * (e4_alloc_flush()).  The allocation API's cached bitmaps are updated.
+ * (e4_alloc_flush()); with E4_BMAP_STORE_NO_FLUSH only the bitmaps.  With
+ * E4_BMAP_STORE_ALL an initialised group's bitmap is not read first.
+ * The allocation API's cached bitmaps are updated.
  * E4_ERR_READ_ONLY, E4_ERR_GDT_COPY, E4_ERR_INVALID_ARGUMENT (bm's range
  * is not the filesystem's), E4_ERR_GD_BAD_LOCATION, read and write
  * errors, E4_ERR_NO_MEMORY. */
@@ -1587,12 +1598,22 @@ errcode_t e4_blockmap_build(e4_fs *fs, struct ext4_inode *inode,
 /* The resize inode's map (section 1.4): each primary reserved GDT block
  * becomes an indirect block listing its copies in the backup groups, the
  * double-indirect block at dind_blk points to them; both written
- * (uncached).  Sets i_block and i_size; *blocks_used (may be NULL) gets
- * the blocks to count in i_blocks (dind + primaries + copies).  Needs
+ * (uncached).  Sets i_block and i_size and clears EXTENTS_FL (the map
+ * is indirect on any filesystem); *blocks_used (may be NULL) gets the
+ * blocks to count in i_blocks (dind + primaries + copies).  Needs
  * the descriptor table set.  E4_ERR_INVALID_ARGUMENT (meta_bg, bad
  * dind_blk), write errors. */
 errcode_t e4_resize_inode_build(e4_fs *fs, e4_blk_t dind_blk, struct ext4_inode *inode,
 				uint64_t *blocks_used);
+/* e4_inode_init() (ops.h) with flags for a filesystem's creator:
+ * E4_INODE_INIT_GENERATION: i_generation is generation as given, 0
+ * included (mke2fs writes its inodes with generation 0; e4_inode_init()
+ * picks a random one for 0).  E4_ERR_INVALID_ARGUMENT as
+ * e4_inode_init(). */
+#define E4_INODE_INIT_GENERATION	0x0001
+errcode_t e4_inode_init_flags(e4_fs *fs, e4_ino_t ino, uint16_t mode, uint32_t uid, uint32_t gid,
+			      const struct e4_time *now, uint32_t generation, unsigned flags,
+			      union e4_inode_buf *ib);
 /* A fresh jbd2 v2 journal superblock as mke2fs writes it (section 14):
  * s_first 1, s_sequence 1, s_start 0, one user, the fs UUID, no
  * checksum; fc_blocks > 0 adds FAST_COMMIT and s_num_fc_blks. */

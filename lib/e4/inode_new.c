@@ -228,3 +228,16 @@ uint8_t e4_mode_file_type(uint16_t mode)
 	}
 	return EXT4_FT_UNKNOWN;
 }
+
+errcode_t e4_inode_init_flags(e4_fs *fs, e4_ino_t ino, uint16_t mode, uint32_t uid, uint32_t gid,
+			      const struct e4_time *now, uint32_t generation, unsigned flags,
+			      union e4_inode_buf *ib)
+{
+	int as_is = (flags & E4_INODE_INIT_GENERATION) != 0;
+	errcode_t err = e4_inode_init(fs, ino, mode, uid, gid, now,
+				      as_is && !generation ? 1 : generation, ib);
+
+	if (!err && as_is)
+		ib->inode.i_generation = e4_cpu_to_le32(generation);
+	return err;
+}

@@ -182,21 +182,6 @@ static uint64_t blockmap_meta_count(uint64_t n, uint64_t apb)
 	return meta + 1 + (n + apb * apb - 1) / (apb * apb) + (n + apb - 1) / apb;
 }
 
-static void set_inode_times(e4_fs *fs, struct ext4_inode *in, int64_t now)
-{
-	uint32_t base, ex;
-
-	e4_time_encode(now, 0, &base, &ex);
-	in->i_atime = in->i_ctime = in->i_mtime = e4_cpu_to_le32(base);
-	if (fs->geom.inode_size > EXT4_GOOD_OLD_INODE_SIZE) {
-		in->i_extra_isize = e4_cpu_to_le16(EXT4_INODE_FIELD_END(i_projid) -
-						   EXT4_GOOD_OLD_INODE_SIZE);
-		in->i_atime_extra = in->i_ctime_extra = in->i_mtime_extra = e4_cpu_to_le32(ex);
-		in->i_crtime = e4_cpu_to_le32(base);
-		in->i_crtime_extra = e4_cpu_to_le32(ex);
-	}
-}
-
 errcode_t e4_journal_create(e4_fs *fs, uint32_t blocks, uint32_t fc_blocks, e4_blk_t goal,
 			    int64_t now)
 {
@@ -204,7 +189,8 @@ errcode_t e4_journal_create(e4_fs *fs, uint32_t blocks, uint32_t fc_blocks, e4_b
 	struct ext4_super_block *sb = fs->sb;
 	unsigned bs = g->block_size;
 	int extents = e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS);
-	uint64_t total = (uint64_t)blocks + fc_blocks, meta = 0, sectors;
+	uint64_t total = (uint64_t)blocks + fc_blocks, meta = 0;
+	struct e4_time t = { now, 0 };
 	struct pstream ps;
 	struct e4_map_extent *ext = NULL;
 	e4_blk_t *metablk = NULL, leaf = 0;
@@ -363,13 +349,13 @@ errcode_t e4_journal_create(e4_fs *fs, uint32_t blocks, uint32_t fc_blocks, e4_b
 	if (err)
 		goto out;
 
-	/* 3. the map and inode 8 */
-	memset(&ib, 0, sizeof(ib));
-	ib.inode.i_mode = e4_cpu_to_le16(EXT4_S_IFREG | 0600);
-	ib.inode.i_links_count = e4_cpu_to_le16(1);
-	ib.inode.i_size_lo = e4_cpu_to_le32((uint32_t)(total * bs));
-	ib.inode.i_size_high = e4_cpu_to_le32((uint32_t)((total * bs) >> 32));
-	set_inode_times(fs, &ib.inode, now);
+	/* 3. the map and inode 8 (generation 0, as the reference writes it) */
+	err = e4_inode_init_flags(fs, EXT4_JOURNAL_INO, EXT4_S_IFREG | 0600, 0, 0, &t, 0,
+				  E4_INODE_INIT_GENERATION, &ib);
+	if (!err)
+		err = e4_inode_size_set(fs, &ib.inode, total * bs);
+	if (err)
+		goto out;
 	if (extents) {
 		err = e4_extent_tree_build(fs, EXT4_JOURNAL_INO, &ib.inode, ext, next, leaf, buf);
 		if (!err && leaf)
@@ -380,10 +366,9 @@ errcode_t e4_journal_create(e4_fs *fs, uint32_t blocks, uint32_t fc_blocks, e4_b
 	}
 	if (err)
 		goto out;
-	sectors = (total + meta) * (bs / 512);
-	ib.inode.i_blocks_lo = e4_cpu_to_le32((uint32_t)sectors);
-	ib.inode.l_i_blocks_high = e4_cpu_to_le16((uint16_t)(sectors >> 32));
-	err = e4_io_flush(fs->io);
+	err = e4_inode_blocks_set(fs, &ib.inode, (total + meta) * (bs / 512));
+	if (!err)
+		err = e4_io_flush(fs->io);
 	if (!err)
 		err = e4_inode_write(fs, EXT4_JOURNAL_INO, &ib);
 	if (!err)
@@ -394,10 +379,7 @@ errcode_t e4_journal_create(e4_fs *fs, uint32_t blocks, uint32_t fc_blocks, e4_b
 	/* 4. the superblock names the journal, its state back as it was */
 	sb->s_state = state;
 	fs->sb_dirty = 1;
-	memcpy(sb->s_jnl_blocks, ib.inode.i_block, sizeof(ib.inode.i_block));
-	sb->s_jnl_blocks[15] = ib.inode.i_size_high;
-	sb->s_jnl_blocks[16] = ib.inode.i_size_lo;
-	sb->s_jnl_backup_type = 1;
+	e4_sb_jnl_backup_set(sb, &ib.inode);
 	sb->s_journal_inum = e4_cpu_to_le32(EXT4_JOURNAL_INO);
 	sb->s_journal_dev = 0;
 	memset(sb->s_journal_uuid, 0, sizeof(sb->s_journal_uuid));

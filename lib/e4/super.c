@@ -134,6 +134,14 @@ void e4_sb_add_kbytes_written(struct ext4_super_block *sb, uint64_t kbytes)
 	sb->s_kbytes_written = e4_cpu_to_le64(e4_le64(sb->s_kbytes_written) + kbytes);
 }
 
+void e4_sb_jnl_backup_set(struct ext4_super_block *sb, const struct ext4_inode *journal)
+{
+	memcpy(sb->s_jnl_blocks, journal->i_block, sizeof(journal->i_block));
+	sb->s_jnl_blocks[15] = journal->i_size_high;
+	sb->s_jnl_blocks[16] = journal->i_size_lo;
+	sb->s_jnl_backup_type = 1;
+}
+
 static int is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));

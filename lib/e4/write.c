@@ -545,7 +545,9 @@ errcode_t e4_resize_inode_build(e4_fs *fs, e4_blk_t dind_blk, struct ext4_inode 
 		err = e4_io_pwrite(fs->io, dind_blk * (uint64_t)bs, dind, bs);
 	if (err)
 		goto out;
+	/* always an indirect map, even on an extent filesystem */
 	memset(inode->i_block, 0, sizeof(inode->i_block));
+	inode->i_flags = e4_cpu_to_le32(e4_le32(inode->i_flags) & ~EXT4_EXTENTS_FL);
 	inode->i_block[EXT4_DIND_BLOCK] = e4_cpu_to_le32((uint32_t)dind_blk);
 	size = ((uint64_t)apb * apb + apb + EXT4_NDIR_BLOCKS) * bs;
 	inode->i_size_lo = e4_cpu_to_le32((uint32_t)size);
