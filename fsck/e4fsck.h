@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "e4.h"
+#include "problem.h"
 
 /* Exit status bits, OR-combined (fsck(8) convention). */
 #define FSCK_OK			0
@@ -46,13 +47,15 @@ struct e4fsck {
 	e4_fs *fs;
 	e4_blk_t sb_used;		/* superblock the fs was opened from */
 
-	/* What happened: the exit code is derived from these only. */
+	/* What happened: the exit code is derived from these only, and
+	 * only the problem engine (problem.c) changes them. */
 	unsigned found;			/* problems reported */
 	unsigned fixed;			/* problems answered yes (repairs) */
 	unsigned uncorrected;		/* problems answered no */
 	int fatal;			/* an operational error stopped us */
 	int cancelled;
 	int full_needed;		/* a full check is required but not run */
+	struct problem_state pr;	/* the engine's latches and tallies */
 	int sb_dirty;			/* the in-memory superblock must be written */
 
 	/* Journal pass results (printed in -v and used by the flow). */
@@ -84,92 +87,9 @@ struct e4fsck {
 /* e4fsck_open() and the passes: the run stopped (said, closed). */
 #define E4FSCK_STOPPED	((errcode_t)-1)
 
-/* ---- problem table (problem.c) ---------------------------------------- */
-/* Values a message template can show: %i inode, %b block, %B second
- * block, %g group, %n number, %N second number (%x, %X: the same in
- * hex), %s string, %S second
- * string, %e error message of err, %d device, %t num as a date, %T now as
- * a date, %% a percent sign. */
-struct problem_ctx {
-	e4_ino_t ino;
-	e4_blk_t blk, blk2;
-	e4_group_t group;
-	uint64_t num, num2;
-	const char *str, *str2;
-	errcode_t err;
-	/* Set by a check before asking a PR_DESTRUCTIVE row when its fix
-	 * would lose something that can still be recovered: what, in a few
-	 * words ("the log holds committed transactions").  Then -y answers
-	 * no and -p stops (problem.c). */
-	const char *recoverable;
-};
-
-enum e4fsck_problem {
-	/* superblock and descriptors */
-	PR_0_SB_USE_BACKUP = 1,
-	PR_0_SB_WRITE_PRIMARY,
-	PR_0_FUTURE_SB_LAST_MOUNT,
-	PR_0_FUTURE_SB_LAST_WRITE,
-	PR_0_GD_BAD_LOCATION,
-	PR_0_GD_CSUM,
-	PR_0_GD_FREE_BLOCKS,
-	PR_0_GD_FREE_INODES,
-	PR_0_GD_UNINIT_FLAGS,
-	PR_0_ERRORS_RECORDED,
-	PR_0_ORPHAN_PRESENT_NO_FILE,
-	/* journal */
-	PR_0_JOURNAL_BAD_INODE,
-	PR_0_JOURNAL_NO_INODE,
-	PR_0_JOURNAL_RECOVER_NO_JOURNAL,
-	PR_0_JOURNAL_PRESENT_NO_FEATURE,
-	PR_0_JOURNAL_BAD_SUPER,
-	PR_0_EXT_JOURNAL_SB_CSUM,
-	PR_0_JOURNAL_UNSUPPORTED,
-	PR_0_JOURNAL_DATA_NO_RECOVER,
-	PR_0_JOURNAL_RESET,
-	PR_0_JOURNAL_SKIP_READONLY,
-	PR_0_JOURNAL_RECOVERING,
-	PR_0_JOURNAL_CSUM_ERROR,
-	PR_0_JOURNAL_FAILED_COMMIT,
-	PR_0_JOURNAL_RECOVERY_ERROR,
-	PR_0_JOURNAL_ERRNO,
-	PR_0_JOURNAL_FC_SKIPPED,
-	PR_0_JOURNAL_DELETED,
-	/* orphans */
-	PR_0_ORPHAN_RELEASE,
-	PR_0_ORPHAN_BAD_INODE,
-	PR_0_ORPHAN_ERROR,
-	PR_0_ORPHAN_FILE_BAD,
-	/* answer policy (issue 11 items 1, 2, 11) */
-	PR_0_JOURNAL_SB_CSUM,
-	PR_0_JOURNAL_FEATURE_SET,
-	PR_0_JOURNAL_FC_PENDING,
-	PR_0_EXT_JOURNAL_MISSING,
-	/* superblock and descriptors (issue 11) */
-	PR_0_SB_USE_FAR_BACKUP,
-	PR_0_SB_GEOMETRY,
-	PR_0_GD_USE_COPY,
-	PR_0_GD_NO_GOOD_COPY,
-	PR_0_GD_BITMAP_UNUSABLE,
-	PR_0_JOURNAL_STALE_NAME,
-	PR_0_JOURNAL_REPOINT,
-	PR_0_GD_BAD_FIELD,
-	PR_0_GD_CSUM_DAMAGE,
-	PR_0_GD_UNINIT_COUNT,
-	PR_0_ROOT_UNMOUNTABLE,
-	PR_MAX
-};
-
-/* Report problem code with the values in *pctx and decide what to do,
- * according to the answer policy.  Returns 1 if the fix should be
- * applied, 0 if not.  In preen mode a problem that is not safe to fix
- * without a human ends the run (exit 4).  Counts what was found, fixed
- * and left, for the exit code. */
-int fix_problem(struct e4fsck *ctx, int code, struct problem_ctx *pctx);
+/* ---- problem engine (problem.c, problem.h) ------------------------------ */
 /* Print a one-line message for an operational error: "prog: device: msg". */
 void e4fsck_error(struct e4fsck *ctx, errcode_t err, const char *what);
-/* Compute the exit status from what was found and fixed. */
-int e4fsck_exit_code(const struct e4fsck *ctx);
 /* Stop now with the exit status computed so far (fs closed if open):
  * unwinds to e4fsck_run(), which returns that status.  For a stop inside
  * a question (problem.c); the steps of main.c return e4fsck_stop(). */
@@ -180,10 +100,6 @@ int e4fsck_stop(struct e4fsck *ctx);
 /* e4fsck's whole run on a command line (argv[0] is not used): the exit
  * status.  Callable again in the same process (main() is a wrapper). */
 int e4fsck_run(int argc, char **argv);
-/* Write the list of destructive problems and what each answer mode does
- * with them (Markdown, doc/e4fsck-destructive.md) to f.  Returns 0, or 1
- * when a PR_DESTRUCTIVE row and the table describing them disagree. */
-int e4fsck_list_destructive(FILE *f);
 /* Print the "time" argument of %t in the C locale (ctime style). */
 void e4fsck_fmt_time(int64_t t, char *buf, size_t len);
 

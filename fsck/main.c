@@ -257,7 +257,7 @@ static int check_device_size(struct e4fsck *ctx)
 	}
 	fprintf(stderr, "%s: %s: nothing was checked or repaired%s\n", ctx->prog, ctx->device,
 		record ? "; the superblock records the error" : "");
-	ctx->fatal = 1;
+	e4fsck_fail(ctx);
 	e4fsck_stop(ctx);
 	return 1;
 }
@@ -374,8 +374,7 @@ static int check_descriptors(struct e4fsck *ctx)
 		return 0;
 	}
 	e4_gdt_load_copy(fs, 0);
-	fix_problem(ctx, PR_0_GD_NO_GOOD_COPY, &pctx);
-	ctx->uncorrected++;
+	fix_problem(ctx, PR_0_GD_NO_GOOD_COPY, &pctx);	/* PR_LEFT */
 	e4fsck_stop(ctx);
 	return 1;
 }
@@ -561,8 +560,7 @@ int e4fsck_stop(struct e4fsck *ctx)
 		errcode_t err = e4fsck_close(ctx);
 
 		if (err) {
-			e4fsck_error(ctx, err, "while closing the filesystem");
-			ctx->fatal = 1;
+			e4fsck_fail_msg(ctx, err, "while closing the filesystem");
 		}
 	}
 	fflush(stdout);
@@ -580,8 +578,7 @@ void e4fsck_exit(struct e4fsck *ctx)
  * status). */
 static int fatal(struct e4fsck *ctx, errcode_t err, const char *what)
 {
-	e4fsck_error(ctx, err, what);
-	ctx->fatal = 1;
+	e4fsck_fail_msg(ctx, err, what);
 	return e4fsck_stop(ctx);
 }
 
@@ -613,7 +610,7 @@ static int check_sb_block(struct e4fsck *ctx)
 	fprintf(stderr, "%s: %s: -b %llu: the device ends before that block (it holds %llu "
 		"blocks of %u bytes)\n", ctx->prog, ctx->device,
 		(unsigned long long)ctx->superblock, (unsigned long long)(dev / bs), bs);
-	ctx->fatal = 1;
+	e4fsck_fail(ctx);
 	return e4fsck_stop(ctx);
 }
 
@@ -685,7 +682,7 @@ static int open_or_stop(struct e4fsck *ctx)
 			fprintf(stderr, "%s: %s: -b 0 names the primary superblock only (without "
 				"-b the backups are searched)\n", ctx->prog, ctx->device);
 	}
-	ctx->fatal = 1;
+	e4fsck_fail(ctx);
 	return e4fsck_stop(ctx);
 }
 
@@ -705,7 +702,7 @@ static int check_in_use(struct e4fsck *ctx)
 	}
 	fprintf(stderr, "%s: %s is in use (%s); refusing to change it (use -n to look)\n",
 		ctx->prog, ctx->device, p.busy_what);
-	ctx->fatal = 1;
+	e4fsck_fail(ctx);
 	return e4fsck_stop(ctx);
 }
 
@@ -820,7 +817,7 @@ static int run_checks(struct e4fsck *ctx, double t0)
 			printf("%s: the full check (passes 1-5) is not available in this "
 			       "version of e4fsck; stopping after the journal.\n", ctx->device);
 		if (ctx->full_needed)
-			ctx->uncorrected++;
+			e4fsck_left(ctx);
 		goto out;
 	}
 	reason = full_check_reason(ctx, &damage, rbuf, sizeof(rbuf));
@@ -838,12 +835,12 @@ static int run_checks(struct e4fsck *ctx, double t0)
 	if (reason && (damage || !ctx->force))
 		printf("%s %s, check forced.\n", ctx->device, reason);
 	if (damage)
-		ctx->uncorrected++;
+		e4fsck_left(ctx);
 	if (ctx->force) {
 		/* Asked for and not done: an operational error, never "clean". */
 		fprintf(stderr, "%s: %s: -f: the full check (passes 1-5) is not available "
 			"in this version of e4fsck\n", ctx->prog, ctx->device);
-		ctx->fatal = 1;
+		e4fsck_fail(ctx);
 		goto out;
 	}
 	if (reason) {
@@ -862,8 +859,7 @@ out:
 		       ctx->device);
 	err = e4fsck_close(ctx);
 	if (err) {
-		e4fsck_error(ctx, err, "while writing the superblock");
-		ctx->fatal = 1;
+		e4fsck_fail_msg(ctx, err, "while writing the superblock");
 	}
 	if (ctx->timing)
 		printf("%s: time: %.3f s\n", ctx->device, now_seconds() - t0);
@@ -886,12 +882,18 @@ int e4fsck_run(int argc, char **argv)
 	/* Hidden: the destructive-answer list of doc/ (built from the table). */
 	if (argc == 2 && !strcmp(argv[1], "--list-destructive"))
 		return e4fsck_list_destructive(stdout) ? FSCK_ERROR : FSCK_OK;
+	/* Hidden: every problem code (doc/e4fsck-problems.md). */
+	if (argc == 2 && !strcmp(argv[1], "--list-problems"))
+		return e4fsck_list_problems(stdout) ? FSCK_ERROR : FSCK_OK;
 	rc = parse_args(ctx, argc, argv);
 	if (rc != RUN_ON)
 		return rc;
 	if (setjmp(stop))
-		return e4fsck_exit_code(ctx);	/* e4fsck_exit(): closed */
-	return run_checks(ctx, t0);
+		rc = e4fsck_exit_code(ctx);	/* e4fsck_exit(): closed */
+	else
+		rc = run_checks(ctx, t0);
+	e4fsck_problem_release(ctx);
+	return rc;
 }
 
 int main(int argc, char **argv)

@@ -331,7 +331,7 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 		pctx.recoverable = NULL;
 		if (!held) {
 			/* no alternative was asked to count the no */
-			ctx->uncorrected++;
+			e4fsck_left(ctx);
 			return 0;
 		}
 		pctx.ino = EXT4_JOURNAL_INO;
@@ -342,9 +342,7 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 		ctx->sb_dirty = 1;
 	}
 	if (ext && !ctx->ext_journal) {
-		fix_problem(ctx, PR_0_EXT_JOURNAL_MISSING, &pctx);
-		ctx->fatal = 1;
-		ctx->uncorrected++;
+		fix_problem(ctx, PR_0_EXT_JOURNAL_MISSING, &pctx);	/* PR_FATAL */
 		return E4_ERR_EXTERNAL_JOURNAL;
 	}
 
@@ -387,9 +385,7 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 	if (err) {
 		/* External journal: wrong device, foreign UUID; unknown
 		 * features; unreadable: nothing safe to do. */
-		fix_problem(ctx, PR_0_JOURNAL_UNSUPPORTED, &pctx);
-		ctx->fatal = 1;
-		ctx->uncorrected++;
+		fix_problem(ctx, PR_0_JOURNAL_UNSUPPORTED, &pctx);	/* PR_FATAL */
 		return err;
 	}
 	if (!e4_journal_csum_ok(j)) {
@@ -444,8 +440,7 @@ errcode_t e4fsck_journal(struct e4fsck *ctx)
 	err = open_journal(ctx, &j);
 	if (err) {
 		if (!ctx->fatal)
-			e4fsck_error(ctx, err, "while checking the journal");
-		ctx->fatal = 1;
+			e4fsck_fail_msg(ctx, err, "while checking the journal");
 		return err;
 	}
 	if (!j)
@@ -487,8 +482,7 @@ errcode_t e4fsck_journal(struct e4fsck *ctx)
 		}
 		journal_done(ctx, j);
 		if (err) {
-			e4fsck_error(ctx, err, "while updating the journal superblock");
-			ctx->fatal = 1;
+			e4fsck_fail_msg(ctx, err, "while updating the journal superblock");
 			return err;
 		}
 		goto flush;
@@ -520,8 +514,7 @@ errcode_t e4fsck_journal(struct e4fsck *ctx)
 		ctx->sb_dirty = 0;
 		if (err) {
 			journal_done(ctx, j);
-			e4fsck_error(ctx, err, "while writing the superblock");
-			ctx->fatal = 1;
+			e4fsck_fail_msg(ctx, err, "while writing the superblock");
 			return err;
 		}
 	}
@@ -554,7 +547,7 @@ errcode_t e4fsck_journal(struct e4fsck *ctx)
 		if (err == E4_ERR_NO_MEMORY || err == E4_ERR_READ_ONLY || e4_err_is_io(err) ||
 		    res.replay.scan.outcome == E4_JSCAN_NONE) {
 			/* the journal was left as it was: nothing more to do safely */
-			ctx->fatal = 1;
+			e4fsck_fail(ctx);
 			return err;
 		}
 	}
@@ -570,13 +563,12 @@ errcode_t e4fsck_journal(struct e4fsck *ctx)
 	if (err == E4FSCK_STOPPED)
 		return err;
 	if (err) {
-		e4fsck_error(ctx, err, "while reopening the filesystem after the replay");
-		ctx->fatal = 1;
+		e4fsck_fail_msg(ctx, err, "while reopening the filesystem after the replay");
 		return err;
 	}
 	err = open_journal(ctx, &j);
 	if (err) {
-		ctx->fatal = 1;
+		e4fsck_fail(ctx);
 		return err;
 	}
 	if (j)
@@ -587,8 +579,7 @@ flush:
 		if (!err)
 			err = e4_flush(ctx->fs);
 		if (err) {
-			e4fsck_error(ctx, err, "while writing the superblock");
-			ctx->fatal = 1;
+			e4fsck_fail_msg(ctx, err, "while writing the superblock");
 			return err;
 		}
 	}
@@ -659,7 +650,7 @@ errcode_t e4fsck_orphans(struct e4fsck *ctx)
 		pctx.err = err;
 		fix_problem(ctx, PR_0_ORPHAN_ERROR, &pctx);
 		e4_io_discard(e4_fs_io(fs));
-		ctx->fatal = 1;
+		e4fsck_fail(ctx);
 		return err;
 	}
 	if (err) {
@@ -682,8 +673,7 @@ errcode_t e4fsck_orphans(struct e4fsck *ctx)
 	 * state back last); what an error left is written now. */
 	err = orphan_flush(fs);
 	if (err) {
-		e4fsck_error(ctx, err, "while writing the orphans' blocks and inodes");
-		ctx->fatal = 1;
+		e4fsck_fail_msg(ctx, err, "while writing the orphans' blocks and inodes");
 	}
 	return err;
 }

@@ -478,8 +478,7 @@ errcode_t e4fsck_check_super(struct e4fsck *ctx)
 			ctx->sb_dirty = 1;
 	}
 	if (err) {
-		e4fsck_error(ctx, err, "while checking the group descriptors");
-		ctx->fatal = 1;
+		e4fsck_fail_msg(ctx, err, "while checking the group descriptors");
 		return err;
 	}
 	if (e4_le16(sb->s_state) & EXT4_ERROR_FS)
@@ -498,8 +497,7 @@ errcode_t e4fsck_check_super(struct e4fsck *ctx)
 		if (!err)
 			err = e4_flush(fs);
 		if (err) {
-			e4fsck_error(ctx, err, "while writing the primary superblock");
-			ctx->fatal = 1;
+			e4fsck_fail_msg(ctx, err, "while writing the primary superblock");
 			return err;
 		}
 	}

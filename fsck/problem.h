@@ -1,0 +1,266 @@
+/*
+ * problem.h: e4fsck's problem engine (problem.c) and its rows
+ * (problems_pass0.c, problems_pass5.c, ...).
+ *
+ * Every inconsistency e4fsck can report is one row: a stable numeric code,
+ * a message template, the fix it proposes (the prompt), flags, a latch
+ * group and a maximum count.  A check fills a struct problem_ctx and calls
+ * fix_problem(ctx, code, &pctx); the engine prints, decides the answer
+ * (-n, -y, -p or the terminal), counts what was found, fixed and left,
+ * and derives the exit status from those counts alone.
+ *
+ * Codes: 0xPPNNNN (the scheme of e2fsck's problem codes): PP is the pass
+ * (0 superblock, journal and orphans; 1 inodes and blocks; 2 directory
+ * entries; 3 directory connectivity; 4 link counts; 5 bitmaps and counts),
+ * NNNN the problem within it, never reused once published
+ * (doc/e4fsck-problems.md lists them).  Each pass's rows live in
+ * fsck/problems_passN.c, sorted by code.
+ */
+#ifndef E4FSCK_PROBLEM_H
+#define E4FSCK_PROBLEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "e4.h"
+
+struct e4fsck;
+
+#define PR_PASS(code)	((unsigned)(code) >> 16)
+
+/* Values a message template can show: %i inode, %I directory, %b block,
+ * %B second block, %C block count, %g group,
+ * %n number, %N second number (%x, %X: the same in hex), %s string,
+ * %S second string, %e error message of err, %d device, %t num as a
+ * date, %T now as a date, %% a percent sign. */
+struct problem_ctx {
+	e4_ino_t ino;
+	e4_ino_t dir;
+	e4_blk_t blk, blk2;
+	uint64_t blkcount;
+	e4_group_t group;
+	uint64_t num, num2;
+	const char *str, *str2;
+	errcode_t err;
+	/* Set by a check before asking a PR_DESTRUCTIVE row when its fix
+	 * would lose something that can still be recovered: what, in a few
+	 * words ("the log holds committed transactions").  Then -y answers
+	 * no and -p stops (problem.c). */
+	const char *recoverable;
+};
+
+/* What a yes does (the question asked, the word preen prints). */
+enum prompt {
+	PROMPT_NONE = 0,	/* informational, or an automatic action */
+	PROMPT_FIX,
+	PROMPT_CLEAR,
+	PROMPT_RELOCATE,
+	PROMPT_RUN,		/* replay the journal */
+	PROMPT_CLEAR_JOURNAL,
+	PROMPT_REPLAY_NO_FC,
+	PROMPT_MAX
+};
+
+/* Row flags. */
+#define PR_PREEN_OK	0x0001	/* preen may fix it without asking */
+#define PR_NO_OK	0x0002	/* answering no does not leave an error */
+#define PR_PREEN_NOMSG	0x0004	/* preen fixes it silently */
+#define PR_NOT_A_FIX	0x0008	/* yes is not a repair (no exit bit 1) */
+#define PR_NO_DEFAULT	0x0010	/* preen/-y answer no (a risky action) */
+#define PR_FULL_CHECK	0x0020	/* leaves the need for a full check */
+#define PR_NO_NOMSG	0x0040	/* -n: say nothing */
+#define PR_DESTRUCTIVE	0x0080	/* yes clears, discards or deletes something:
+				   see struct problem_destructive */
+#define PR_FATAL	0x0100	/* the check cannot go on: an operational
+				   error (8) with the error left (4); the
+				   caller stops */
+#define PR_LEFT		0x0200	/* found, and nothing this run does fixes
+				   it: counted as left (4) */
+#define PR_PREEN_NOHDR	0x0400	/* preen: no "device: " before the message
+				   (it names the device itself) */
+
+/* Latch groups: rows said as one problem.  The group's first member says
+ * the start row first (a header, or a question whose answer every member
+ * takes); e4fsck_latch_end() asks the end row (when there is one and the
+ * group was started) and returns its answer.  Members are PROMPT_NONE
+ * rows: the group's start or end row is what counts. */
+enum problem_latch {
+	PR_LATCH_NONE = 0,
+	PR_LATCH_BBITMAP,	/* block bitmap differences */
+	PR_LATCH_IBITMAP,	/* inode bitmap differences */
+	PR_LATCH_MAX
+};
+
+struct problem_row {
+	uint32_t code;
+	const char *name;	/* "PR_0_SB_USE_BACKUP" */
+	const char *msg;	/* template, see struct problem_ctx */
+	enum prompt prompt;
+	unsigned flags;
+	enum problem_latch latch;
+	/* after this many messages of the row the rest are not printed
+	 * (still answered and counted) and summed up as "N more" by
+	 * e4fsck_problem_summary() (0: no limit; not in interactive mode) */
+	unsigned max_count;
+};
+
+/* A destructive row: what a yes destroys, when some of that can still be
+ * recovered (the check then sets pctx->recoverable), and what happens
+ * instead under -y: the non-destructive row asked next (alt), or
+ * nothing.  doc/e4fsck-destructive.md is printed from these. */
+struct problem_destructive {
+	uint32_t code;
+	const char *name;
+	const char *destroys;		/* what a yes removes */
+	const char *recoverable;	/* when the check sets pctx->recoverable */
+	uint32_t alt;			/* non-destructive row asked after a no (0: none) */
+	const char *instead;		/* what -y leaves when there is no alt */
+};
+
+/* One pass's rows (fsck/problems_passN.c), sorted by code. */
+struct problem_pass {
+	unsigned pass;
+	const char *title;
+	const struct problem_row *rows;
+	size_t nrows;
+	const struct problem_destructive *destructive;
+	size_t ndestructive;
+};
+
+/* A latch group: its start and end rows (0: none). */
+struct problem_latch_desc {
+	enum problem_latch latch;
+	uint32_t start, end;
+};
+
+/* Messages of a row with a max_count: said, and held back. */
+struct problem_tally {
+	const struct problem_row *row;
+	unsigned shown, hidden;
+};
+
+/* The engine's state in the run's context (struct e4fsck). */
+struct problem_state {
+	unsigned char latch[PR_LATCH_MAX];	/* LATCH_* bits (problem.c) */
+	struct problem_tally *tally;	/* rows with a max_count that were said */
+	size_t ntally, cap;
+};
+
+/* ---- codes ---------------------------------------------------------------
+ * Pass 0: superblock, descriptors, journal, orphans (problems_pass0.c). */
+#define PR_0_SB_USE_BACKUP		0x000001
+#define PR_0_SB_WRITE_PRIMARY		0x000002
+#define PR_0_FUTURE_SB_LAST_MOUNT	0x000003
+#define PR_0_FUTURE_SB_LAST_WRITE	0x000004
+#define PR_0_GD_BAD_LOCATION		0x000005
+#define PR_0_GD_CSUM			0x000006
+#define PR_0_GD_FREE_BLOCKS		0x000007
+#define PR_0_GD_FREE_INODES		0x000008
+#define PR_0_GD_UNINIT_FLAGS		0x000009
+#define PR_0_ERRORS_RECORDED		0x00000a
+#define PR_0_ORPHAN_PRESENT_NO_FILE	0x00000b
+#define PR_0_JOURNAL_BAD_INODE		0x00000c
+#define PR_0_JOURNAL_NO_INODE		0x00000d
+#define PR_0_JOURNAL_RECOVER_NO_JOURNAL	0x00000e
+#define PR_0_JOURNAL_PRESENT_NO_FEATURE	0x00000f
+#define PR_0_JOURNAL_BAD_SUPER		0x000010
+#define PR_0_EXT_JOURNAL_SB_CSUM	0x000011
+#define PR_0_JOURNAL_UNSUPPORTED	0x000012
+#define PR_0_JOURNAL_DATA_NO_RECOVER	0x000013
+#define PR_0_JOURNAL_RESET		0x000014
+#define PR_0_JOURNAL_SKIP_READONLY	0x000015
+#define PR_0_JOURNAL_RECOVERING		0x000016
+#define PR_0_JOURNAL_CSUM_ERROR		0x000017
+#define PR_0_JOURNAL_FAILED_COMMIT	0x000018
+#define PR_0_JOURNAL_RECOVERY_ERROR	0x000019
+#define PR_0_JOURNAL_ERRNO		0x00001a
+#define PR_0_JOURNAL_FC_SKIPPED		0x00001b
+#define PR_0_JOURNAL_DELETED		0x00001c
+#define PR_0_ORPHAN_RELEASE		0x00001d
+#define PR_0_ORPHAN_BAD_INODE		0x00001e
+#define PR_0_ORPHAN_ERROR		0x00001f
+#define PR_0_ORPHAN_FILE_BAD		0x000020
+#define PR_0_JOURNAL_SB_CSUM		0x000021
+#define PR_0_JOURNAL_FEATURE_SET	0x000022
+#define PR_0_JOURNAL_FC_PENDING		0x000023
+#define PR_0_EXT_JOURNAL_MISSING	0x000024
+#define PR_0_SB_USE_FAR_BACKUP		0x000025
+#define PR_0_SB_GEOMETRY		0x000026
+#define PR_0_GD_USE_COPY		0x000027
+#define PR_0_GD_NO_GOOD_COPY		0x000028
+#define PR_0_GD_BITMAP_UNUSABLE		0x000029
+#define PR_0_JOURNAL_STALE_NAME		0x00002a
+#define PR_0_JOURNAL_REPOINT		0x00002b
+#define PR_0_GD_BAD_FIELD		0x00002c
+#define PR_0_GD_CSUM_DAMAGE		0x00002d
+#define PR_0_GD_UNINIT_COUNT		0x00002e
+#define PR_0_ROOT_UNMOUNTABLE		0x00002f
+
+/* Pass 5: bitmaps and counts (problems_pass5.c). */
+#define PR_5_PASS_HEADER		0x050000
+#define PR_5_BLOCK_BITMAP_HEADER	0x050001
+#define PR_5_BLOCK_UNUSED		0x050002	/* -b */
+#define PR_5_BLOCK_USED			0x050003	/* +b */
+#define PR_5_BLOCK_RANGE_UNUSED		0x050004	/* -(b--c) */
+#define PR_5_BLOCK_RANGE_USED		0x050005	/* +(b--c) */
+#define PR_5_BLOCK_BITMAP_END		0x050006
+#define PR_5_INODE_BITMAP_HEADER	0x050007
+#define PR_5_INODE_UNUSED		0x050008
+#define PR_5_INODE_USED			0x050009
+#define PR_5_INODE_RANGE_UNUSED		0x05000a
+#define PR_5_INODE_RANGE_USED		0x05000b
+#define PR_5_INODE_BITMAP_END		0x05000c
+#define PR_5_FREE_BLOCK_COUNT_GROUP	0x05000d
+#define PR_5_FREE_INODE_COUNT_GROUP	0x05000e
+#define PR_5_FREE_DIR_COUNT_GROUP	0x05000f
+#define PR_5_FREE_BLOCK_COUNT		0x050010
+#define PR_5_FREE_INODE_COUNT		0x050011
+
+/* ---- the engine (problem.c) ------------------------------------------- */
+/* Report problem code with the values in *pctx (NULL: none) and decide
+ * what to do, according to the answer policy.  Returns 1 if the fix
+ * should be applied, 0 if not.  In preen mode a problem that is not safe
+ * to fix without a human ends the run (exit 4, e4fsck_exit()).  Counts
+ * what was found, fixed and left, for the exit code.  An unknown code is
+ * an internal error: said, counted as an operational error, 0. */
+int fix_problem(struct e4fsck *ctx, uint32_t code, struct problem_ctx *pctx);
+/* fix_problem() for a row given directly (the unit tests' rows). */
+int e4fsck_fix_row(struct e4fsck *ctx, const struct problem_row *row,
+		   struct problem_ctx *pctx);
+/* End latch group latch: when one of its members was said, ask its end
+ * row (if any) and return the answer (1: fix); 0 when the group was not
+ * started or has no end row.  The group can start again afterwards. */
+int e4fsck_latch_end(struct e4fsck *ctx, enum problem_latch latch, struct problem_ctx *pctx);
+/* Say how many messages max_count held back ("N more"), for each row,
+ * and start the counts again; at the end of each pass. */
+void e4fsck_problem_summary(struct e4fsck *ctx);
+/* Free the engine's state (end of the run). */
+void e4fsck_problem_release(struct e4fsck *ctx);
+
+/* The counters of the exit status, for what is not a row.  An
+ * operational error (8): e4fsck_fail(), with its one line on stderr
+ * (e4fsck_fail_msg()); an error known and left for a later check (4):
+ * e4fsck_left(). */
+void e4fsck_fail(struct e4fsck *ctx);
+void e4fsck_fail_msg(struct e4fsck *ctx, errcode_t err, const char *what);
+void e4fsck_left(struct e4fsck *ctx);
+/* The exit status from what was found and fixed (fsck(8) bits). */
+int e4fsck_exit_code(const struct e4fsck *ctx);
+
+/* The tables: every pass's rows, and lookups. */
+extern const struct problem_pass e4fsck_problems_pass0, e4fsck_problems_pass5;
+/* The passes' tables in order; *n gets their number. */
+const struct problem_pass *const *e4fsck_problem_passes(size_t *n);
+/* The row of code, or NULL. */
+const struct problem_row *e4fsck_problem_find(uint32_t code);
+const struct problem_destructive *e4fsck_problem_destructive(uint32_t code);
+/* The latch groups' start and end rows. */
+const struct problem_latch_desc *e4fsck_latch_desc(enum problem_latch latch);
+/* The question and the preen word of a prompt. */
+const char *e4fsck_prompt_question(enum prompt p);
+/* The documentation (problem_doc.c): Markdown to f; 0, or 1 when the
+ * tables are inconsistent (said on stderr). */
+int e4fsck_list_problems(FILE *f);
+int e4fsck_list_destructive(FILE *f);
+
+#endif
