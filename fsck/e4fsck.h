@@ -135,4 +135,16 @@ errcode_t e4fsck_open(struct e4fsck *ctx);
 /* Write the superblock if dirty (s_wtime = now) and close the fs. */
 errcode_t e4fsck_close(struct e4fsck *ctx);
 
+/* Pass 5's input: what the passes before it found in use. */
+struct e4fsck_pass5_input {
+	const struct e4_bmap *blocks;	/* clusters in use (e4_bmap_new_blocks() shape) */
+	const struct e4_bmap *inodes;	/* inodes in use (e4_bmap_new_inodes() shape) */
+	const uint32_t *dirs;		/* per group: directories (NULL: not checked) */
+};
+/* Pass 5 (pass5.c): the on-disk bitmaps, the groups' free and directories
+ * counts and the superblock's totals against in; differences said as
+ * ranges, repairs written bitmaps first, superblock last.  0, or an
+ * operational error (said; load, store, write, memory). */
+errcode_t e4fsck_pass5(struct e4fsck *ctx, const struct e4fsck_pass5_input *in);
+
 #endif

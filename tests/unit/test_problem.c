@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "e4fsck.h"
+#include "unit_capture.h"
 
 /* ---- the run's stop (main.c's, here a jump back into the test) ---------- */
 
@@ -31,36 +32,6 @@ void e4fsck_exit(struct e4fsck *ctx)
 {
 	(void)ctx;
 	longjmp(*stop_at, 1);
-}
-
-/* ---- stdout captured into a buffer --------------------------------------- */
-
-static FILE *cap_file;
-static int saved_fd = -1;
-static char cap_buf[16384];
-
-static void cap_start(void)
-{
-	fflush(stdout);
-	cap_file = tmpfile();
-	assert_non_null(cap_file);
-	saved_fd = dup(1);
-	assert_true(saved_fd >= 0);
-	assert_true(dup2(fileno(cap_file), 1) >= 0);
-}
-
-static const char *cap_end(void)
-{
-	size_t n;
-
-	fflush(stdout);
-	dup2(saved_fd, 1);
-	close(saved_fd);
-	rewind(cap_file);
-	n = fread(cap_buf, 1, sizeof(cap_buf) - 1, cap_file);
-	cap_buf[n] = 0;
-	fclose(cap_file);
-	return cap_buf;
 }
 
 static void ctx_init(struct e4fsck *ctx, enum e4fsck_answer a)

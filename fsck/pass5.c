@@ -1,0 +1,227 @@
+/*
+ * pass5.c: pass 5, the bitmaps and counts against what the passes before
+ * it found (issue 15).
+ *
+ * Input: the clusters and inodes in use (maps shaped as
+ * e4_bmap_new_blocks() / e4_bmap_new_inodes() make them) and each group's
+ * directories.  The on-disk bitmaps are loaded with checksums relaxed and
+ * compared; differences are said as ranges in block (inode) order,
+ * e2fsck's "Block bitmap differences:  -(1234--1240) +5000", with one
+ * question per bitmap.  Then each group's free blocks, free inodes and
+ * directories counts, then the superblock's totals, each against what the
+ * maps count (the counts as the descriptors held them before any repair).
+ * Repairs are written in a safe order: bitmaps, then the primary
+ * descriptor table, then the superblock last (e4_flush_primary()).
+ *
+ * Not wired into a run yet: pass 1, which builds the maps, does not exist.
+ */
+#include "e4fsck.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The first range at or after from where have is set and want is clear:
+ * [*first, *first + *len).  0, or 1 when there is none. */
+static int next_diff(const struct e4_bmap *have, const struct e4_bmap *want, uint64_t from,
+		     uint64_t *first, uint64_t *len)
+{
+	uint64_t rf, rl, z, s;
+
+	while (!e4_bmap_next_run(have, from, &rf, &rl)) {
+		if (!e4_bmap_find_first_zero(want, rf, rf + rl, &z)) {
+			if (e4_bmap_find_first_set(want, z, rf + rl, &s))
+				s = rf + rl;
+			*first = z;
+			*len = s - z;
+			return 0;
+		}
+		from = rf + rl;
+	}
+	return 1;
+}
+
+/* How a bitmap's differences are said. */
+struct diff_kind {
+	enum problem_latch latch;
+	uint32_t unused, used, range_unused, range_used;	/* -x +x -(x--y) +(x--y) */
+	unsigned shift;		/* bit to block: cluster_bits (blocks), 0 (inodes) */
+	int inodes;
+};
+
+/* Say one range: "-" marked in use on disk but not in use, "+" the other
+ * way round. */
+static void say_range(struct e4fsck *ctx, const struct diff_kind *k, int plus, uint64_t first,
+		      uint64_t len)
+{
+	struct problem_ctx pctx = { 0 };
+	uint64_t lo = first << k->shift, hi = ((first + len) << k->shift) - 1;
+	uint32_t code;
+
+	if (lo == hi)
+		code = plus ? k->used : k->unused;
+	else
+		code = plus ? k->range_used : k->range_unused;
+	if (k->inodes) {
+		pctx.ino = (e4_ino_t)lo;
+		pctx.num = hi;
+	} else {
+		pctx.blk = lo;
+		pctx.blk2 = hi;
+	}
+	fix_problem(ctx, code, &pctx);
+}
+
+/* Compare the on-disk map with the one in use; say every difference in
+ * increasing order.  Returns 1 when the bitmap is to be rewritten. */
+static int compare_maps(struct e4fsck *ctx, const struct diff_kind *k,
+			const struct e4_bmap *disk, const struct e4_bmap *inuse)
+{
+	uint64_t mf, ml, pf, pl;
+	int m = next_diff(disk, inuse, e4_bmap_start(disk), &mf, &ml);
+	int p = next_diff(inuse, disk, e4_bmap_start(inuse), &pf, &pl);
+
+	while (!m || !p) {
+		if (!m && (p || mf < pf)) {
+			say_range(ctx, k, 0, mf, ml);
+			m = next_diff(disk, inuse, mf + ml, &mf, &ml);
+		} else {
+			say_range(ctx, k, 1, pf, pl);
+			p = next_diff(inuse, disk, pf + pl, &pf, &pl);
+		}
+	}
+	return e4fsck_latch_end(ctx, k->latch, NULL);
+}
+
+/* One count against what was counted: said, and on a yes set (in
+ * memory).  1 when it changed. */
+static int check_count(struct e4fsck *ctx, uint32_t code, e4_group_t g, uint64_t have,
+		       uint64_t counted)
+{
+	struct problem_ctx pctx = { 0 };
+
+	if (have == counted)
+		return 0;
+	pctx.group = g;
+	pctx.num = have;
+	pctx.num2 = counted;
+	return fix_problem(ctx, code, &pctx) && !ctx->read_only;
+}
+
+/* Each group's counts, then the superblock's totals, against the maps;
+ * snap holds the descriptors as they were before any bitmap repair,
+ * sb_free_* the superblock's.  *dirty set when something changed. */
+static errcode_t check_counts(struct e4fsck *ctx, const struct e4fsck_pass5_input *in,
+			      const struct e4_group *snap, uint64_t sb_free_blocks,
+			      uint64_t sb_free_inodes, int *dirty)
+{
+	e4_fs *fs = ctx->fs;
+	const struct e4_geom *geo = e4_geom(fs);
+	struct ext4_super_block *sb = e4_super(fs);
+	uint64_t free_clusters = 0, free_inodes = 0;
+	errcode_t err = 0;
+
+	for (e4_group_t g = 0; g < geo->group_count && !err; g++) {
+		uint64_t c0 = e4_group_first_block(fs, g) >> geo->cluster_bits;
+		uint64_t nc = ((uint64_t)e4_group_last_block(fs, g) >> geo->cluster_bits) - c0 + 1;
+		uint64_t i0 = (uint64_t)g * geo->inodes_per_group + 1;
+		uint64_t fc = nc - e4_bmap_count_range(in->blocks, c0, nc);
+		uint64_t fi = geo->inodes_per_group -
+			      e4_bmap_count_range(in->inodes, i0, geo->inodes_per_group);
+
+		free_clusters += fc;
+		free_inodes += fi;
+		if (check_count(ctx, PR_5_FREE_BLOCK_COUNT_GROUP, g, snap[g].free_blocks, fc))
+			err = e4_group_set_field(fs, g, E4_GDF_FREE_BLOCKS, fc);
+		if (!err && check_count(ctx, PR_5_FREE_INODE_COUNT_GROUP, g, snap[g].free_inodes, fi))
+			err = e4_group_set_field(fs, g, E4_GDF_FREE_INODES, fi);
+		if (!err && in->dirs &&
+		    check_count(ctx, PR_5_FREE_DIR_COUNT_GROUP, g, snap[g].used_dirs, in->dirs[g]))
+			err = e4_group_set_field(fs, g, E4_GDF_USED_DIRS, in->dirs[g]);
+		*dirty |= !ctx->read_only && (snap[g].free_blocks != fc ||
+					      snap[g].free_inodes != fi);
+	}
+	if (err)
+		return err;
+	if (check_count(ctx, PR_5_FREE_BLOCK_COUNT, 0, sb_free_blocks,
+			free_clusters << geo->cluster_bits)) {
+		e4_sb_set_free_blocks_count(sb, free_clusters << geo->cluster_bits);
+		*dirty = 1;
+	}
+	if (check_count(ctx, PR_5_FREE_INODE_COUNT, 0, sb_free_inodes, free_inodes)) {
+		e4_sb_set_free_inodes_count(sb, (uint32_t)free_inodes);
+		*dirty = 1;
+	}
+	return 0;
+}
+
+/* The descriptors and the superblock's free counts before any repair. */
+static errcode_t snapshot(e4_fs *fs, struct e4_group **snap, uint64_t *fb, uint64_t *fi)
+{
+	const struct e4_geom *geo = e4_geom(fs);
+	errcode_t err = 0;
+
+	*snap = calloc(geo->group_count, sizeof(**snap));
+	if (!*snap)
+		return E4_ERR_NO_MEMORY;
+	for (e4_group_t g = 0; g < geo->group_count && !err; g++)
+		err = e4_group_get(fs, g, &(*snap)[g]);
+	*fb = e4_sb_free_blocks_count(e4_super(fs));
+	*fi = e4_le32(e4_super(fs)->s_free_inodes_count);
+	return err;
+}
+
+/* Load one on-disk bitmap and compare it with the map in use: 1 in *fix
+ * when it is to be rewritten. */
+static errcode_t check_bitmap(struct e4fsck *ctx, const struct diff_kind *k,
+			      const struct e4_bmap *inuse, int *fix)
+{
+	struct e4_bmap *disk = NULL;
+	errcode_t err;
+
+	err = k->inodes ?
+	      e4_bmap_load_inodes(ctx->fs, E4_BMAP_RUNS, E4_BMAP_RELAX_CSUM, NULL, NULL, &disk) :
+	      e4_bmap_load_blocks(ctx->fs, E4_BMAP_RUNS, E4_BMAP_RELAX_CSUM, NULL, NULL, &disk);
+	if (err)
+		return err;
+	*fix = compare_maps(ctx, k, disk, inuse) && !ctx->read_only;
+	e4_bmap_free(disk);
+	return 0;
+}
+
+errcode_t e4fsck_pass5(struct e4fsck *ctx, const struct e4fsck_pass5_input *in)
+{
+	const struct diff_kind blocks = {
+		PR_LATCH_BBITMAP, PR_5_BLOCK_UNUSED, PR_5_BLOCK_USED, PR_5_BLOCK_RANGE_UNUSED,
+		PR_5_BLOCK_RANGE_USED, e4_geom(ctx->fs)->cluster_bits, 0,
+	};
+	const struct diff_kind inodes = {
+		PR_LATCH_IBITMAP, PR_5_INODE_UNUSED, PR_5_INODE_USED, PR_5_INODE_RANGE_UNUSED,
+		PR_5_INODE_RANGE_USED, 0, 1,
+	};
+	struct e4_group *snap = NULL;
+	uint64_t sb_fb, sb_fi;
+	int fix_b = 0, fix_i = 0, dirty = 0;
+	errcode_t err;
+
+	fix_problem(ctx, PR_5_PASS_HEADER, NULL);
+	err = snapshot(ctx->fs, &snap, &sb_fb, &sb_fi);
+	if (!err)
+		err = check_bitmap(ctx, &blocks, in->blocks, &fix_b);
+	if (!err)
+		err = check_bitmap(ctx, &inodes, in->inodes, &fix_i);
+	/* bitmaps first (written to the cache; descriptors follow them in
+	 * memory), then the counts, then everything in order */
+	if (!err && fix_b)
+		err = e4_bmap_store_blocks(ctx->fs, in->blocks, E4_BMAP_STORE_NO_FLUSH);
+	if (!err && fix_i)
+		err = e4_bmap_store_inodes(ctx->fs, in->inodes, E4_BMAP_STORE_NO_FLUSH);
+	if (!err)
+		err = check_counts(ctx, in, snap, sb_fb, sb_fi, &dirty);
+	if (!err && !ctx->read_only && (fix_b || fix_i || dirty))
+		err = e4_flush_primary(ctx->fs, 1);
+	free(snap);
+	e4fsck_problem_summary(ctx);
+	if (err)
+		e4fsck_fail_msg(ctx, err, "in pass 5");
+	return err;
+}
