@@ -378,8 +378,11 @@ errcode_t e4_counts_recompute(e4_fs *fs, int *changed)
 }
 
 /* Bitmaps, then descriptors (through gdt_write), then the superblock;
- * gdt_changed: the caller changed descriptors itself. */
-static errcode_t flush_common(e4_fs *fs, int gdt_changed, errcode_t (*gdt_write)(e4_fs *))
+ * gdt_changed: the caller changed descriptors itself.  sync: e4_flush()
+ * after (everything on the device, fsync'd); else an ordering point
+ * after them (nothing waited for). */
+static errcode_t flush_common(e4_fs *fs, int gdt_changed, errcode_t (*gdt_write)(e4_fs *),
+			      int sync)
 {
 	errcode_t err;
 
@@ -420,17 +423,22 @@ static errcode_t flush_common(e4_fs *fs, int gdt_changed, errcode_t (*gdt_write)
 			return err;
 	}
 	fs->sb_dirty = 0;
-	return e4_flush(fs);
+	return sync ? e4_flush(fs) : e4_io_barrier(fs->io);
 }
 
 errcode_t e4_alloc_flush(e4_fs *fs)
 {
-	return flush_common(fs, 0, e4_gdt_write);
+	return flush_common(fs, 0, e4_gdt_write, 1);
 }
 
 errcode_t e4_flush_primary(e4_fs *fs, int gdt_changed)
 {
-	return flush_common(fs, gdt_changed, e4_gdt_write_primary);
+	return flush_common(fs, gdt_changed, e4_gdt_write_primary, 1);
+}
+
+errcode_t e4_order_point_primary(e4_fs *fs, int gdt_changed)
+{
+	return flush_common(fs, gdt_changed, e4_gdt_write_primary, 0);
 }
 
 void e4_sb_free_blocks_set(e4_fs *fs, uint64_t blocks)
@@ -440,5 +448,5 @@ void e4_sb_free_blocks_set(e4_fs *fs, uint64_t blocks)
 
 errcode_t e4_alloc_flush_gdt(e4_fs *fs, int gdt_changed)
 {
-	return flush_common(fs, gdt_changed, e4_gdt_write);
+	return flush_common(fs, gdt_changed, e4_gdt_write, 1);
 }

@@ -1,7 +1,7 @@
 /*
  * ops.c: namespace operations that make inodes -- create, mkdir, symlink,
  * mknod, link -- and what every operation shares: name checks, the
- * not-clean window, ordering flushes, parent updates (ops.h; DESIGN.md
+ * not-clean window, ordering points, parent updates (ops.h; DESIGN.md
  * "Writing safely").  Removal, rename and freeing are in ops_remove.c.
  */
 #include "ops_int.h"
@@ -19,7 +19,8 @@ errcode_t e4_ops_begin(e4_fs *fs)
 		return 0;
 	fs->ops_failed = 0;
 	fs->ops_state = fs->sb->s_state;
-	err = e4_super_mark_unclean(fs);
+	/* ordered, not flushed: the device sees it before the first step */
+	err = e4_super_mark_unclean_ordered(fs);
 	if (err) {
 		fs->ops_depth--;
 		return err;
@@ -54,7 +55,7 @@ errcode_t e4_ops_finish(e4_fs *fs, errcode_t err, int consistent)
 
 errcode_t e4_ops_barrier(e4_fs *fs)
 {
-	return e4_flush_primary(fs, 0);
+	return e4_order_point_primary(fs, 0);
 }
 
 /* ---- shared checks and updates ------------------------------------------- */
