@@ -38,11 +38,13 @@ static uint32_t group_inodes(e4_fs *fs)
  * the descriptors count clusters) -------------------------------------- */
 static void sb_free_blocks_set(e4_fs *fs, uint64_t blocks)
 {
-	struct ext4_super_block *sb = fs->sb;
+	e4_sb_set_free_blocks_count(fs->sb, blocks);
+	fs->sb_dirty = 1;
+}
 
-	sb->s_free_blocks_count_lo = e4_cpu_to_le32((uint32_t)blocks);
-	if (e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT))
-		sb->s_free_blocks_count_hi = e4_cpu_to_le32((uint32_t)(blocks >> 32));
+static void sb_free_inodes_set(e4_fs *fs, uint32_t inodes)
+{
+	e4_sb_set_free_inodes_count(fs->sb, inodes);
 	fs->sb_dirty = 1;
 }
 
@@ -64,8 +66,7 @@ static void sb_free_inodes_add(e4_fs *fs, int64_t n)
 
 	if (cur < 0)
 		cur = 0;
-	fs->sb->s_free_inodes_count = e4_cpu_to_le32((uint32_t)cur);
-	fs->sb_dirty = 1;
+	sb_free_inodes_set(fs, (uint32_t)cur);
 }
 
 /* ---- blocks ----------------------------------------------------------- */
@@ -369,8 +370,7 @@ errcode_t e4_counts_recompute(e4_fs *fs, int *changed)
 			*changed = 1;
 	}
 	if (e4_le32(fs->sb->s_free_inodes_count) != free_inodes) {
-		fs->sb->s_free_inodes_count = e4_cpu_to_le32((uint32_t)free_inodes);
-		fs->sb_dirty = 1;
+		sb_free_inodes_set(fs, (uint32_t)free_inodes);
 		if (changed)
 			*changed = 1;
 	}

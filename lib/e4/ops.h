@@ -169,8 +169,11 @@ errcode_t e4_ops_begin(e4_fs *fs);
 errcode_t e4_ops_end(e4_fs *fs);
 
 /* A new empty regular file name in dir (attr NULL: 0644, root, now).
- * *ino (may be NULL) gets its number.  The inode goes near its parent
- * (e4_inode_find_free() from the parent's group).  Errors:
+ * *ino (may be NULL) gets its number.  New inodes go where the
+ * allocator's policy puts them (e4_alloc_inode(): a directory under the
+ * root in the least used (flex) group, other directories and files near
+ * their parent); blocks (directory blocks, a slow symlink's) from
+ * e4_alloc_blocks() at e4_alloc_goal_for_mode().  Errors:
  * E4_ERR_READ_ONLY, E4_ERR_NOT_DIR, E4_ERR_EXISTS, E4_ERR_NAME_TOO_LONG,
  * E4_ERR_INVALID_ARGUMENT (bad name), E4_ERR_NO_SPACE (no inode or
  * block), the directory writer's errors (e4_dir_insert()), read, write

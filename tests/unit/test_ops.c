@@ -541,6 +541,60 @@ static void no_space(void **state)
 	om_free(&m);
 }
 
+/* Where new inodes and blocks go (the allocator's policy, alloc.h):
+ * directories under the root spread over the groups (Orlov), files and
+ * symlinks in their parent's group, a directory's first block and a slow
+ * symlink's block in their inode's group.  ext2, 1 KiB blocks, three
+ * groups, no flex_bg.  Bug it catches: the operations taking the first
+ * free inode from the parent's group for directories too (every
+ * directory of the tree in group 0). */
+static void placement(void **state)
+{
+	const char *img;
+	e4_fs *fs = image(&kinds[1], "place", &img);
+	e4_ino_t d[3], x;
+	e4_group_t g[3];
+	union e4_inode_buf ib;
+	uint8_t buf[1024];
+	e4_blk_t pblk;
+	char t[300];
+	int distinct;
+	uint32_t blen;
+	unsigned bfl;
+
+	(void)state;
+	assert_true(e4_geom(fs)->group_count >= 3);
+	memset(t, 'p', sizeof(t));
+	for (int i = 0; i < 3; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "top%d", i);
+		assert_int_equal(e4_op_mkdir(fs, EXT4_ROOT_INO, name, strlen(name), NULL, &d[i]), 0);
+		g[i] = e4_group_of_ino(fs, d[i]);
+		/* the directory's block in its own group */
+		read_ino(fs, d[i], &ib);
+		assert_int_equal(e4_dir_block_read(fs, d[i], &ib.inode, 0, buf, &pblk), 0);
+		assert_int_equal(e4_group_of_block(fs, pblk), g[i]);
+		for (int k = 0; k < 4; k++) {
+			snprintf(name, sizeof(name), "f%d", k);
+			assert_int_equal(e4_op_create(fs, d[i], name, strlen(name), NULL, &x), 0);
+			assert_int_equal(e4_group_of_ino(fs, x), g[i]);
+		}
+		assert_int_equal(e4_op_symlink(fs, d[i], "s", 1, t, sizeof(t), NULL, &x), 0);
+		assert_int_equal(e4_group_of_ino(fs, x), g[i]);
+		read_ino(fs, x, &ib);
+		assert_int_equal(e4_bmap(fs, x, &ib.inode, 0, &pblk, &blen, &bfl), 0);
+		assert_int_equal(e4_group_of_block(fs, pblk), g[i]);
+	}
+	distinct = (g[0] != g[1]) + (g[1] != g[2]) + (g[0] != g[2]);
+	fprintf(stderr, "placement: top directories in groups %u %u %u\n", (unsigned)g[0],
+		(unsigned)g[1], (unsigned)g[2]);
+	assert_true(distinct >= 2);	/* at least two groups used */
+	assert_int_equal(e4_close(fs), 0);
+	assert_int_equal(oracle_fsck(img), 0);
+	unlink(img);
+}
+
 /* ---- stops at every write ------------------------------------------------- */
 
 /* Device writes counted; from stop_at on each one fails (the device is
@@ -698,6 +752,7 @@ int main(void)
 		cmocka_unit_test(xattr_refcount),
 		cmocka_unit_test(many_subdirs),
 		cmocka_unit_test(no_space),
+		cmocka_unit_test(placement),
 		cmocka_unit_test(crash_stops),
 	};
 
