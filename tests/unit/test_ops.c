@@ -10,8 +10,9 @@
  * against a model of the tree (unit_opsmodel.h).  Every image ends judged
  * by the reference e2fsck -fn (clean) and by the kernel (read-only loop
  * mount: the whole tree, names, types, inode numbers, link counts, symlink
- * targets, device numbers).  Stops at sampled device writes of eight
- * operations (ext4, ext2) are judged by DESIGN.md "Writing safely":
+ * targets, device numbers).  Placement: new inodes and blocks where the
+ * allocator's policy puts them (ext2 three groups; ext4 flex_bg).  Stops
+ * at sampled device writes of eight operations (ext4, ext2) are judged by DESIGN.md "Writing safely":
  * nothing in use but marked free, no entry naming a freed inode, no block
  * claimed twice, and anything at all only on a superblock marked not
  * clean.  Bugs it catches: rename of a directory to another parent that
@@ -595,6 +596,44 @@ static void placement(void **state)
 	unlink(img);
 }
 
+/* The same with flex_bg (16 groups a flex group, 8 groups here): a
+ * regular file's data starts in the flex group's second group, as the
+ * kernel's ext4_inode_to_goal_block puts it; a directory's block stays in
+ * the first group's data area.  Bug it catches: file writes with their own
+ * goal (the inode group's first block) putting data among the
+ * directories. */
+static void placement_flex(void **state)
+{
+	static const struct kind k = { "flex", "-t ext4 -b 1024 -G 16 -N 3000", "64M" };
+	const char *img;
+	e4_fs *fs = image(&k, "place", &img);
+	union e4_inode_buf ib;
+	uint8_t data[10240], buf[1024];
+	e4_ino_t f, d;
+	e4_blk_t pblk;
+	uint32_t blen;
+	unsigned bfl;
+
+	(void)state;
+	assert_true(e4_geom(fs)->group_count >= 2);
+	memset(data, 'x', sizeof(data));
+	assert_int_equal(e4_op_create(fs, EXT4_ROOT_INO, "file", 4, NULL, &f), 0);
+	read_ino(fs, f, &ib);
+	assert_int_equal(e4_file_write(fs, f, &ib, 0, data, sizeof(data), 0), 0);
+	read_ino(fs, f, &ib);
+	assert_int_equal(e4_bmap(fs, f, &ib.inode, 0, &pblk, &blen, &bfl), 0);
+	fprintf(stderr, "placement_flex: file data at %llu (group %u)\n", (unsigned long long)pblk,
+		(unsigned)e4_group_of_block(fs, pblk));
+	assert_int_equal(e4_group_of_block(fs, pblk), 1);
+	assert_int_equal(e4_op_mkdir(fs, EXT4_ROOT_INO, "dir", 3, NULL, &d), 0);
+	read_ino(fs, d, &ib);
+	assert_int_equal(e4_dir_block_read(fs, d, &ib.inode, 0, buf, &pblk), 0);
+	assert_int_equal(e4_group_of_block(fs, pblk), 0);
+	assert_int_equal(e4_close(fs), 0);
+	assert_int_equal(oracle_fsck(img), 0);
+	unlink(img);
+}
+
 /* ---- stops at every write ------------------------------------------------- */
 
 /* Device writes counted; from stop_at on each one fails (the device is
@@ -753,6 +792,7 @@ int main(void)
 		cmocka_unit_test(many_subdirs),
 		cmocka_unit_test(no_space),
 		cmocka_unit_test(placement),
+		cmocka_unit_test(placement_flex),
 		cmocka_unit_test(crash_stops),
 	};
 
