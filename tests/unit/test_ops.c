@@ -542,6 +542,20 @@ static void no_space(void **state)
 	om_free(&m);
 }
 
+/* The group of the block mapping logical block 0 of inode ino. */
+static e4_group_t first_block_group(e4_fs *fs, e4_ino_t ino)
+{
+	union e4_inode_buf ib;
+	e4_blk_t pblk = 0;
+	uint32_t len;
+	unsigned fl;
+
+	read_ino(fs, ino, &ib);
+	assert_int_equal(e4_bmap(fs, ino, &ib.inode, 0, &pblk, &len, &fl), 0);
+	assert_true(pblk != 0);
+	return e4_group_of_block(fs, pblk);
+}
+
 /* Where new inodes and blocks go (the allocator's policy, alloc.h):
  * directories under the root spread over the groups (Orlov), files and
  * symlinks in their parent's group, a directory's first block and a slow
@@ -555,13 +569,8 @@ static void placement(void **state)
 	e4_fs *fs = image(&kinds[1], "place", &img);
 	e4_ino_t d[3], x;
 	e4_group_t g[3];
-	union e4_inode_buf ib;
-	uint8_t buf[1024];
-	e4_blk_t pblk;
 	char t[300];
 	int distinct;
-	uint32_t blen;
-	unsigned bfl;
 
 	(void)state;
 	assert_true(e4_geom(fs)->group_count >= 3);
@@ -573,9 +582,7 @@ static void placement(void **state)
 		assert_int_equal(e4_op_mkdir(fs, EXT4_ROOT_INO, name, strlen(name), NULL, &d[i]), 0);
 		g[i] = e4_group_of_ino(fs, d[i]);
 		/* the directory's block in its own group */
-		read_ino(fs, d[i], &ib);
-		assert_int_equal(e4_dir_block_read(fs, d[i], &ib.inode, 0, buf, &pblk), 0);
-		assert_int_equal(e4_group_of_block(fs, pblk), g[i]);
+		assert_int_equal(first_block_group(fs, d[i]), g[i]);
 		for (int k = 0; k < 4; k++) {
 			snprintf(name, sizeof(name), "f%d", k);
 			assert_int_equal(e4_op_create(fs, d[i], name, strlen(name), NULL, &x), 0);
@@ -583,9 +590,7 @@ static void placement(void **state)
 		}
 		assert_int_equal(e4_op_symlink(fs, d[i], "s", 1, t, sizeof(t), NULL, &x), 0);
 		assert_int_equal(e4_group_of_ino(fs, x), g[i]);
-		read_ino(fs, x, &ib);
-		assert_int_equal(e4_bmap(fs, x, &ib.inode, 0, &pblk, &blen, &bfl), 0);
-		assert_int_equal(e4_group_of_block(fs, pblk), g[i]);
+		assert_int_equal(first_block_group(fs, x), g[i]);
 	}
 	distinct = (g[0] != g[1]) + (g[1] != g[2]) + (g[0] != g[2]);
 	fprintf(stderr, "placement: top directories in groups %u %u %u\n", (unsigned)g[0],
@@ -608,11 +613,9 @@ static void placement_flex(void **state)
 	const char *img;
 	e4_fs *fs = image(&k, "place", &img);
 	union e4_inode_buf ib;
-	uint8_t data[10240], buf[1024];
+	uint8_t data[10240];
 	e4_ino_t f, d;
-	e4_blk_t pblk;
-	uint32_t blen;
-	unsigned bfl;
+	e4_group_t fg;
 
 	(void)state;
 	assert_true(e4_geom(fs)->group_count >= 2);
@@ -620,15 +623,11 @@ static void placement_flex(void **state)
 	assert_int_equal(e4_op_create(fs, EXT4_ROOT_INO, "file", 4, NULL, &f), 0);
 	read_ino(fs, f, &ib);
 	assert_int_equal(e4_file_write(fs, f, &ib, 0, data, sizeof(data), 0), 0);
-	read_ino(fs, f, &ib);
-	assert_int_equal(e4_bmap(fs, f, &ib.inode, 0, &pblk, &blen, &bfl), 0);
-	fprintf(stderr, "placement_flex: file data at %llu (group %u)\n", (unsigned long long)pblk,
-		(unsigned)e4_group_of_block(fs, pblk));
-	assert_int_equal(e4_group_of_block(fs, pblk), 1);
+	fg = first_block_group(fs, f);
+	fprintf(stderr, "placement_flex: file data in group %u\n", (unsigned)fg);
+	assert_int_equal(fg, 1);
 	assert_int_equal(e4_op_mkdir(fs, EXT4_ROOT_INO, "dir", 3, NULL, &d), 0);
-	read_ino(fs, d, &ib);
-	assert_int_equal(e4_dir_block_read(fs, d, &ib.inode, 0, buf, &pblk), 0);
-	assert_int_equal(e4_group_of_block(fs, pblk), 0);
+	assert_int_equal(first_block_group(fs, d), 0);
 	assert_int_equal(e4_close(fs), 0);
 	assert_int_equal(oracle_fsck(img), 0);
 	unlink(img);
