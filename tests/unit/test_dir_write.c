@@ -16,6 +16,8 @@
  *  - a full filesystem (E4_ERR_NO_SPACE, nothing changed);
  *  - inline directories: i_block, system.data grown, converted to a block;
  *  - refusals (duplicate, bad names, damaged block left untouched).
+ *  - the index-driven lookup (e4_dir_lookup_index) against the linear
+ *    one, with colliding hashes across leaves.
  * Every entry names one regular file /f, whose link count is set to match,
  * so e2fsck has nothing to say.  Each test ends with unit_oracle.h: the
  * reference e2fsck -fn clean, debugfs ls and the kernel listing exactly
@@ -946,10 +948,10 @@ static void names_free(char **v, size_t n)
 }
 
 /* Pairs of names with one hash (version, the image's seed): a birthday
- * search over 2^18 short names; up to max pairs in pa[], pb[]. */
+ * search over 2^20 short names; up to max pairs in pa[], pb[]. */
 static size_t collisions(e4_fs *fs, int version, char (*pa)[12], char (*pb)[12], size_t max)
 {
-	size_t n = 1u << 18, np = 0;
+	size_t n = 1u << 20, np = 0;
 	struct hname *v = malloc(n * sizeof(*v));
 	const struct ext4_super_block *sb = e4_super(fs);
 	uint32_t seed[4];
@@ -975,17 +977,52 @@ static size_t collisions(e4_fs *fs, int version, char (*pa)[12], char (*pb)[12],
 
 /* e4_dir_lookup_index() against e4_dir_lookup() and a model, in an
  * indexed directory (ext4 1 KiB, fixed hash seed) of 4,000 random names
- * (lengths 1-60, bytes >= 0x80) and names whose hashes collide (pairs
- * found by a birthday search: one or both inserted): every present name
- * found with its inode by both, every absent one (random, or the other
- * half of a colliding pair) missed by both.  Then one leaf's checksum is
+ * (lengths 1-60, bytes >= 0x80) and names whose hashes collide (261 pairs
+ * found by a birthday search over 2^20 names, inserted among the others:
+ * one or both of a pair; leaf splits fall between some pairs, so dx
+ * entries carry the continuation bit, checked): every present name found
+ * with its inode by both, every absent one (random, or the other half of
+ * a colliding pair) missed by both.  Then one leaf's checksum is
  * broken: the linear confirmation of e4_dir_lookup() trips over it on
  * every miss, the index lookup reads only the leaves the hash names, so
  * almost all of its misses stay E4_ERR_NOT_FOUND.  Bug it catches: an
  * index lookup that skips the continuation leaves or stops at the first
  * hash match (a colliding name reported missing), or one that still
  * scans the whole directory. */
+/* dx entries of directory dir whose hash has the continuation bit (the
+ * leaf goes on with the previous one's hash); one index level at most. */
+static unsigned continued_entries(e4_fs *fs, e4_ino_t dir)
+{
+	union e4_inode_buf ib;
+	uint8_t root[1024], node[1024];
+	struct e4_dx_root r;
+	struct e4_dx_node rn, nn;
+	unsigned n = 0;
+	uint32_t h, lb;
+
+	assert_int_equal(e4_inode_read(fs, dir, &ib), 0);
+	assert_int_equal(e4_dir_block_read(fs, dir, &ib.inode, 0, root, NULL), 0);
+	assert_int_equal(e4_dx_root_parse(fs, root, &r), 0);
+	assert_true(r.indirect_levels <= 1);
+	e4_dx_node_parse(fs, root, r.count_off, &rn);
+	for (unsigned i = 0; i < rn.count; i++) {
+		e4_dx_node_entry(root, &rn, i, &h, &lb);
+		n += i && (h & 1);
+		if (!r.indirect_levels)
+			continue;
+		assert_int_equal(e4_dir_block_read(fs, dir, &ib.inode, lb & E4_DX_BLOCK_MASK, node,
+						   NULL), 0);
+		e4_dx_node_parse(fs, node, 8, &nn);
+		for (unsigned j = 1; j < nn.count; j++) {
+			e4_dx_node_entry(node, &nn, j, &h, &lb);
+			n += h & 1;
+		}
+	}
+	return n;
+}
+
 #define NINO(i)	(20 + (e4_ino_t)((i) % 200))
+#define NPAIRS	400
 static void index_lookup(void **state)
 {
 	const char *img;
@@ -999,31 +1036,42 @@ static void index_lookup(void **state)
 	uint64_t nb;
 	e4_blk_t pblk;
 	int version;
+	unsigned cont;
 
 	(void)state;
-	pa = malloc(64 * sizeof(*pa));
-	pb = malloc(64 * sizeof(*pb));
+	pa = malloc(NPAIRS * sizeof(*pa));
+	pb = malloc(NPAIRS * sizeof(*pb));
 	d = new_dir(fs, "d");
+	version = e4_dx_effective_version(fs, e4_super(fs)->s_def_hash_version);
+	np = collisions(fs, version, pa, pb, NPAIRS);
+	assert_true(np >= 64);
 	/* an entry's inode number is 20 + its index mod 200 (entries only:
-	 * the image is not judged, only read back) */
-	for (size_t i = 0; i < n; i++)
+	 * the image is not judged, only read back); the colliding pairs go
+	 * in among them, so that leaf splits fall between some of them */
+	for (size_t i = 0; i < n; i++) {
+		size_t k = i / 8;
+
 		assert_int_equal(e4_dir_insert(fs, d, names[i], strlen(names[i]), NINO(i),
 					       EXT4_FT_REG_FILE), 0);
+		if (i % 8 || k >= np)
+			continue;
+		assert_int_equal(e4_dir_insert(fs, d, pa[k], 8, 10 + (e4_ino_t)k % 90,
+					       EXT4_FT_REG_FILE), 0);
+		if (k & 3)
+			assert_int_equal(e4_dir_insert(fs, d, pb[k], 8, 100 + (e4_ino_t)k % 100,
+						       EXT4_FT_REG_FILE), 0);
+	}
 	dx_shape(fs, d, &lv, &cnt, &nb);
 	assert_true(cnt > 1 && nb > 100);	/* indexed, many leaves */
 	assert_int_equal(e4_inode_read(fs, d, &ib), 0);
 	assert_int_equal(e4_dir_block_read(fs, d, &ib.inode, 0, buf, NULL), 0);
-	version = e4_dx_effective_version(fs, buf[0x1C]);
-	np = collisions(fs, version, pa, pb, 64);
+	assert_int_equal(e4_dx_effective_version(fs, buf[0x1C]), version);
 	fprintf(stderr, "index_lookup: %zu colliding pairs, %u index levels, %llu blocks\n", np,
 		lv, (unsigned long long)nb);
-	assert_true(np >= 4);
-	for (size_t i = 0; i < np; i++) {
-		assert_int_equal(e4_dir_insert(fs, d, pa[i], 8, 10 + (e4_ino_t)i, EXT4_FT_REG_FILE), 0);
-		if (i & 1)
-			assert_int_equal(e4_dir_insert(fs, d, pb[i], 8, 100 + (e4_ino_t)i % 100,
-						       EXT4_FT_REG_FILE), 0);
-	}
+	/* some pairs were split across two leaves: the index says so */
+	cont = continued_entries(fs, d);
+	fprintf(stderr, "index_lookup: %u dx entries continue a hash\n", cont);
+	assert_true(cont > 0);
 	for (size_t i = 0; i < n; i++) {
 		ino = 0;
 		assert_int_equal(e4_dir_lookup_index(fs, d, names[i], strlen(names[i]), &ino, NULL), 0);
@@ -1034,8 +1082,8 @@ static void index_lookup(void **state)
 	}
 	for (size_t i = 0; i < np; i++) {
 		assert_int_equal(e4_dir_lookup_index(fs, d, pa[i], 8, &ino, NULL), 0);
-		assert_int_equal(ino, 10 + i);
-		if (i & 1) {
+		assert_int_equal(ino, 10 + i % 90);
+		if (i & 3) {
 			assert_int_equal(e4_dir_lookup_index(fs, d, pb[i], 8, &ino, NULL), 0);
 			assert_int_equal(ino, 100 + i % 100);
 		} else {
