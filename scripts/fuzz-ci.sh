@@ -47,7 +47,8 @@ debugfs|20000|ext4|10
 debugfs_w|20000|ext4|10
 mkfs|6000|mkfs|30
 fsck|3000|ext4|10
-tune|4000|ext4|10"
+tune|4000|ext4|10
+popsrc|5000|tar|10"
 run_target() {	# run_target NAME RUNS DICT TIMEOUT
 	local t=$1 runs=$2 dict=$3 limit=$4 w=$bdir/tests/fuzz/ci/$1 start=$SECONDS rc
 	rm -rf "$w"

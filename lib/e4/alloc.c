@@ -38,11 +38,13 @@ static uint32_t group_inodes(e4_fs *fs)
  * the descriptors count clusters) -------------------------------------- */
 static void sb_free_blocks_set(e4_fs *fs, uint64_t blocks)
 {
-	struct ext4_super_block *sb = fs->sb;
+	e4_sb_set_free_blocks_count(fs->sb, blocks);
+	fs->sb_dirty = 1;
+}
 
-	sb->s_free_blocks_count_lo = e4_cpu_to_le32((uint32_t)blocks);
-	if (e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT))
-		sb->s_free_blocks_count_hi = e4_cpu_to_le32((uint32_t)(blocks >> 32));
+static void sb_free_inodes_set(e4_fs *fs, uint32_t inodes)
+{
+	e4_sb_set_free_inodes_count(fs->sb, inodes);
 	fs->sb_dirty = 1;
 }
 
@@ -64,8 +66,7 @@ static void sb_free_inodes_add(e4_fs *fs, int64_t n)
 
 	if (cur < 0)
 		cur = 0;
-	fs->sb->s_free_inodes_count = e4_cpu_to_le32((uint32_t)cur);
-	fs->sb_dirty = 1;
+	sb_free_inodes_set(fs, (uint32_t)cur);
 }
 
 /* ---- blocks ----------------------------------------------------------- */
@@ -403,8 +404,7 @@ errcode_t e4_counts_recompute(e4_fs *fs, int *changed)
 			*changed = 1;
 	}
 	if (e4_le32(fs->sb->s_free_inodes_count) != free_inodes) {
-		fs->sb->s_free_inodes_count = e4_cpu_to_le32((uint32_t)free_inodes);
-		fs->sb_dirty = 1;
+		sb_free_inodes_set(fs, (uint32_t)free_inodes);
 		if (changed)
 			*changed = 1;
 	}
@@ -412,8 +412,11 @@ errcode_t e4_counts_recompute(e4_fs *fs, int *changed)
 }
 
 /* Bitmaps, then descriptors (through gdt_write), then the superblock;
- * gdt_changed: the caller changed descriptors itself. */
-static errcode_t flush_common(e4_fs *fs, int gdt_changed, errcode_t (*gdt_write)(e4_fs *))
+ * gdt_changed: the caller changed descriptors itself.  sync: e4_flush()
+ * after (everything on the device, fsync'd); else an ordering point
+ * after them (nothing waited for). */
+static errcode_t flush_common(e4_fs *fs, int gdt_changed, errcode_t (*gdt_write)(e4_fs *),
+			      int sync)
 {
 	errcode_t err;
 
@@ -454,17 +457,22 @@ static errcode_t flush_common(e4_fs *fs, int gdt_changed, errcode_t (*gdt_write)
 			return err;
 	}
 	fs->sb_dirty = 0;
-	return e4_flush(fs);
+	return sync ? e4_flush(fs) : e4_io_barrier(fs->io);
 }
 
 errcode_t e4_alloc_flush(e4_fs *fs)
 {
-	return flush_common(fs, 0, e4_gdt_write);
+	return flush_common(fs, 0, e4_gdt_write, 1);
 }
 
 errcode_t e4_flush_primary(e4_fs *fs, int gdt_changed)
 {
-	return flush_common(fs, gdt_changed, e4_gdt_write_primary);
+	return flush_common(fs, gdt_changed, e4_gdt_write_primary, 1);
+}
+
+errcode_t e4_order_point_primary(e4_fs *fs, int gdt_changed)
+{
+	return flush_common(fs, gdt_changed, e4_gdt_write_primary, 0);
 }
 
 void e4_sb_free_blocks_set(e4_fs *fs, uint64_t blocks)
@@ -474,5 +482,5 @@ void e4_sb_free_blocks_set(e4_fs *fs, uint64_t blocks)
 
 errcode_t e4_alloc_flush_gdt(e4_fs *fs, int gdt_changed)
 {
-	return flush_common(fs, gdt_changed, e4_gdt_write);
+	return flush_common(fs, gdt_changed, e4_gdt_write, 1);
 }

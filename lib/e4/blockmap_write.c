@@ -85,19 +85,17 @@ static errcode_t lv_load(struct bm_set *c, unsigned k, uint32_t blk)
 /* A new zeroed indirect block loaded at level k, its number put in *slot. */
 static errcode_t lv_new(struct bm_set *c, unsigned k, uint32_t *slot)
 {
-	uint64_t changed = 0;
+	uint64_t got;
 	e4_blk_t b;
 	errcode_t err;
 
 	err = lv_flush(c, k);
 	if (!err)
-		err = e4_block_find_free(c->fs, c->goal, 1, &b);
-	if (!err && b >= BM_LIMIT)
+		err = e4_alloc_blocks(c->fs, c->goal, 1, 1, &b, &got);
+	if (!err && b >= BM_LIMIT) {
+		(void)e4_block_mark(c->fs, b, got, 0, NULL);
 		err = E4_ERR_NO_SPACE;		/* block maps hold 32-bit numbers */
-	if (!err)
-		err = e4_block_mark(c->fs, b, 1, 1, &changed);
-	if (!err && !changed)
-		err = E4_ERR_CORRUPT;		/* the allocator's free block was not */
+	}
 	if (err)
 		return err;
 	memset(c->lv[k].buf, 0, c->fs->geom.block_size);

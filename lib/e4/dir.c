@@ -405,8 +405,9 @@ out:
 	return ret;
 }
 
-errcode_t e4_dir_lookup(e4_fs *fs, e4_ino_t dir, const char *name, size_t len,
-			e4_ino_t *ino, uint8_t *file_type)
+/* e4_dir_lookup(); trust_index: a miss in a sound index is final. */
+static errcode_t lookup(e4_fs *fs, e4_ino_t dir, const char *name, size_t len,
+			e4_ino_t *ino, uint8_t *file_type, int trust_index)
 {
 	union e4_inode_buf ib;
 	struct walk w;
@@ -435,10 +436,11 @@ errcode_t e4_dir_lookup(e4_fs *fs, e4_ino_t dir, const char *name, size_t len,
 		    !(iflags & (EXT4_CASEFOLD_FL | EXT4_ENCRYPT_FL)) &&
 		    e4_has_compat(fs, EXT4_FEATURE_COMPAT_DIR_INDEX))
 			ret = dx_lookup(&w, name, len);
-		/* A miss in the index is confirmed by a linear scan: an index
-		 * that is sound in form can still be stale (hash seed or
-		 * signedness changed, entries misplaced). */
-		if (ret <= 0) {
+		/* A miss in the index is confirmed by a linear scan (unless
+		 * trust_index): an index that is sound in form can still be
+		 * stale (hash seed or signedness changed, entries misplaced).
+		 * An index that cannot be used is always bypassed. */
+		if (ret < 0 || (ret == 0 && !trust_index)) {
 			w.err = 0;
 			ret = walk_blocks(&w);
 		}
@@ -451,6 +453,18 @@ errcode_t e4_dir_lookup(e4_fs *fs, e4_ino_t dir, const char *name, size_t len,
 		return 0;
 	}
 	return w.err ? w.err : E4_ERR_NOT_FOUND;
+}
+
+errcode_t e4_dir_lookup(e4_fs *fs, e4_ino_t dir, const char *name, size_t len,
+			e4_ino_t *ino, uint8_t *file_type)
+{
+	return lookup(fs, dir, name, len, ino, file_type, 0);
+}
+
+errcode_t e4_dir_lookup_index(e4_fs *fs, e4_ino_t dir, const char *name, size_t len,
+			      e4_ino_t *ino, uint8_t *file_type)
+{
+	return lookup(fs, dir, name, len, ino, file_type, 1);
 }
 
 /* ---- path resolution -------------------------------------------------- */

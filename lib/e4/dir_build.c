@@ -454,7 +454,7 @@ errcode_t e4_dir_build(e4_fs *fs, e4_ino_t dir, e4_ino_t parent, const struct e4
 	if (err)
 		goto out;
 
-	err = alloc_runs(fs, e4_group_first_block(fs, e4_group_of_ino(fs, dir)), pl.nblocks, &r,
+	err = alloc_runs(fs, e4_alloc_goal_for_mode(fs, dir, EXT4_S_IFDIR), pl.nblocks, &r,
 			 &taken);
 	if (err)
 		goto out;

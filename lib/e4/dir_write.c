@@ -122,9 +122,9 @@ errcode_t e4_dirw_write(struct e4_dirw *w, uint64_t lblk, const void *buf)
 
 errcode_t e4_dirw_alloc(e4_fs *fs, e4_blk_t goal, uint64_t count, e4_blk_t *first)
 {
-	errcode_t err = e4_block_find_free(fs, goal, count, first);
+	uint64_t got;
 
-	return err ? err : e4_block_mark(fs, *first, count, 1, NULL);
+	return e4_alloc_blocks(fs, goal, count, count, first, &got);
 }
 
 errcode_t e4_dirw_meta_alloc(e4_fs *fs, struct ext4_inode *inode, e4_blk_t goal, e4_blk_t *blk)
@@ -172,7 +172,7 @@ errcode_t e4_dirw_append(struct e4_dirw *w, uint64_t *lblk)
 			fresh = 0;
 		}
 	} else {
-		goal = e4_group_first_block(fs, e4_group_of_ino(fs, w->ino));
+		goal = e4_alloc_goal_for_mode(fs, w->ino, EXT4_S_IFDIR);
 	}
 	pblk = goal;
 	if (fresh) {

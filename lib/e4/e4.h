@@ -902,6 +902,19 @@ errcode_t e4_dir_iterate(e4_fs *fs, e4_ino_t dir, unsigned flags, e4_dir_cb cb, 
  * when the name was not found in a damaged directory. */
 errcode_t e4_dir_lookup(e4_fs *fs, e4_ino_t dir, const char *name, size_t len,
 			e4_ino_t *ino, uint8_t *file_type);
+/* e4_dir_lookup() as the kernel's ext4_dx_find_entry looks: in an
+ * indexed directory (dir_index, INDEX_FL, not casefold or encrypted) only
+ * the leaves the index names for the name's hash are read -- the leaf of
+ * the last dx entry at or below the hash, and the following leaves while
+ * their hash carries on with the continuation bit -- and a miss there is
+ * final (E4_ERR_NOT_FOUND), so the cost does not grow with the directory.
+ * An index that cannot be used (damaged, unknown hash version) falls back
+ * to the linear scan, as the kernel does; "." and "..", linear and inline
+ * directories are searched as e4_dir_lookup() does.  What the writers
+ * (e4_dir_insert) take as "the name exists" too.  Errors as
+ * e4_dir_lookup(). */
+errcode_t e4_dir_lookup_index(e4_fs *fs, e4_ino_t dir, const char *name, size_t len,
+			      e4_ino_t *ino, uint8_t *file_type);
 /* Resolve path (absolute from root, else relative to cwd); symlinks in
  * the middle are followed, the last one only when follow is set.
  * E4_ERR_NOT_FOUND, E4_ERR_NOT_DIR, E4_ERR_SYMLINK_LOOP. */
@@ -1272,6 +1285,12 @@ errcode_t e4_super_write_as_is(e4_fs *fs);
  * in-memory superblock (its state unchanged) last.  The in-memory copy is
  * not touched (super.c).  E4_ERR_READ_ONLY, I/O errors. */
 errcode_t e4_super_mark_unclean(e4_fs *fs);
+/* e4_super_mark_unclean() with ordering points (e4_io_barrier()) before
+ * and after the superblock's write instead of flushes: the device gets
+ * the not-clean superblock after everything dirtied before and before
+ * anything dirtied after, without waiting for it (ops.c's not-clean
+ * window).  Errors as e4_super_mark_unclean(). */
+errcode_t e4_super_mark_unclean_ordered(e4_fs *fs);
 
 /* ---- layout (layout.c) ----------------------------------------------- */
 /*
@@ -1700,6 +1719,13 @@ errcode_t e4_alloc_flush(e4_fs *fs);
  * primary superblock if anything changed, then e4_flush().
  * E4_ERR_READ_ONLY, E4_ERR_GD_BAD_LOCATION, write errors. */
 errcode_t e4_flush_primary(e4_fs *fs, int gdt_changed);
+/* e4_flush_primary() without the wait: the same writes (bitmaps, primary
+ * descriptors, the superblock after an ordering point), then an ordering
+ * point (e4_order_point()) instead of e4_flush(): everything dirtied so
+ * far reaches the device before anything dirtied after, nothing is
+ * fsync'd (dirty cached blocks stay in the cache).  What the operations
+ * (ops.c) call between their steps.  Errors as e4_flush_primary(). */
+errcode_t e4_order_point_primary(e4_fs *fs, int gdt_changed);
 
 /* ---- journal creation (jcreate.c; format doc section 14) ------------- */
 /* First block of the group mke2fs and tune2fs would start a new journal

@@ -428,14 +428,10 @@ static e4_blk_t tree_goal(e4_extent_handle *h)
 
 static errcode_t tree_block_new(e4_extent_handle *h, e4_blk_t *blk)
 {
-	uint64_t changed = 0;
+	uint64_t got;
 	errcode_t err;
 
-	err = e4_block_find_free(h->fs, tree_goal(h), 1, blk);
-	if (!err)
-		err = e4_block_mark(h->fs, *blk, 1, 1, &changed);
-	if (!err && !changed)
-		err = E4_ERR_CORRUPT;	/* the allocator's free block was not free */
+	err = e4_alloc_blocks(h->fs, tree_goal(h), 1, 1, blk, &got);
 	if (!err)
 		err = e4_extent_iblocks_add(h, (int64_t)1 << h->fs->geom.cluster_bits);
 	return err;

@@ -514,12 +514,12 @@ errcode_t e4_extent_compact(e4_extent_handle *h, int *rebuilt)
 		if (!blks || !bufs)
 			err = E4_ERR_NO_MEMORY;
 	}
-	/* the new tree blocks near the old first one (else the inode) */
-	goal = g.nold ? g.old[0] : e4_group_first_block(fs, e4_group_of_ino(fs, e4_extent_ino(h)));
+	/* the new tree blocks near the old first one (else the inode's goal) */
+	goal = g.nold ? g.old[0] : e4_alloc_goal_for_inode(fs, e4_extent_ino(h));
 	for (i = 0; !err && i < nb; i++) {
-		err = e4_block_find_free(fs, goal, 1, &blks[i]);
-		if (!err)
-			err = e4_block_mark(fs, blks[i], 1, 1, NULL);
+		uint64_t got;
+
+		err = e4_alloc_blocks(fs, goal, 1, 1, &blks[i], &got);
 		if (!err)
 			err = e4_extent_iblocks_add(h, 1);
 		goal = blks[i] + 1;

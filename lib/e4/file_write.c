@@ -139,43 +139,39 @@ static int src_zero(struct fw *w, uint64_t b)
 	return 1;
 }
 
-/* A goal for new blocks of logical block lblk: after the block before it
- * when that one is mapped, else the inode's group. */
+/* A goal for new blocks of logical block lblk (the allocator's policy,
+ * e4_alloc_goal_for_file()): after the block before it when that one is
+ * mapped, else where the inode's data starts. */
 static e4_blk_t goal_for(struct fw *w, uint64_t lblk)
 {
 	e4_blk_t p = 0;
 	uint32_t len;
 	unsigned fl;
 
-	if (lblk && !e4_bmap(w->fs, w->ino, &w->ib->inode, lblk - 1, &p, &len, &fl) && p)
-		return p + 1;
-	return e4_group_first_block(w->fs, e4_group_of_ino(w->fs, w->ino));
+	if (!lblk || e4_bmap(w->fs, w->ino, &w->ib->inode, lblk - 1, &p, &len, &fl))
+		p = 0;
+	return e4_alloc_goal_for_file(w->fs, w->ino, e4_le16(w->ib->inode.i_mode), p);
 }
 
 /* Up to *n contiguous free blocks near goal, marked in use (fewer when no
  * run that long is free; at least one). */
 static errcode_t take_blocks(struct fw *w, uint64_t *n, e4_blk_t *p)
 {
-	uint64_t want = *n, changed = 0;
+	uint64_t want = *n, got = 0;
 	errcode_t err;
 
 	if (want > 32768)
 		want = 32768;
-	for (;;) {
-		err = e4_block_find_free(w->fs, w->goal, want, p);
-		if (err != E4_ERR_NO_SPACE || want == 1)
-			break;
-		want /= 2;
-	}
+	/* the first run of want at the goal, else the longest one there is
+	 * (no bigalloc here: got <= want) */
+	err = e4_alloc_blocks(w->fs, w->goal, want, 1, p, &got);
 	/* an indirect map holds 32-bit block numbers */
-	if (!err && !(e4_le32(w->ib->inode.i_flags) & EXT4_EXTENTS_FL) && *p + want > 1ULL << 32)
+	if (!err && !(e4_le32(w->ib->inode.i_flags) & EXT4_EXTENTS_FL) && *p + got > 1ULL << 32) {
+		(void)e4_block_mark(w->fs, *p, got, 0, NULL);
 		err = E4_ERR_NO_SPACE;
+	}
 	if (!err)
-		err = e4_block_mark(w->fs, *p, want, 1, &changed);
-	if (!err && changed != want)
-		err = E4_ERR_CORRUPT;	/* the allocator's free blocks were not */
-	if (!err)
-		*n = want;
+		*n = got;
 	return err;
 }
 
@@ -215,18 +211,14 @@ static errcode_t fill_cluster(struct fw *w, uint64_t lblk, uint64_t k, int unwri
 {
 	e4_fs *fs = w->fs;
 	unsigned cb = fs->geom.cluster_bits, ratio = 1u << cb;
-	uint64_t changed = 0;
+	uint64_t got;
 	e4_blk_t pc, p;
 	int fresh = 0;
 	errcode_t err;
 
 	err = cluster_of(w, lblk >> cb, &pc);
 	if (!err && !pc) {
-		err = e4_block_find_free(fs, w->goal, ratio, &pc);
-		if (!err)
-			err = e4_block_mark(fs, pc, ratio, 1, &changed);
-		if (!err && changed != 1)
-			err = E4_ERR_CORRUPT;	/* the allocator's free cluster was not */
+		err = e4_alloc_blocks(fs, w->goal, ratio, ratio, &pc, &got);
 		if (!err)
 			err = e4_map_iblocks_add(fs, &w->ib->inode, ratio);
 		fresh = !err;

@@ -1,7 +1,7 @@
 /*
  * ops.c: namespace operations that make inodes -- create, mkdir, symlink,
  * mknod, link -- and what every operation shares: name checks, the
- * not-clean window, ordering flushes, parent updates (ops.h; DESIGN.md
+ * not-clean window, ordering points, parent updates (ops.h; DESIGN.md
  * "Writing safely").  Removal, rename and freeing are in ops_remove.c.
  */
 #include "ops_int.h"
@@ -19,7 +19,8 @@ errcode_t e4_ops_begin(e4_fs *fs)
 		return 0;
 	fs->ops_failed = 0;
 	fs->ops_state = fs->sb->s_state;
-	err = e4_super_mark_unclean(fs);
+	/* ordered, not flushed: the device sees it before the first step */
+	err = e4_super_mark_unclean_ordered(fs);
 	if (err) {
 		fs->ops_depth--;
 		return err;
@@ -54,7 +55,7 @@ errcode_t e4_ops_finish(e4_fs *fs, errcode_t err, int consistent)
 
 errcode_t e4_ops_barrier(e4_fs *fs)
 {
-	return e4_flush_primary(fs, 0);
+	return e4_order_point_primary(fs, 0);
 }
 
 /* ---- shared checks and updates ------------------------------------------- */
@@ -161,20 +162,21 @@ errcode_t e4_ops_dir_recount(e4_fs *fs, e4_ino_t dir, union e4_inode_buf *ib)
 }
 
 /* ---- new inodes ------------------------------------------------------------ */
-/* Allocate and initialise a new inode of mode near dir (marked in use in
- * memory; not written). */
+/* Allocate and initialise a new inode of mode for a child of dir, where
+ * the allocator's policy puts it (e4_alloc_inode(): directories spread,
+ * other inodes near their parent); marked in use in memory, not
+ * written. */
 static errcode_t new_inode(e4_fs *fs, e4_ino_t dir, uint16_t mode, const struct e4_op_attr *attr,
 			   const struct e4_time *now, e4_ino_t *ino, union e4_inode_buf *ib)
 {
-	int is_dir = (mode & EXT4_S_IFMT) == EXT4_S_IFDIR;
-	errcode_t err;
+	errcode_t err = e4_alloc_inode(fs, dir, mode, ino);
 
-	err = e4_inode_find_free(fs, e4_group_of_ino(fs, dir), ino);
-	if (!err)
-		err = e4_inode_init(fs, *ino, mode, attr ? attr->uid : 0, attr ? attr->gid : 0, now,
-				    attr ? attr->generation : 0, ib);
-	if (!err)
-		err = e4_inode_mark(fs, *ino, 1, is_dir, NULL);
+	if (err)
+		return err;
+	err = e4_inode_init(fs, *ino, mode, attr ? attr->uid : 0, attr ? attr->gid : 0, now,
+			    attr ? attr->generation : 0, ib);
+	if (err)
+		e4_alloc_free_inode(fs, *ino, mode);
 	return err;
 }
 
@@ -201,24 +203,26 @@ static errcode_t symlink_block(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
 {
 	unsigned bs = fs->geom.block_size;
 	e4_blk_t blk;
+	uint64_t got;
 	uint8_t *buf;
 	errcode_t err;
 
-	err = e4_block_find_free(fs, e4_group_first_block(fs, e4_group_of_ino(fs, ino)), 1, &blk);
-	if (!err)
-		err = e4_block_mark(fs, blk, 1, 1, NULL);
+	/* where the allocator puts a symlink's block (near its inode) */
+	err = e4_alloc_blocks(fs, e4_alloc_goal_for_mode(fs, ino, EXT4_S_IFLNK), 1, 1, &blk, &got);
 	if (err)
 		return err;
 	buf = calloc(1, bs);
-	if (!buf)
-		return E4_ERR_NO_MEMORY;
-	memcpy(buf, target, tlen);
-	err = e4_io_write_blk(fs->io, blk, 1, buf);
+	if (buf) {
+		memcpy(buf, target, tlen);
+		err = e4_io_write_blk(fs->io, blk, 1, buf);
+	} else {
+		err = E4_ERR_NO_MEMORY;
+	}
 	free(buf);
 	if (!err)
 		err = e4_map_append_block(fs, ino, ib, 0, blk, 1);
 	if (err)	/* not mapped: give_back() would not find it */
-		e4_block_mark(fs, blk, 1, 0, NULL);
+		e4_alloc_free_blocks(fs, blk, got);
 	return err;
 }
 

@@ -13,8 +13,10 @@
  * (consistent 0) keeps the superblock not clean.  Returns err, else
  * e4_ops_end()'s error. */
 errcode_t e4_ops_finish(e4_fs *fs, errcode_t err, int consistent);
-/* An ordering point: everything changed so far (bitmaps, primary
- * descriptors, superblock, cached blocks) on the device, fsync'd. */
+/* An ordering point (e4_order_point_primary()): everything changed so
+ * far (bitmaps, primary descriptors, superblock, cached blocks) reaches
+ * the device before anything changed after; nothing is waited for (the
+ * fsync is e4_ops_end()'s, once per not-clean window). */
 errcode_t e4_ops_barrier(e4_fs *fs);
 /* 1 if a failed e4_dir_insert() (inserting set) may have written part
  * of its change: its refusals before any write say 0. */

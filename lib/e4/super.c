@@ -834,7 +834,9 @@ int e4_super_update_dynamic_rev(struct ext4_super_block *sb)
 	return 1;
 }
 
-errcode_t e4_super_mark_unclean(e4_fs *fs)
+/* e4_super_mark_unclean(); ordered: ordering points around the write
+ * instead of flushes. */
+static errcode_t mark_unclean(e4_fs *fs, int ordered)
 {
 	unsigned bs = fs->geom.block_size;
 	e4_blk_t blk = EXT4_SUPERBLOCK_OFFSET / bs;
@@ -847,8 +849,9 @@ errcode_t e4_super_mark_unclean(e4_fs *fs)
 	buf = malloc(bs);
 	if (!buf)
 		return E4_ERR_NO_MEMORY;
-	/* what is on the device: anything still in the cache goes out first */
-	err = e4_io_flush(fs->io);
+	/* what is on the device: anything still in the cache goes out first
+	 * (ordered: before this write; the cache reads as the device will) */
+	err = ordered ? e4_io_barrier(fs->io) : e4_io_flush(fs->io);
 	if (!err)
 		err = e4_io_read_blk(fs->io, blk, 1, buf);
 	dsb = (struct ext4_super_block *)(buf + EXT4_SUPERBLOCK_OFFSET % bs);
@@ -858,8 +861,18 @@ errcode_t e4_super_mark_unclean(e4_fs *fs)
 			dsb->s_checksum = e4_cpu_to_le32(e4_superblock_csum(dsb));
 		err = e4_io_write_blk(fs->io, blk, 1, buf);
 		if (!err)
-			err = e4_io_flush(fs->io);
+			err = ordered ? e4_io_barrier(fs->io) : e4_io_flush(fs->io);
 	}
 	free(buf);
 	return err;
+}
+
+errcode_t e4_super_mark_unclean(e4_fs *fs)
+{
+	return mark_unclean(fs, 0);
+}
+
+errcode_t e4_super_mark_unclean_ordered(e4_fs *fs)
+{
+	return mark_unclean(fs, 1);
 }

@@ -87,14 +87,12 @@ static errcode_t ea_alloc_data(struct e4_xea *ea, e4_blk_t goal, uint32_t nblk, 
 {
 	e4_fs *fs = ea->fs;
 	uint32_t unit = 1u << fs->geom.cluster_bits, done = 0;
+	uint64_t got;
 	e4_blk_t b;
 	errcode_t err;
 
 	*clusters = 0;
-	if (!e4_block_find_free(fs, goal, nblk, &b)) {
-		err = e4_block_mark(fs, b, nblk, 1, NULL);
-		if (err)
-			return err;
+	if (!e4_alloc_blocks(fs, goal, nblk, nblk, &b, &got)) {
 		ea->ext[0] = (struct e4_map_extent){ .lblk = 0, .pblk = b, .len = nblk };
 		ea->next = 1;
 		*clusters = (nblk + unit - 1) / unit;
@@ -104,9 +102,7 @@ static errcode_t ea_alloc_data(struct e4_xea *ea, e4_blk_t goal, uint32_t nblk, 
 		uint32_t n = nblk - done < unit ? nblk - done : unit;
 		struct e4_map_extent *last = ea->next ? &ea->ext[ea->next - 1] : NULL;
 
-		err = e4_block_find_free(fs, goal, unit, &b);
-		if (!err)
-			err = e4_block_mark(fs, b, unit, 1, NULL);
+		err = e4_alloc_blocks(fs, goal, unit, unit, &b, &got);
 		if (err)
 			return err;
 		(*clusters)++;
@@ -191,9 +187,9 @@ static errcode_t ea_map_build(struct e4_xea *ea, e4_blk_t goal, uint64_t *cluste
 		ea->meta_buf = calloc(1, fs->geom.block_size);
 		if (!ea->meta_buf)
 			return E4_ERR_NO_MEMORY;
-		err = e4_block_find_free(fs, goal, 1, &ea->meta);
-		if (!err)
-			err = e4_block_mark(fs, ea->meta, 1, 1, NULL);
+		uint64_t got;
+
+		err = e4_alloc_blocks(fs, goal, 1, 1, &ea->meta, &got);
 		if (err) {
 			ea->meta = 0;
 			return err;
@@ -215,22 +211,20 @@ errcode_t e4_xea_create(struct e4_xea *ea, const struct ext4_inode *owner, struc
 	uint32_t hash = e4_crc32c(e4_csum_seed(fs), x->value, x->value_len);
 	uint32_t le = e4_cpu_to_le32(hash);
 	uint64_t clusters = 0;
-	e4_group_t g = e4_group_of_ino(fs, ea->owner < fs->geom.inodes_count ? ea->owner + 1
-								    : ea->owner);
 	e4_blk_t goal;
 	errcode_t err;
 
 	ea->ib = malloc(sizeof(*ea->ib));
 	if (!ea->ib)
 		return E4_ERR_NO_MEMORY;
-	err = e4_inode_find_free(fs, g, &ea->ino);
-	if (!err)
-		err = e4_inode_mark(fs, ea->ino, 1, 0, NULL);
+	/* the allocator's policy for a file of the owner's: its group, then
+	 * the following ones; data at the goal of a regular file */
+	err = e4_alloc_inode(fs, ea->owner, EXT4_S_IFREG, &ea->ino);
 	if (err) {
 		ea->ino = 0;
 		return err;
 	}
-	goal = e4_group_first_block(fs, e4_group_of_ino(fs, ea->ino));
+	goal = e4_alloc_goal_for_mode(fs, ea->ino, EXT4_S_IFREG);
 	ea_inode_init(ea, owner, x, hash);
 	err = ea_alloc_data(ea, goal, nblk, &clusters);
 	if (!err)

@@ -215,11 +215,13 @@ static errcode_t commit_alloc(struct xw *w, enum fate f, e4_blk_t *newblk)
 				err = e4_xea_create(&w->ea, &w->ib->inode, &l->e[i]);
 	}
 	if (!err && f == NEWBLK) {
+		/* the kernel's goal for an xattr block: the first block of
+		 * the inode's group (ext4_xattr_block_set), not the file
+		 * data goal */
 		e4_blk_t goal = e4_group_first_block(fs, e4_group_of_ino(fs, w->ino));
+		uint64_t got;
 
-		err = e4_block_find_free(fs, goal, 1, newblk);
-		if (!err)
-			err = e4_block_mark(fs, *newblk, 1, 1, NULL);
+		err = e4_alloc_blocks(fs, goal, 1, 1, newblk, &got);
 		if (err)
 			*newblk = 0;
 	}

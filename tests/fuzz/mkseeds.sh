@@ -30,7 +30,7 @@ if [ -f "$stamp" ] && [ "$stamp" -nt "$0" ] && [ "$stamp" -nt "$src/tests/fuzz/e
 	exit 0
 fi
 rm -rf "$out"
-mkdir -p "$out"/{read,journal,debugfs,debugfs_w,mkfs,blocks,fsck,tune}
+mkdir -p "$out"/{read,journal,debugfs,debugfs_w,mkfs,blocks,fsck,tune,popsrc}
 "$py" "$src/tests/fuzz/e4fz.py" corpus "$shared/corpus" "$out" "$max"
 
 # small images made by e4mkfs: deterministic (fixed time, UUID, hash seed)

@@ -16,6 +16,8 @@
  *  - a full filesystem (E4_ERR_NO_SPACE, nothing changed);
  *  - inline directories: i_block, system.data grown, converted to a block;
  *  - refusals (duplicate, bad names, damaged block left untouched).
+ *  - the index-driven lookup (e4_dir_lookup_index) against the linear
+ *    one, with colliding hashes across leaves.
  * Every entry names one regular file /f, whose link count is set to match,
  * so e2fsck has nothing to say.  Each test ends with unit_oracle.h: the
  * reference e2fsck -fn clean, debugfs ls and the kernel listing exactly
@@ -924,6 +926,211 @@ static void refusals(void **state)
 	model_free(&m);
 }
 
+/* ---- the index-driven lookup (dir.c e4_dir_lookup_index) --------------- */
+
+struct hname {
+	uint32_t hash;
+	char name[12];
+};
+
+static int hname_cmp(const void *a, const void *b)
+{
+	const struct hname *x = a, *y = b;
+
+	return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+static void names_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Pairs of names with one hash (version, the image's seed): a birthday
+ * search over 2^20 short names; up to max pairs in pa[], pb[]. */
+static size_t collisions(e4_fs *fs, int version, char (*pa)[12], char (*pb)[12], size_t max)
+{
+	size_t n = 1u << 20, np = 0;
+	struct hname *v = malloc(n * sizeof(*v));
+	const struct ext4_super_block *sb = e4_super(fs);
+	uint32_t seed[4];
+
+	assert_non_null(v);
+	for (int i = 0; i < 4; i++)
+		seed[i] = e4_le32(sb->s_hash_seed[i]);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(v[i].name, sizeof(v[i].name), "c%07zx", i);
+		assert_int_equal(e4_dx_hash(version, v[i].name, 8, seed, &v[i].hash, NULL), 0);
+	}
+	qsort(v, n, sizeof(*v), hname_cmp);
+	for (size_t i = 1; i < n && np < max; i++) {
+		if (v[i].hash != v[i - 1].hash)
+			continue;
+		memcpy(pa[np], v[i - 1].name, 12);
+		memcpy(pb[np], v[i].name, 12);
+		np++;
+	}
+	free(v);
+	return np;
+}
+
+/* e4_dir_lookup_index() against e4_dir_lookup() and a model, in an
+ * indexed directory (ext4 1 KiB, fixed hash seed) of 4,000 random names
+ * (lengths 1-60, bytes >= 0x80) and names whose hashes collide (261 pairs
+ * found by a birthday search over 2^20 names, inserted among the others:
+ * one or both of a pair; leaf splits fall between some pairs, so dx
+ * entries carry the continuation bit, checked): every present name found
+ * with its inode by both, every absent one (random, or the other half of
+ * a colliding pair) missed by both.  Then one leaf's checksum is
+ * broken: the linear confirmation of e4_dir_lookup() trips over it on
+ * every miss, the index lookup reads only the leaves the hash names, so
+ * almost all of its misses stay E4_ERR_NOT_FOUND.  Bug it catches: an
+ * index lookup that skips the continuation leaves or stops at the first
+ * hash match (a colliding name reported missing), or one that still
+ * scans the whole directory. */
+/* dx entries of directory dir whose hash has the continuation bit (the
+ * leaf goes on with the previous one's hash); one index level at most. */
+static unsigned continued_entries(e4_fs *fs, e4_ino_t dir)
+{
+	union e4_inode_buf ib;
+	uint8_t root[1024], node[1024];
+	struct e4_dx_root r;
+	struct e4_dx_node rn, nn;
+	unsigned n = 0;
+	uint32_t h, lb;
+
+	assert_int_equal(e4_inode_read(fs, dir, &ib), 0);
+	assert_int_equal(e4_dir_block_read(fs, dir, &ib.inode, 0, root, NULL), 0);
+	assert_int_equal(e4_dx_root_parse(fs, root, &r), 0);
+	assert_true(r.indirect_levels <= 1);
+	e4_dx_node_parse(fs, root, r.count_off, &rn);
+	for (unsigned i = 0; i < rn.count; i++) {
+		e4_dx_node_entry(root, &rn, i, &h, &lb);
+		n += i && (h & 1);
+		if (!r.indirect_levels)
+			continue;
+		assert_int_equal(e4_dir_block_read(fs, dir, &ib.inode, lb & E4_DX_BLOCK_MASK, node,
+						   NULL), 0);
+		e4_dx_node_parse(fs, node, 8, &nn);
+		for (unsigned j = 1; j < nn.count; j++) {
+			e4_dx_node_entry(node, &nn, j, &h, &lb);
+			n += h & 1;
+		}
+	}
+	return n;
+}
+
+#define NINO(i)	(20 + (e4_ino_t)((i) % 200))
+#define NPAIRS	400
+static void index_lookup(void **state)
+{
+	const char *img;
+	e4_ino_t f, d, ino;
+	e4_fs *fs = image("ext4_lookup", "-t ext4 -b 1024 -O metadata_csum", "8M", &f, &img);
+	size_t n = 4000, np, nabs = 0, miss_index = 0, miss_linear = 0, nleaf;
+	char **names = make_names(n, 1, 60, 31), (*pa)[12], (*pb)[12];
+	uint8_t buf[1024];
+	union e4_inode_buf ib;
+	unsigned lv, cnt;
+	uint64_t nb;
+	e4_blk_t pblk;
+	int version;
+	unsigned cont;
+
+	(void)state;
+	pa = malloc(NPAIRS * sizeof(*pa));
+	pb = malloc(NPAIRS * sizeof(*pb));
+	d = new_dir(fs, "d");
+	version = e4_dx_effective_version(fs, e4_super(fs)->s_def_hash_version);
+	np = collisions(fs, version, pa, pb, NPAIRS);
+	assert_true(np >= 64);
+	/* an entry's inode number is 20 + its index mod 200 (entries only:
+	 * the image is not judged, only read back); the colliding pairs go
+	 * in among them, so that leaf splits fall between some of them */
+	for (size_t i = 0; i < n; i++) {
+		size_t k = i / 8;
+
+		assert_int_equal(e4_dir_insert(fs, d, names[i], strlen(names[i]), NINO(i),
+					       EXT4_FT_REG_FILE), 0);
+		if (i % 8 || k >= np)
+			continue;
+		assert_int_equal(e4_dir_insert(fs, d, pa[k], 8, 10 + (e4_ino_t)k % 90,
+					       EXT4_FT_REG_FILE), 0);
+		if (k & 3)
+			assert_int_equal(e4_dir_insert(fs, d, pb[k], 8, 100 + (e4_ino_t)k % 100,
+						       EXT4_FT_REG_FILE), 0);
+	}
+	dx_shape(fs, d, &lv, &cnt, &nb);
+	assert_true(cnt > 1 && nb > 100);	/* indexed, many leaves */
+	assert_int_equal(e4_inode_read(fs, d, &ib), 0);
+	assert_int_equal(e4_dir_block_read(fs, d, &ib.inode, 0, buf, NULL), 0);
+	assert_int_equal(e4_dx_effective_version(fs, buf[0x1C]), version);
+	fprintf(stderr, "index_lookup: %zu colliding pairs, %u index levels, %llu blocks\n", np,
+		lv, (unsigned long long)nb);
+	/* some pairs were split across two leaves: the index says so */
+	cont = continued_entries(fs, d);
+	fprintf(stderr, "index_lookup: %u dx entries continue a hash\n", cont);
+	assert_true(cont > 0);
+	for (size_t i = 0; i < n; i++) {
+		ino = 0;
+		assert_int_equal(e4_dir_lookup_index(fs, d, names[i], strlen(names[i]), &ino, NULL), 0);
+		assert_int_equal(ino, NINO(i));
+		ino = 0;
+		assert_int_equal(e4_dir_lookup(fs, d, names[i], strlen(names[i]), &ino, NULL), 0);
+		assert_int_equal(ino, NINO(i));
+	}
+	for (size_t i = 0; i < np; i++) {
+		assert_int_equal(e4_dir_lookup_index(fs, d, pa[i], 8, &ino, NULL), 0);
+		assert_int_equal(ino, 10 + i % 90);
+		if (i & 3) {
+			assert_int_equal(e4_dir_lookup_index(fs, d, pb[i], 8, &ino, NULL), 0);
+			assert_int_equal(ino, 100 + i % 100);
+		} else {
+			assert_int_equal(e4_dir_lookup_index(fs, d, pb[i], 8, &ino, NULL),
+					 E4_ERR_NOT_FOUND);
+			assert_int_equal(e4_dir_lookup(fs, d, pb[i], 8, &ino, NULL), E4_ERR_NOT_FOUND);
+		}
+	}
+	/* absent names: other random names, each of them missed by both */
+	names_free(names, n);
+	names = make_names(n, 1, 60, 32);
+	for (size_t i = 0; i < n; i++)
+		names[i][0] = 'X';	/* "<i>_...": never a name of the first set */
+	for (size_t i = 0; i < n; i++) {
+		errcode_t a = e4_dir_lookup_index(fs, d, names[i], strlen(names[i]), &ino, NULL);
+		errcode_t b = e4_dir_lookup(fs, d, names[i], strlen(names[i]), &ino, NULL);
+
+		assert_int_equal(a, E4_ERR_NOT_FOUND);
+		assert_int_equal(b, E4_ERR_NOT_FOUND);
+		nabs++;
+	}
+	assert_int_equal(nabs, n);
+	/* one leaf (the last block) with a broken checksum */
+	dx_shape(fs, d, &lv, &cnt, &nb);
+	assert_int_equal(e4_inode_read(fs, d, &ib), 0);
+	assert_int_equal(e4_dir_block_read(fs, d, &ib.inode, nb - 1, buf, &pblk), 0);
+	buf[sizeof(buf) - 1] ^= 0x55;
+	assert_int_equal(e4_io_write_blk(e4_fs_io(fs), pblk, 1, buf), 0);
+	for (size_t i = 0; i < n; i++) {
+		miss_index += e4_dir_lookup_index(fs, d, names[i], strlen(names[i]), &ino, NULL) ==
+			      E4_ERR_NOT_FOUND;
+		miss_linear += e4_dir_lookup(fs, d, names[i], strlen(names[i]), &ino, NULL) ==
+			       E4_ERR_NOT_FOUND;
+	}
+	nleaf = nb;
+	fprintf(stderr, "index_lookup: %zu absent names; with a bad leaf (last of %zu blocks): %zu missed "
+		"cleanly by the index, %zu by the linear scan\n", nabs, nleaf, miss_index,
+		miss_linear);
+	assert_int_equal(miss_linear, 0);
+	assert_true(miss_index >= nabs - nabs / 10);
+	names_free(names, n);
+	free(pa);
+	free(pb);
+	assert_int_equal(e4_close(fs), 0);
+	unlink(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -941,6 +1148,7 @@ int main(void)
 		cmocka_unit_test(bulk_fragmented),
 		cmocka_unit_test(hash_signedness),
 		cmocka_unit_test(refusals),
+		cmocka_unit_test(index_lookup),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -10,8 +10,9 @@
  * against a model of the tree (unit_opsmodel.h).  Every image ends judged
  * by the reference e2fsck -fn (clean) and by the kernel (read-only loop
  * mount: the whole tree, names, types, inode numbers, link counts, symlink
- * targets, device numbers).  Stops at sampled device writes of eight
- * operations (ext4, ext2) are judged by DESIGN.md "Writing safely":
+ * targets, device numbers).  Placement: new inodes and blocks where the
+ * allocator's policy puts them (ext2 three groups; ext4 flex_bg).  Stops
+ * at sampled device writes of eight operations (ext4, ext2) are judged by DESIGN.md "Writing safely":
  * nothing in use but marked free, no entry naming a freed inode, no block
  * claimed twice, and anything at all only on a superblock marked not
  * clean.  Bugs it catches: rename of a directory to another parent that
@@ -541,6 +542,97 @@ static void no_space(void **state)
 	om_free(&m);
 }
 
+/* The group of the block mapping logical block 0 of inode ino. */
+static e4_group_t first_block_group(e4_fs *fs, e4_ino_t ino)
+{
+	union e4_inode_buf ib;
+	e4_blk_t pblk = 0;
+	uint32_t len;
+	unsigned fl;
+
+	read_ino(fs, ino, &ib);
+	assert_int_equal(e4_bmap(fs, ino, &ib.inode, 0, &pblk, &len, &fl), 0);
+	assert_true(pblk != 0);
+	return e4_group_of_block(fs, pblk);
+}
+
+/* Where new inodes and blocks go (the allocator's policy, alloc.h):
+ * directories under the root spread over the groups (Orlov), files and
+ * symlinks in their parent's group, a directory's first block and a slow
+ * symlink's block in their inode's group.  ext2, 1 KiB blocks, three
+ * groups, no flex_bg.  Bug it catches: the operations taking the first
+ * free inode from the parent's group for directories too (every
+ * directory of the tree in group 0). */
+static void placement(void **state)
+{
+	const char *img;
+	e4_fs *fs = image(&kinds[1], "place", &img);
+	e4_ino_t d[3], x;
+	e4_group_t g[3];
+	char t[300];
+	int distinct;
+
+	(void)state;
+	assert_true(e4_geom(fs)->group_count >= 3);
+	memset(t, 'p', sizeof(t));
+	for (int i = 0; i < 3; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "top%d", i);
+		assert_int_equal(e4_op_mkdir(fs, EXT4_ROOT_INO, name, strlen(name), NULL, &d[i]), 0);
+		g[i] = e4_group_of_ino(fs, d[i]);
+		/* the directory's block in its own group */
+		assert_int_equal(first_block_group(fs, d[i]), g[i]);
+		for (int k = 0; k < 4; k++) {
+			snprintf(name, sizeof(name), "f%d", k);
+			assert_int_equal(e4_op_create(fs, d[i], name, strlen(name), NULL, &x), 0);
+			assert_int_equal(e4_group_of_ino(fs, x), g[i]);
+		}
+		assert_int_equal(e4_op_symlink(fs, d[i], "s", 1, t, sizeof(t), NULL, &x), 0);
+		assert_int_equal(e4_group_of_ino(fs, x), g[i]);
+		assert_int_equal(first_block_group(fs, x), g[i]);
+	}
+	distinct = (g[0] != g[1]) + (g[1] != g[2]) + (g[0] != g[2]);
+	fprintf(stderr, "placement: top directories in groups %u %u %u\n", (unsigned)g[0],
+		(unsigned)g[1], (unsigned)g[2]);
+	assert_true(distinct >= 2);	/* at least two groups used */
+	assert_int_equal(e4_close(fs), 0);
+	assert_int_equal(oracle_fsck(img), 0);
+	unlink(img);
+}
+
+/* The same with flex_bg (16 groups a flex group, 8 groups here): a
+ * regular file's data starts in the flex group's second group, as the
+ * kernel's ext4_inode_to_goal_block puts it; a directory's block stays in
+ * the first group's data area.  Bug it catches: file writes with their own
+ * goal (the inode group's first block) putting data among the
+ * directories. */
+static void placement_flex(void **state)
+{
+	static const struct kind k = { "flex", "-t ext4 -b 1024 -G 16 -N 3000", "64M" };
+	const char *img;
+	e4_fs *fs = image(&k, "place", &img);
+	union e4_inode_buf ib;
+	uint8_t data[10240];
+	e4_ino_t f, d;
+	e4_group_t fg;
+
+	(void)state;
+	assert_true(e4_geom(fs)->group_count >= 2);
+	memset(data, 'x', sizeof(data));
+	assert_int_equal(e4_op_create(fs, EXT4_ROOT_INO, "file", 4, NULL, &f), 0);
+	read_ino(fs, f, &ib);
+	assert_int_equal(e4_file_write(fs, f, &ib, 0, data, sizeof(data), 0), 0);
+	fg = first_block_group(fs, f);
+	fprintf(stderr, "placement_flex: file data in group %u\n", (unsigned)fg);
+	assert_int_equal(fg, 1);
+	assert_int_equal(e4_op_mkdir(fs, EXT4_ROOT_INO, "dir", 3, NULL, &d), 0);
+	assert_int_equal(first_block_group(fs, d), 0);
+	assert_int_equal(e4_close(fs), 0);
+	assert_int_equal(oracle_fsck(img), 0);
+	unlink(img);
+}
+
 /* ---- stops at every write ------------------------------------------------- */
 
 /* Device writes counted; from stop_at on each one fails (the device is
@@ -698,6 +790,8 @@ int main(void)
 		cmocka_unit_test(xattr_refcount),
 		cmocka_unit_test(many_subdirs),
 		cmocka_unit_test(no_space),
+		cmocka_unit_test(placement),
+		cmocka_unit_test(placement_flex),
 		cmocka_unit_test(crash_stops),
 	};
 
