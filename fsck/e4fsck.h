@@ -1,8 +1,9 @@
 /*
  * e4fsck.h: e4fsck internals shared by main.c (options, flow, exit code),
- * problem.c (the problem table and the answer policy), pass0_journal.c
- * (journal checks, replay, orphans) and super_check.c (superblock and
- * descriptor checks).
+ * problem.c (the problem engine and the answer policy; its rows and codes:
+ * problem.h, problems_pass*.c), pass0_journal.c (journal checks, replay,
+ * orphans), super_check.c (superblock and descriptor checks) and pass5.c
+ * (bitmaps and counts; not wired into a run yet).
  */
 #ifndef E4FSCK_H
 #define E4FSCK_H
