@@ -46,6 +46,7 @@ struct diff_kind {
 	uint32_t unused, used, range_unused, range_used;	/* -x +x -(x--y) +(x--y) */
 	unsigned shift;		/* bit to block: cluster_bits (blocks), 0 (inodes) */
 	int inodes;
+	uint32_t csum;		/* a group's bitmap fails its checksum */
 };
 
 /* Say one range: "-" marked in use on disk but not in use, "+" the other
@@ -170,33 +171,71 @@ static errcode_t snapshot(e4_fs *fs, struct e4_group **snap, uint64_t *fb, uint6
 	return err;
 }
 
-/* Load one on-disk bitmap and compare it with the map in use: 1 in *fix
- * when it is to be rewritten. */
-static errcode_t check_bitmap(struct e4fsck *ctx, const struct diff_kind *k,
-			      const struct e4_bmap *inuse, int *fix)
+/* The loader's report of a bitmap failing its checksum: the group, in a
+ * map of groups (asked after the load, outside the library's loop). */
+static int csum_bad(e4_fs *fs, e4_group_t g, errcode_t err, void *priv)
 {
-	struct e4_bmap *disk = NULL;
-	errcode_t err;
-
-	err = k->inodes ?
-	      e4_bmap_load_inodes(ctx->fs, E4_BMAP_RUNS, E4_BMAP_RELAX_CSUM, NULL, NULL, &disk) :
-	      e4_bmap_load_blocks(ctx->fs, E4_BMAP_RUNS, E4_BMAP_RELAX_CSUM, NULL, NULL, &disk);
-	if (err)
-		return err;
-	*fix = compare_maps(ctx, k, disk, inuse) && !ctx->read_only;
-	e4_bmap_free(disk);
+	(void)fs;
+	(void)err;
+	e4_bmap_set(priv, g);
 	return 0;
+}
+
+/* Ask about every group of bad: 1 when one was answered yes. */
+static int ask_csums(struct e4fsck *ctx, const struct diff_kind *k, const struct e4_bmap *bad)
+{
+	struct problem_ctx pctx = { 0 };
+	uint64_t g = 0;
+	int yes = 0;
+
+	while (!e4_bmap_find_first_set(bad, g, e4_bmap_end(bad), &g)) {
+		pctx.group = (e4_group_t)g++;
+		yes |= fix_problem(ctx, k->csum, &pctx);
+	}
+	return yes && !ctx->read_only;
+}
+
+/* Load one on-disk bitmap, compare it with the map in use and ask about
+ * checksums; on a yes store (no flush): the map in use when the bits are
+ * to be repaired, else the on-disk bits again (their checksums
+ * rewritten). */
+static errcode_t check_bitmap(struct e4fsck *ctx, const struct diff_kind *k,
+			      const struct e4_bmap *inuse, int *fixed)
+{
+	struct e4_bmap *disk = NULL, *bad = NULL;
+	const struct e4_bmap *store;
+	errcode_t err;
+	int fix, csum;
+
+	err = e4_bmap_create(E4_BMAP_FLAT, 0, e4_geom(ctx->fs)->group_count, &bad);
+	if (!err)
+		err = (k->inodes ? e4_bmap_load_inodes : e4_bmap_load_blocks)(
+			ctx->fs, E4_BMAP_RUNS, E4_BMAP_RELAX_CSUM, csum_bad, bad, &disk);
+	if (err) {
+		e4_bmap_free(bad);
+		return err;
+	}
+	fix = compare_maps(ctx, k, disk, inuse) && !ctx->read_only;
+	csum = ask_csums(ctx, k, bad);
+	store = fix ? inuse : csum ? disk : NULL;
+	if (store)
+		err = (k->inodes ? e4_bmap_store_inodes : e4_bmap_store_blocks)(
+			ctx->fs, store, E4_BMAP_STORE_NO_FLUSH);
+	*fixed = store != NULL;
+	e4_bmap_free(disk);
+	e4_bmap_free(bad);
+	return err;
 }
 
 errcode_t e4fsck_pass5(struct e4fsck *ctx, const struct e4fsck_pass5_input *in)
 {
 	const struct diff_kind blocks = {
 		PR_LATCH_BBITMAP, PR_5_BLOCK_UNUSED, PR_5_BLOCK_USED, PR_5_BLOCK_RANGE_UNUSED,
-		PR_5_BLOCK_RANGE_USED, e4_geom(ctx->fs)->cluster_bits, 0,
+		PR_5_BLOCK_RANGE_USED, e4_geom(ctx->fs)->cluster_bits, 0, PR_5_BLOCK_BITMAP_CSUM,
 	};
 	const struct diff_kind inodes = {
 		PR_LATCH_IBITMAP, PR_5_INODE_UNUSED, PR_5_INODE_USED, PR_5_INODE_RANGE_UNUSED,
-		PR_5_INODE_RANGE_USED, 0, 1,
+		PR_5_INODE_RANGE_USED, 0, 1, PR_5_INODE_BITMAP_CSUM,
 	};
 	struct e4_group *snap = NULL;
 	uint64_t sb_fb, sb_fi;
@@ -209,12 +248,8 @@ errcode_t e4fsck_pass5(struct e4fsck *ctx, const struct e4fsck_pass5_input *in)
 		err = check_bitmap(ctx, &blocks, in->blocks, &fix_b);
 	if (!err)
 		err = check_bitmap(ctx, &inodes, in->inodes, &fix_i);
-	/* bitmaps first (written to the cache; descriptors follow them in
-	 * memory), then the counts, then everything in order */
-	if (!err && fix_b)
-		err = e4_bmap_store_blocks(ctx->fs, in->blocks, E4_BMAP_STORE_NO_FLUSH);
-	if (!err && fix_i)
-		err = e4_bmap_store_inodes(ctx->fs, in->inodes, E4_BMAP_STORE_NO_FLUSH);
+	/* the bitmaps went to the cache (descriptors follow them in memory);
+	 * then the counts, then everything in order */
 	if (!err)
 		err = check_counts(ctx, in, snap, sb_fb, sb_fi, &dirty);
 	if (!err && !ctx->read_only && (fix_b || fix_i || dirty))

@@ -215,6 +215,8 @@ struct problem_state {
 #define PR_5_FREE_DIR_COUNT_GROUP	0x05000f
 #define PR_5_FREE_BLOCK_COUNT		0x050010
 #define PR_5_FREE_INODE_COUNT		0x050011
+#define PR_5_BLOCK_BITMAP_CSUM		0x050012
+#define PR_5_INODE_BITMAP_CSUM		0x050013
 
 /* ---- the engine (problem.c) ------------------------------------------- */
 /* Report problem code with the values in *pctx (NULL: none) and decide

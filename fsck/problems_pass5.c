@@ -53,6 +53,13 @@ static const struct problem_row rows[] = {
 	R(PR_5_FREE_INODE_COUNT,
 	  "The superblock's free inodes count is %n; counted %N.\n",
 	  PROMPT_FIX, PR_PREEN_OK | PR_PREEN_NOMSG),
+	/* ---- checksums (the bits are right, or were just said) ---- */
+	R(PR_5_BLOCK_BITMAP_CSUM,
+	  "Group %g's block bitmap fails its checksum.\n",
+	  PROMPT_FIX, PR_PREEN_OK | PR_PREEN_NOMSG),
+	R(PR_5_INODE_BITMAP_CSUM,
+	  "Group %g's inode bitmap fails its checksum.\n",
+	  PROMPT_FIX, PR_PREEN_OK | PR_PREEN_NOMSG),
 };
 
 const struct problem_pass e4fsck_problems_pass5 = {

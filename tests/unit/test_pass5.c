@@ -45,8 +45,9 @@ struct truth {
 static struct unit_images imgs;
 static const char *image;
 
-/* The true maps; then the damage written to the image. */
-static void make_case(struct truth *t)
+/* The true maps; then the damage written to the image (csum_only: only
+ * group 2's block bitmap checksum). */
+static void make_case(struct truth *t, int csum_only)
 {
 	struct e4_bmap *bad_b, *bad_i;
 	struct e4_group g0, g1;
@@ -81,9 +82,20 @@ static void make_case(struct truth *t)
 	assert_int_equal(e4_bmap_set_range(bad_b, t->free_first, 5), 0);
 	assert_int_equal(e4_bmap_clear(bad_i, 11), 0);
 	assert_int_equal(e4_bmap_set(bad_i, 20), 0);
-	assert_int_equal(e4_bmap_store_blocks(fs, bad_b, 0), 0);
-	assert_int_equal(e4_bmap_store_inodes(fs, bad_i, 0), 0);
-	assert_int_equal(e4_group_set_field(fs, 0, E4_GDF_USED_DIRS, t->dirs0 + 1), 0);
+	if (!csum_only) {
+		assert_int_equal(e4_bmap_store_blocks(fs, bad_b, 0), 0);
+		assert_int_equal(e4_bmap_store_inodes(fs, bad_i, 0), 0);
+		assert_int_equal(e4_group_set_field(fs, 0, E4_GDF_USED_DIRS, t->dirs0 + 1), 0);
+	}
+	/* group 2's block bitmap (initialised, bits untouched) fails its
+	 * checksum */
+	{
+		struct e4_group g2;
+
+		assert_int_equal(e4_group_get(fs, 2, &g2), 0);
+		assert_int_equal(e4_group_set_field(fs, 2, E4_GDF_BLOCK_BITMAP_CSUM,
+						    g2.block_bitmap_csum ^ 1), 0);
+	}
 	assert_int_equal(e4_flush_primary(fs, 1), 0);
 	assert_int_equal(e4_close(fs), 0);
 	e4_bmap_free(bad_b);
@@ -123,13 +135,14 @@ static void test_pass5(void **state)
 	(void)state;
 	if (!imgs.ok)
 		skip();
-	make_case(&t);
+	make_case(&t, 0);
 	for (int yes = 0; yes < 2; yes++) {
 		const char *a = yes ? "yes" : "no";
 
 		snprintf(want, sizeof(want),
 			 "Pass 5: Checking group summary information\n"
 			 "Block bitmap differences:  +%llu -(%llu--%llu)\nFix? %s\n\n"
+			 "Group 2's block bitmap fails its checksum.\nFix? %s\n\n"
 			 "Inode bitmap differences:  +11 -20\nFix? %s\n\n"
 			 "Group 0's free blocks count is %u; counted %u.\nFix? %s\n\n"
 			 "Group 0's directories count is %u; counted %u.\nFix? %s\n\n"
@@ -137,7 +150,7 @@ static void test_pass5(void **state)
 			 "The superblock's free blocks count is %llu; counted %llu.\n"
 			 "Fix? %s\n\n",
 			 (unsigned long long)t.used_blk, (unsigned long long)t.free_first,
-			 (unsigned long long)t.free_first + 4, a, a, t.free0 + 1, t.free0, a,
+			 (unsigned long long)t.free_first + 4, a, a, a, t.free0 + 1, t.free0, a,
 			 t.dirs0 + 1, t.dirs0, a, t.free1 - 5, t.free1, a,
 			 (unsigned long long)t.sb_free - 4, (unsigned long long)t.sb_free, a);
 		/* -n: said, nothing written, exit 4; then -y: repaired, exit 1 */
@@ -157,6 +170,43 @@ static void test_pass5(void **state)
 	}
 	e4_bmap_free(t.blocks);
 	e4_bmap_free(t.inodes);
+}
+
+/* Pass 5 in mode a over the damage make_case(csum_only) makes: its
+ * output is want and its exit 1; a second look (-n) finds nothing. */
+static void repair_once(enum e4fsck_answer a, int csum_only, const char *want)
+{
+	struct truth t = { 0 };
+	const char *out;
+	int rc;
+
+	if (!imgs.ok)
+		skip();
+	make_case(&t, csum_only);
+	out = run_pass5(&t, a, &rc);
+	assert_string_equal(out, want);
+	assert_int_equal(rc, FSCK_NONDESTRUCT);
+	out = run_pass5(&t, ANSWER_NO, &rc);
+	assert_string_equal(out, "Pass 5: Checking group summary information\n");
+	assert_int_equal(rc, FSCK_OK);
+	e4_bmap_free(t.blocks);
+	e4_bmap_free(t.inodes);
+}
+
+/* -p: the same damage repaired silently. */
+static void test_pass5_preen(void **state)
+{
+	(void)state;
+	repair_once(ANSWER_PREEN, 0, "");
+}
+
+/* Only a checksum is wrong (the bits are right): said, and on a yes the
+ * bitmap is written again with its checksum. */
+static void test_pass5_csum(void **state)
+{
+	(void)state;
+	repair_once(ANSWER_YES, 1, "Pass 5: Checking group summary information\n"
+		    "Group 2's block bitmap fails its checksum.\nFix? yes\n\n");
 }
 
 static int setup(void **state)
@@ -180,6 +230,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pass5),
+		cmocka_unit_test(test_pass5_preen),
+		cmocka_unit_test(test_pass5_csum),
 	};
 
 	e4_init_errors();
