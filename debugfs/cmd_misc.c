@@ -13,22 +13,26 @@
 
 /* ---- hex dump ---------------------------------------------------------- */
 /* 16 bytes a line: octal offset, 8 groups of 2 bytes in hex, the bytes as
- * characters; a run of lines equal to the previous one shows as "*". */
+ * characters.  A line equal to the one before starts a run shown as one "*"; the run
+ * goes on while lines equal its first.  A short last line of n bytes is
+ * compared with the n bytes before it, as the reference compares. */
 static void hexdump(const uint8_t *buf, size_t len)
 {
-	size_t off, i;
-	int suppressed = 0;
+	size_t off, i, run = 0;
+	int suppressing = 0;
 
 	for (off = 0; off < len; off += 16) {
 		size_t n = len - off < 16 ? len - off : 16;
 
-		if (off && n == 16 && !memcmp(buf + off, buf + off - 16, 16)) {
-			if (!suppressed)
-				printf("*\n");
-			suppressed = 1;
+		if (!suppressing && off && !memcmp(buf + off, buf + off - n, n)) {
+			printf("*\n");
+			suppressing = 1;
+			run = off;
 			continue;
 		}
-		suppressed = 0;
+		if (suppressing && !memcmp(buf + off, buf + run, n))
+			continue;
+		suppressing = 0;
 		printf("%04o  ", (unsigned)off);
 		for (i = 0; i < 16; i++) {
 			if (i < n)
@@ -218,7 +222,7 @@ int do_inode_dump(int argc, char **argv)
 		if (e4_get_le32(b) != EXT4_XATTR_MAGIC)
 			return 0;
 		off = xattr_entries_dump(b, len, 4, 4, 1);
-		printf("\nlast entry found at offset %u (%04o)\n", off, off);
+		printf("last entry found at offset %u (%04o)\n", off, off);
 	}
 	return 0;
 }
