@@ -123,6 +123,7 @@ static const struct dbg_cmd cmd_table[] = {
 	  "Allocate unwritten blocks in a file's holes" },
 	{ "inode_dump", "idump", do_inode_dump, "[-b|-e|-x] <inode>",
 	  "Dump an inode in hex (-b i_block, -e extra space, -x its xattrs)" },
+	{ "id", NULL, do_inode_dump, "[-b|-e|-x] <inode>", "inode_dump's third name" },
 	{ "help", "?", do_help, "[command]", "List the commands, or show one command's usage" },
 	{ "quit", "q", do_quit, "", "Leave " DEBUGFS_NAME },
 	{ NULL, NULL, NULL, NULL, NULL }

@@ -41,6 +41,8 @@ SAN_TESTS="tests/t/corpus_ls.sh tests/t/stats_matrix.sh tests/t/rdump_matrix.sh
 	tests/t/dbgw_fields.sh tests/t/dbgw_cmds.sh"
 # e4mkfs's layout and writer over the 106 option sets of the matrix (about 11 s)
 SAN_TESTS="$SAN_TESTS tests/t/mkfs_hashes.sh"
+# e4debugfs -w's file commands (about 5 s)
+SAN_TESTS="$SAN_TESTS tests/t/dbgw_write_cmds.sh"
 
 need_kb=$((6 * 1024 * 1024))
 avail_kb=$(df -Pk "$src" | awk 'NR==2 {print $4}')

@@ -202,6 +202,7 @@ for o in "" -b -e -x; do
 	R "$inl" "inode_dump $o x9" >"$T/id.ref"
 	cmp -s "$T/id.ours" "$T/id.ref" || bad "inode_dump $o differs: $(diff "$T/id.ref" "$T/id.ours" | head -4 | tr '\n' ' ')"
 done
+"$E4DEBUGFS" -R "id -b x9" "$inl" 2>&1 | cmp -s - <(R "$inl" "id -b x9") || bad "id (inode_dump's third name) differs"
 
 # ---- 10: the clock ---------------------------------------------------------------------------------
 printf 'set_current_time 20200304050607\nmkdir t\nwrite %s t/f\nset_current_time 20210304050607\nrm t/f\n' \
