@@ -322,7 +322,8 @@ int do_fallocate(int argc, char **argv)
 		if (err == E4_ERR_NO_SPACE && !r.have_end)
 			err = 0;
 	}
-	snprintf(r.what, sizeof(r.what), "allocating blocks %llu to %llu of inode %u",
-		 (unsigned long long)r.start, (unsigned long long)r.end, r.ino);
+	snprintf(r.what, sizeof(r.what), "allocating blocks %llu to %llu of inode %u%s",
+		 (unsigned long long)r.start, (unsigned long long)r.end, r.ino,
+		 err == E4_ERR_UNSUPPORTED ? " (a block-mapped file has no unwritten blocks)" : "");
 	return ops_finish(argv[0], err, r.what);
 }

@@ -96,7 +96,8 @@ int do_kill_file(int argc, char **argv)
 		return 1;
 	err = e4_op_release(current_fs, ino);
 	if (err) {
-		com_err(argv[0], err, "while freeing inode %u", ino);
+		com_err(argv[0], err, "while freeing inode %u%s", ino,
+			err == E4_ERR_INVALID_ARGUMENT ? " (a reserved inode)" : "");
 		return 1;
 	}
 	return 0;
@@ -140,6 +141,13 @@ int do_link(int argc, char **argv)
 	if (err) {
 		com_err(argv[0], err, "while linking %s to %s", argv[2], argv[1]);
 		return 1;
+	}
+	{
+		int used = 1;
+
+		/* made as asked (a debugging tool), but said */
+		if (!e4_test_inode(current_fs, ino, &used) && !used)
+			com_err(argv[0], 0, "warning: inode %u is not in use", ino);
 	}
 	return 0;
 }
