@@ -294,9 +294,53 @@ int do_punch(int argc, char **argv)
 	return ops_finish(argv[0], err, r.what);
 }
 
+/* fallocate on a block-mapped file, which has no unwritten state: the
+ * holes of [r->start, r->end] get blocks of zeros, written, as the
+ * reference's fallocate gives them.  A block map holds no block past
+ * i_size (e2fsck), so a range past the end grows i_size to cover the
+ * blocks mapped, also when the space runs out part way (the error is
+ * returned). */
+static errcode_t fallocate_zeroed(struct block_range *r)
+{
+	uint64_t lblk = r->start, grow = 0;
+	char *zero = calloc(1, WRITE_CHUNK);
+	errcode_t err = 0;
+
+	if (!zero)
+		return E4_ERR_NO_MEMORY;
+	while (!err && lblk <= r->end) {
+		e4_blk_t p;
+		uint32_t len;
+		unsigned fl;
+		uint64_t n;
+
+		err = e4_bmap(current_fs, r->ino, &r->ib.inode, lblk, &p, &len, &fl);
+		if (err)
+			break;
+		n = r->end - lblk + 1 < len ? r->end - lblk + 1 : len;
+		for (uint64_t k = 0; !p && !err && k < n;) {
+			uint64_t m = (n - k) * r->bs < WRITE_CHUNK ? n - k : WRITE_CHUNK / r->bs;
+			uint64_t off = (lblk + k) * r->bs;
+
+			err = e4_file_write(current_fs, r->ino, &r->ib, off, zero, m * r->bs,
+					    E4_FILE_NO_INLINE);
+			if (err)
+				grow = off + m * r->bs;	/* part of it may be mapped */
+			k += m;
+		}
+		lblk += n;
+	}
+	free(zero);
+	if (grow > e4_inode_size(&r->ib.inode) &&
+	    e4_file_truncate(current_fs, r->ino, &r->ib, grow))
+		keep_mapped("fallocate", r->ino, &r->ib);
+	return err;
+}
+
 /* fallocate <file> start_blk [end_blk]: unwritten blocks in the holes of
  * the range (without end_blk: as many as the free blocks allow, up to the
- * largest file); i_size unchanged (FALLOC_FL_KEEP_SIZE). */
+ * largest file); i_size unchanged (FALLOC_FL_KEEP_SIZE).  Block-mapped
+ * files: fallocate_zeroed(). */
 int do_fallocate(int argc, char **argv)
 {
 	struct block_range r;
@@ -313,6 +357,8 @@ int do_fallocate(int argc, char **argv)
 		r.end = max - 1;
 	if (max && r.start >= max)
 		err = E4_ERR_FILE_TOO_BIG;
+	else if (!(e4_le32(r.ib.inode.i_flags) & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL)))
+		err = fallocate_zeroed(&r);
 	else
 		err = e4_file_fallocate(current_fs, r.ino, &r.ib, r.start * r.bs,
 					(r.end - r.start + 1) * r.bs, E4_FALLOC_KEEP_SIZE);
@@ -324,6 +370,6 @@ int do_fallocate(int argc, char **argv)
 	}
 	snprintf(r.what, sizeof(r.what), "allocating blocks %llu to %llu of inode %u%s",
 		 (unsigned long long)r.start, (unsigned long long)r.end, r.ino,
-		 err == E4_ERR_UNSUPPORTED ? " (a block-mapped file has no unwritten blocks)" : "");
+		 err == E4_ERR_UNSUPPORTED ? " (an inline file without the extent feature)" : "");
 	return ops_finish(argv[0], err, r.what);
 }

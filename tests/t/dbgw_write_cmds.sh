@@ -29,7 +29,8 @@
 #  8. punch frees the range (size kept), truncate without an end frees to
 #     the end; fallocate makes unwritten extents (Uninit in the reference's
 #     extent dump); fallocate without an end fills the disk and stays clean
-#     (a failed map_set had leaked the last block it took).
+#     (a failed map_set had leaked the last block it took); on a block map
+#     (ext2) the holes get zeroed blocks and the size grows past them.
 #  9. inode_dump, -b, -e and -x print what the reference prints.
 # 10. set_current_time gives rm's directory change its mtime.
 # Catches: a write that allocates a sparse source's holes, an out-of-space
@@ -193,6 +194,24 @@ printf 'write %s s\nfallocate s 10\n' "$T/small" >"$T/s"
 E "$full" "$T/s" || bad "fallocate to the end of the free space failed: $(head -2 "$T/e.err")"
 R "$full" "stats" | grepq '^Free blocks: *[0-9]\{1,2\}$' || bad "fallocate without an end left $(R "$full" stats | grep -m1 '^Free blocks:')"
 clean "$full" "fallocate to a full disk"
+
+# a block map (ext2): the holes get blocks of zeros; past the end the
+# size grows to cover them (a block map holds no block past i_size)
+bm=$T/bm.img
+mk -t ext2 "$bm" 8M
+printf 'write %s f\npunch f 1 2\nfallocate f 0 20\n' "$T/small" >"$T/s"
+E "$bm" "$T/s" || bad "fallocate on a block map failed: $(head -2 "$T/e.err")"
+[ "$(size "$bm" f)" = 21504 ] || bad "fallocate 0 20 on a block map: size $(size "$bm" f)"
+R "$bm" "stat f" | grep -A1 '^BLOCKS' | grepq '(0-11):.*(12-20)' ||
+	bad "fallocate on a block map left $(R "$bm" "stat f" | grep -A1 '^BLOCKS' | tail -1)"
+R "$bm" "dump f $T/bm.out" >/dev/null
+python3 - "$T/small" "$T/bm.out" <<'PY' || bad "fallocate on a block map: the contents are not the data then zeros"
+import sys
+a, b = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
+want = bytearray(a); want[1024:3072] = bytes(2048)
+sys.exit(0 if b == bytes(want) + bytes(21504 - len(a)) else 1)
+PY
+clean "$bm" "fallocate on a block map"
 
 # ---- 9: inode_dump -------------------------------------------------------------------------------
 printf 'write %s x9\nea_set x9 user.foo barbarbar\n' "$T/small" >"$T/s"
