@@ -41,7 +41,7 @@ static void keep_mapped(const char *cmd, e4_ino_t ino, union e4_inode_buf *ib)
 
 /* Next data range of fd at or after *off (SEEK_DATA/SEEK_HOLE where the
  * source supports them, else the rest of it): 0 with [*off, *end), 1 at
- * the end, -1 on error (errno). */
+ * the end.  A seek that fails otherwise turns *seekable off (read all). */
 static int next_data(int fd, off_t size, off_t *off, off_t *end, int *seekable)
 {
 	off_t d, h;
@@ -121,9 +121,13 @@ int do_write(int argc, char **argv)
 		com_err(argv[0], errno, "while opening %s", argv[1]);
 		return 1;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		com_err(argv[0], S_ISREG(st.st_mode) ? errno : 0,
-			"%s is not a regular file", argv[1]);
+	if (fstat(fd, &st)) {
+		com_err(argv[0], errno, "while reading %s", argv[1]);
+		close(fd);
+		return 1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		com_err(argv[0], 0, "%s is not a regular file", argv[1]);
 		close(fd);
 		return 1;
 	}
