@@ -1,33 +1,38 @@
 /*
  * cmd_misc.c: "block_dump"/"bd" (a block in hex, or as an xattr block),
  * "supported_features" and "lsdel" (deleted inodes whose blocks are still
- * free).  Read-only.
+ * free), "inode_dump".  Read-only.
  */
 #include <ctype.h>
 #include <getopt.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "debugfs.h"
 
 /* ---- hex dump ---------------------------------------------------------- */
 /* 16 bytes a line: octal offset, 8 groups of 2 bytes in hex, the bytes as
- * characters; a run of lines equal to the previous one shows as "*". */
+ * characters.  A line equal to the one before starts a run shown as one "*"; the run
+ * goes on while lines equal its first.  A short last line of n bytes is
+ * compared with the n bytes before it, as the reference compares. */
 static void hexdump(const uint8_t *buf, size_t len)
 {
-	size_t off, i;
-	int suppressed = 0;
+	size_t off, i, run = 0;
+	int suppressing = 0;
 
 	for (off = 0; off < len; off += 16) {
 		size_t n = len - off < 16 ? len - off : 16;
 
-		if (off && n == 16 && !memcmp(buf + off, buf + off - 16, 16)) {
-			if (!suppressed)
-				printf("*\n");
-			suppressed = 1;
+		if (!suppressing && off && !memcmp(buf + off, buf + off - n, n)) {
+			printf("*\n");
+			suppressing = 1;
+			run = off;
 			continue;
 		}
-		suppressed = 0;
+		if (suppressing && !memcmp(buf + off, buf + run, n))
+			continue;
+		suppressing = 0;
 		printf("%04o  ", (unsigned)off);
 		for (i = 0; i < 16; i++) {
 			if (i < n)
@@ -45,11 +50,54 @@ static void hexdump(const uint8_t *buf, size_t len)
 	putchar('\n');
 }
 
-/* The header and entries of an xattr block (section 9.2), every offset
- * and length checked against the block. */
+/* The entries of an xattr area b[0, len) from offset first to the
+ * terminating zero word, every offset and length checked against it.
+ * Value offsets count from vbase (the block: 0; the inode body: the first
+ * entry); text: a printable value is shown as text (inode_dump -x). */
+static unsigned xattr_entries_dump(const uint8_t *b, unsigned len, unsigned first,
+				   unsigned vbase, int text)
+{
+	unsigned off = first, n;
+
+	for (n = 0; n < len / 16 && off + 16 <= len && e4_get_le32(b + off); n++) {
+		unsigned name_len = b[off], idx = b[off + 1];
+		unsigned voff = e4_get_le16(b + off + 2), vsize = e4_get_le32(b + off + 8);
+		uint32_t vinum = e4_get_le32(b + off + 4);
+		unsigned vat = vbase + voff, i;
+
+		printf("\noffset = %u (%04o), hash = %u, name_len = %u, name_index = %u\n", off,
+		       off, e4_get_le32(b + off + 12), name_len, idx);
+		printf("value_offset = %u (%04o), value_inum = %u, value_size = %u\n", voff, vat,
+		       vinum, vsize);
+		if (off + 16 + name_len > len) {
+			printf("name = <out of the area>\n");
+			break;
+		}
+		printf("name = ");
+		print_raw_name(stdout, (const char *)b + off + 16, name_len);
+		putchar('\n');
+		if (!vinum && vat < len && vsize <= len - vat) {
+			for (i = 0; text && i < vsize && isprint(b[vat + i]); i++)
+				;
+			if (text && i == vsize) {
+				printf("value = %.*s\n", (int)vsize, (const char *)b + vat);
+			} else {
+				printf("value = <hexdump>\n");
+				hexdump(b + vat, vsize);
+			}
+		} else if (!vinum) {
+			printf("value = <out of the area>\n");
+		}
+		putchar('\n');
+		off += (16 + name_len + 3) & ~3U;
+	}
+	return off;
+}
+
+/* The header and entries of an xattr block (section 9.2). */
 static void xattr_block_dump(const uint8_t *b, unsigned bs)
 {
-	unsigned off = 32, n;
+	unsigned off;
 
 	printf("magic = %08x, length = %u\n", e4_get_le32(b), bs);
 	if (e4_get_le32(b) != EXT4_XATTR_MAGIC)
@@ -57,31 +105,7 @@ static void xattr_block_dump(const uint8_t *b, unsigned bs)
 	printf("refcount = %u, blocks = %u\n", e4_get_le32(b + 4), e4_get_le32(b + 8));
 	printf("hash = %08x, checksum = %08x\n", e4_get_le32(b + 12), e4_get_le32(b + 16));
 	printf("reserved: %08x %08x %08x\n", e4_get_le32(b + 20), e4_get_le32(b + 24), e4_get_le32(b + 28));
-	for (n = 0; n < bs / 16 && off + 16 <= bs && e4_get_le32(b + off); n++) {
-		unsigned name_len = b[off], idx = b[off + 1];
-		unsigned voff = e4_get_le16(b + off + 2), vsize = e4_get_le32(b + off + 8);
-		uint32_t vinum = e4_get_le32(b + off + 4);
-
-		printf("\noffset = %u (%04o), hash = %u, name_len = %u, name_index = %u\n", off,
-		       off, e4_get_le32(b + off + 12), name_len, idx);
-		printf("value_offset = %u (%04o), value_inum = %u, value_size = %u\n", voff, voff,
-		       vinum, vsize);
-		if (off + 16 + name_len > bs) {
-			printf("name = <out of the block>\n");
-			break;
-		}
-		printf("name = ");
-		print_raw_name(stdout, (const char *)b + off + 16, name_len);
-		putchar('\n');
-		if (!vinum && voff < bs && vsize <= bs - voff) {
-			printf("value = <hexdump>\n");
-			hexdump(b + voff, vsize);
-		} else if (!vinum) {
-			printf("value = <out of the block>\n");
-		}
-		putchar('\n');
-		off += (16 + name_len + 3) & ~3U;
-	}
+	off = xattr_entries_dump(b, bs, 32, 0, 0);
 	printf("\nlast entry found at offset %u (%04o)\n", off, off);
 }
 
@@ -145,6 +169,61 @@ int do_block_dump(int argc, char **argv)
 	else
 		hexdump(buf, geo->block_size);
 	free(buf);
+	return 0;
+}
+
+/* ---- inode_dump ---------------------------------------------------------- */
+/* inode_dump [-b|-e|-x] <inode>: the on-disk inode in hex (all of it, -b
+ * i_block only, -e the space after i_extra_isize, -x that space decoded
+ * as in-inode extended attributes). */
+int do_inode_dump(int argc, char **argv)
+{
+	union e4_inode_buf ib;
+	unsigned isize, extra, start;
+	int opt, mode = 0;
+	e4_ino_t ino;
+
+	reset_getopt();
+	while ((opt = getopt(argc, argv, "bex")) != -1) {
+		if ((opt != 'b' && opt != 'e' && opt != 'x') || mode)
+			return usage(argv[0], NULL);
+		mode = opt;
+	}
+	if (optind != argc - 1)
+		return usage(argv[0], NULL);
+	if (check_fs_open(argv[0]) || parse_inode(argv[0], argv[optind], &ino) ||
+	    read_inode(argv[0], ino, &ib, READ_INODE_WARN_CSUM))
+		return 1;
+	isize = e4_geom(current_fs)->inode_size;
+	if (mode == 'b') {
+		hexdump(ib.raw + offsetof(struct ext4_inode, i_block), sizeof(ib.inode.i_block));
+		return 0;
+	}
+	if (!mode) {
+		hexdump(ib.raw, isize);
+		return 0;
+	}
+	extra = isize > EXT4_GOOD_OLD_INODE_SIZE ? e4_le16(ib.inode.i_extra_isize) : 0;
+	start = EXT4_GOOD_OLD_INODE_SIZE + extra;
+	if (isize <= EXT4_GOOD_OLD_INODE_SIZE || start >= isize) {
+		com_err(argv[0], 0, "inode %u has no space after i_extra_isize (inode size %u, "
+			"extra %u)", ino, isize, extra);
+		return 1;
+	}
+	if (mode == 'e') {
+		hexdump(ib.raw + start, isize - start);
+		return 0;
+	}
+	{
+		const uint8_t *b = ib.raw + start;
+		unsigned len = isize - start, off;
+
+		printf("magic = %08x, length = %u, value_start =4 \n", e4_get_le32(b), len);
+		if (e4_get_le32(b) != EXT4_XATTR_MAGIC)
+			return 0;
+		off = xattr_entries_dump(b, len, 4, 4, 1);
+		printf("last entry found at offset %u (%04o)\n", off, off);
+	}
 	return 0;
 }
 

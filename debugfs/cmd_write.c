@@ -21,8 +21,13 @@ int check_fs_read_write(const char *cmd)
 {
 	if (check_fs_open(cmd))
 		return 1;
-	if (current_rw)
+	if (current_rw) {
+		/* the library's operations take "now" from set_current_time */
+		struct e4_time t = { .sec = current_time_set, .nsec = 0 };
+
+		e4_fs_clock_set(current_fs, current_time_set ? &t : NULL);
 		return 0;
+	}
 	com_err(cmd, 0, "Filesystem opened read/only");
 	return 1;
 }

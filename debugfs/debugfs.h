@@ -102,6 +102,23 @@ int do_dirty(int argc, char **argv);
 int do_set_current_time(int argc, char **argv);
 int do_ea_set(int argc, char **argv);
 int do_ea_rm(int argc, char **argv);
+/* cmd_write_ns.c */
+int do_mkdir(int argc, char **argv);
+int do_rmdir(int argc, char **argv);
+int do_rm(int argc, char **argv);
+int do_kill_file(int argc, char **argv);
+int do_link(int argc, char **argv);
+int do_unlink(int argc, char **argv);
+int do_symlink(int argc, char **argv);
+int do_mknod(int argc, char **argv);
+/* cmd_write_file.c */
+int do_write(int argc, char **argv);
+int do_copy_inode(int argc, char **argv);
+int do_expand_dir(int argc, char **argv);
+int do_punch(int argc, char **argv);
+int do_fallocate(int argc, char **argv);
+/* cmd_misc.c */
+int do_inode_dump(int argc, char **argv);
 
 /* cmd_journal_write.c */
 int do_journal_open(int argc, char **argv);
@@ -137,6 +154,20 @@ void reset_getopt(void);
 int parse_inode(const char *cmd, const char *arg, e4_ino_t *ino);
 /* Same, following a final symlink. */
 int parse_inode_follow(const char *cmd, const char *arg, e4_ino_t *ino);
+/* Split path at its last '/': the directory part resolved (absolute or
+ * relative to cwd_ino, symlinks followed; none: cwd_ino) into *dir, the
+ * last component copied into name (name_size bytes).  A path ending in
+ * '/', "." or "..", or a name that does not fit, is refused.  Prints the
+ * error under cmd's name and returns 1 on failure. */
+int parse_parent(const char *cmd, const char *path, e4_ino_t *dir, char *name,
+		 size_t name_size);
+/* "cmd <inode>" of a command that writes: argc checked (usage printed),
+ * open read-write, the inode parsed.  Returns 1 (message printed) on
+ * failure. */
+int rw_inode_cmd(int argc, char **argv, e4_ino_t *ino);
+/* Attributes of a new inode made by a command: perm, root, the time
+ * debugfs_now() (set_current_time's value), nanoseconds 0. */
+void now_attr(struct e4_op_attr *a, uint16_t perm);
 
 #define READ_INODE_WARN_CSUM	0x1	/* checksum mismatch: warn, succeed */
 /* Read inode ino; prints the error and returns 1 on failure.  With

@@ -266,3 +266,54 @@ void warn_err(const char *cmd, errcode_t err, const char *fmt, ...)
 	com_err_va(who, err, fmt, ap);
 	va_end(ap);
 }
+
+int parse_parent(const char *cmd, const char *path, e4_ino_t *dir, char *name,
+		 size_t name_size)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t len = strlen(base);
+	errcode_t err;
+
+	if (!len || len >= name_size || !strcmp(base, ".") || !strcmp(base, "..")) {
+		com_err(cmd, len >= name_size ? E4_ERR_NAME_TOO_LONG : E4_ERR_INVALID_ARGUMENT,
+			"- \"%s\" does not end with a name", path);
+		return 1;
+	}
+	memcpy(name, base, len + 1);
+	if (!slash) {
+		*dir = cwd_ino;
+		return 0;
+	}
+	if (slash == path) {
+		*dir = root_ino;
+		return 0;
+	}
+	{
+		char *d = strndup(path, (size_t)(slash - path));
+
+		if (!d) {
+			com_err(cmd, E4_ERR_NO_MEMORY, "while looking up %s", path);
+			return 1;
+		}
+		err = e4_namei(current_fs, root_ino, cwd_ino, d, 1, dir);
+		if (err)
+			com_err(cmd, err, "while looking up %s", d);
+		free(d);
+	}
+	return err ? 1 : 0;
+}
+
+void now_attr(struct e4_op_attr *a, uint16_t perm)
+{
+	memset(a, 0, sizeof(*a));
+	a->perm = perm;
+	a->now.sec = debugfs_now();
+}
+
+int rw_inode_cmd(int argc, char **argv, e4_ino_t *ino)
+{
+	if (argc != 2)
+		return usage(argv[0], NULL);
+	return check_fs_read_write(argv[0]) || parse_inode(argv[0], argv[1], ino);
+}

@@ -45,6 +45,8 @@ SAN_TESTS="$SAN_TESTS tests/t/mkfs_hashes.sh"
 SAN_TESTS="$SAN_TESTS tests/t/popsrc_routes.sh"
 # the jbd2 writer's layouts and e4debugfs's journal commands (about 3 s)
 SAN_TESTS="$SAN_TESTS tests/t/lib_jwrite.sh tests/t/dbg_journal_cmds.sh"
+# e4debugfs -w's file commands (about 5 s)
+SAN_TESTS="$SAN_TESTS tests/t/dbgw_write_cmds.sh"
 
 need_kb=$((6 * 1024 * 1024))
 avail_kb=$(df -Pk "$src" | awk 'NR==2 {print $4}')

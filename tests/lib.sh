@@ -550,3 +550,16 @@ ref_fsck_report() {
 	"$REF_E2FSCK" -fn "$1" 2>&1 </dev/null | grep -v -e '^Pass ' -e '^e2fsck ' -e '^Fix? no' \
 		-e '^$' -e 'WARNING: Filesystem still has errors' -e ' files (.*blocks$' || true
 }
+
+# k64_ensure: the 64 KiB-page kernel of $K64_TOOLS (shared
+# tools/kernel64k) set up in $E4_K64_DIR, or the test skipped.  The
+# image-matrix builder (tests/mkmatrix.sh) sets the same folder up while
+# it holds the matrix lock: this takes that lock too.
+k64_ensure() {
+	[ -s "$E4_K64_DIR/vmlinux" ] && [ -s "$E4_K64_DIR/initramfs.cpio.gz" ] && return 0
+	mkdir -p "$E4_K64_DIR" "$(dirname "$E4_MATRIX")"
+	flock -w 1800 "$E4_MATRIX.lock" bash -c '
+		[ -s "$1/vmlinux" ] && [ -s "$1/initramfs.cpio.gz" ] && exit 0
+		timeout 900 bash "$2/setup.sh" "$1"' k64 "$E4_K64_DIR" "$K64_TOOLS" >"$T/k64setup.log" 2>&1 ||
+		skip "kernel64k setup failed: $(tail -2 "$T/k64setup.log" | tr '\n' ' ')"
+}

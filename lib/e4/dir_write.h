@@ -122,6 +122,18 @@ void e4_dir_leaf_csum_set(e4_fs *fs, e4_ino_t dir, uint32_t generation, void *bl
 errcode_t e4_dx_csum_set(e4_fs *fs, e4_ino_t dir, uint32_t generation, void *block,
 			 unsigned count_off);
 
+/* Grow directory dir by one block holding no entry (e4debugfs's
+ * expand_dir): appended and mapped as e4_dir_insert() appends, written
+ * with one unused entry over the leaf and its tail; i_size and i_blocks
+ * follow.  An inline directory becomes a one-block directory instead
+ * (its entries kept), as e2fsprogs' expand does.  In an indexed directory
+ * the block becomes the last leaf of the index: its entry, in the last
+ * node, starts above every hash the last leaf holds, so no name moves
+ * (e2fsprogs adds a block outside the index, which e2fsck reports);
+ * E4_ERR_DIR_INDEX_FULL when that node is full or no hash is left above.
+ * Errors of e4_dir_insert() that apply. */
+errcode_t e4_dir_expand(e4_fs *fs, e4_ino_t dir);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,6 +39,9 @@ struct e4_fs {
 	 * failed leaving the filesystem not clean */
 	int ops_depth, ops_failed;
 	uint16_t ops_state;
+	/* e4_fs_clock_set(): the time the operations use (set: nonzero) */
+	struct e4_time clock;
+	int clock_set;
 };
 
 /* Helpers used by several modules. */

@@ -254,6 +254,30 @@ static uint64_t ind_seg_end(struct fw *w, uint64_t lblk)
 	return EXT4_NDIR_BLOCKS + ((lblk - EXT4_NDIR_BLOCKS) / apb + 1) * apb;
 }
 
+/* After a failed e4_map_set() of [lblk, lblk + k) to [p, p + k): free
+ * the blocks of the run the map does not name (no leak; a block the map
+ * does name, or one that cannot be checked, stays marked). */
+static void give_back_unmapped(struct fw *w, uint64_t lblk, e4_blk_t p, uint64_t k)
+{
+	for (uint64_t i = 0; i < k;) {
+		e4_blk_t got;
+		uint32_t len;
+		unsigned fl;
+		uint64_t n;
+
+		if (e4_bmap(w->fs, w->ino, &w->ib->inode, lblk + i, &got, &len, &fl))
+			return;
+		n = len < k - i ? len : k - i;
+		if (!n)
+			return;
+		if (got != p + i) {
+			/* none of [i, i + n) is ours (a hole, or mapped elsewhere) */
+			(void)e4_block_mark(w->fs, p + i, n, 0, NULL);
+		}
+		i += n;
+	}
+}
+
 /* Fill the hole [lblk, lblk + n) with the source: new blocks, data
  * written before they are mapped (unwritten with `unwritten`: nothing
  * written, for fallocate).  With bigalloc, cluster by cluster. */
@@ -296,10 +320,12 @@ static errcode_t fill_hole(struct fw *w, uint64_t lblk, uint64_t n, int unwritte
 			break;
 		}
 		/* a failed set may have mapped part of the run: what it did
-		 * not map stays marked (a leak, never a free block in use) */
+		 * not map is given back */
 		err = e4_map_set(w->fs, w->ino, w->ib, lblk, k, p, unwritten ? E4_MAP_UNWRITTEN : 0);
-		if (err)
+		if (err) {
+			give_back_unmapped(w, lblk, p, k);
 			break;
+		}
 		w->goal = p + k;
 		lblk += k;
 		n -= k;

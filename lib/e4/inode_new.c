@@ -17,6 +17,21 @@ void e4_time_now(struct e4_time *t)
 	t->nsec = (uint32_t)ts.tv_nsec;
 }
 
+void e4_fs_clock_set(e4_fs *fs, const struct e4_time *t)
+{
+	fs->clock_set = t != NULL;
+	if (t)
+		fs->clock = *t;
+}
+
+void e4_fs_now(e4_fs *fs, struct e4_time *t)
+{
+	if (fs->clock_set)
+		*t = fs->clock;
+	else
+		e4_time_now(t);
+}
+
 /* The i_extra_isize a new inode gets (ext4_fill_super's s_want_extra_isize). */
 static uint16_t want_extra_isize(e4_fs *fs)
 {

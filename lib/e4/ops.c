@@ -92,7 +92,7 @@ errcode_t e4_ops_start(e4_fs *fs, const struct e4_op_attr *attr, struct e4_time 
 	if (attr && (attr->now.sec || attr->now.nsec))
 		*now = attr->now;
 	else
-		e4_time_now(now);
+		e4_fs_now(fs, now);
 	return 0;
 }
 

@@ -16,6 +16,11 @@ extern "C" {
 
 /* The current time (CLOCK_REALTIME) as seconds and nanoseconds. */
 void e4_time_now(struct e4_time *t);
+/* The clock of fs's operations: a fixed time (e4debugfs's
+ * set_current_time), or NULL for CLOCK_REALTIME again.  e4_fs_now() reads
+ * it; the operations (e4_op_*) use it where their caller gives no time. */
+void e4_fs_clock_set(e4_fs *fs, const struct e4_time *t);
+void e4_fs_now(e4_fs *fs, struct e4_time *t);
 
 /* Fill *ib (the whole buffer zeroed first) as a new inode ino of mode
  * (type EXT4_S_IF* and permission bits), as the kernel's ext4_new_inode

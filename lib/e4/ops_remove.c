@@ -57,7 +57,7 @@ errcode_t e4_op_release(e4_fs *fs, e4_ino_t ino)
 	ib = malloc(sizeof(*ib));
 	if (!ib)
 		return E4_ERR_NO_MEMORY;
-	e4_time_now(&now);
+	e4_fs_now(fs, &now);
 	err = e4_inode_read(fs, ino, ib);
 	if (!err)
 		err = e4_ops_begin(fs);
@@ -306,7 +306,7 @@ errcode_t e4_op_rename(e4_fs *fs, e4_ino_t odir, const char *oname, size_t olen,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return E4_ERR_NO_MEMORY;
-	e4_time_now(&now);
+	e4_fs_now(fs, &now);
 	err = rename_check(fs, odir, oname, olen, ndir, nname, nlen, c);
 	if (err || c->tgt == c->src ||
 	    (odir == ndir && olen == nlen && !memcmp(oname, nname, olen)))

@@ -14,7 +14,11 @@
  * tables (the option byte) with a value of each notation (numbers, dates,
  * UUIDs, text, "calc"), clri, freei/seti and freeb/setb with counts,
  * feature, dirty, ea_set/ea_rm (values up to 4 KiB, an ACL in the Linux
- * form, a value from a file), sif bmap[], close -a.  "now" is fixed
+ * form, a value from a file), sif bmap[], close -a; and (16-31) write (a
+ * small and a sparse source made once), mkdir, rmdir, rm, kill_file,
+ * link/ln, unlink, symlink (targets up to 1200 bytes), mknod, copy_inode,
+ * expand_dir, punch, fallocate (with an end), inode_dump, truncate, cd.
+ * "now" is fixed
  * (set_current_time first) so that a run is the same every time.  Commands that walk every inode or
  * block are not in the list; filesystems of more than 65536 groups are
  * not opened (their bitmaps take the run's time).
@@ -68,6 +72,55 @@ static void field_value(char *buf, size_t len, unsigned opt, unsigned arg)
 	}
 }
 
+static char src_dir[64];	/* fz_target_init(): the sources of "write" */
+
+/* The commands that create, remove and fill files (16-31): names in the
+ * root and in d0..d7 (made by mkdir), inodes by number. */
+static int ns_command(char *line, size_t len, unsigned i, unsigned opt, unsigned arg)
+{
+	static const char *const idump[] = { "", "-b ", "-e ", "-x " };
+	unsigned d = opt % 8, n = arg % 16, ino = arg % 64 + 1;
+
+	switch (i % 32) {
+	case 16:
+		if (opt & 0x80)
+			return snprintf(line, len, "write %s/%s f%u", src_dir,
+					opt & 1 ? "sparse" : "small", n);
+		return snprintf(line, len, "write %s/%s d%u/f%u", src_dir,
+				opt & 1 ? "sparse" : "small", d, n);
+	case 17: return snprintf(line, len, "mkdir %s%u", opt & 0x40 ? "d0/d" : "d", d);
+	case 18: return snprintf(line, len, "rmdir %s%u", opt & 0x40 ? "d0/d" : "d", d);
+	case 19: return snprintf(line, len, "rm %s%u", opt & 1 ? "d0/f" : "f", n);
+	case 20: return snprintf(line, len, "kill_file <%u>", ino);
+	case 21: return snprintf(line, len, "%s <%u> %s%u", opt & 1 ? "ln" : "link", ino,
+				 opt & 2 ? "d0/l" : "l", n);
+	case 22: return snprintf(line, len, "unlink %s%u", opt & 1 ? "l" : "f", n);
+	case 23: {
+		/* a target of arg % 1200 bytes: fast, inline, slow, too long */
+		char t[1201];
+		unsigned tl = arg % 1200 + 1;
+
+		memset(t, 'a' + opt % 26, tl);
+		t[tl] = 0;
+		return snprintf(line, len, "symlink %s%u %s", opt & 1 ? "d0/s" : "s", n, t);
+	}
+	case 24:
+		if (opt % 3 == 0)
+			return snprintf(line, len, "mknod n%u p", n);
+		return snprintf(line, len, "mknod n%u %c %u %u", n, opt % 3 == 1 ? 'c' : 'b',
+				arg >> 4, arg * 31 + opt);
+	case 25: return snprintf(line, len, "copy_inode <%u> <%u>", ino, opt % 64 + 1);
+	case 26: return snprintf(line, len, "expand_dir %s%u%s", opt & 1 ? "d" : "<",
+				 opt & 1 ? d : ino, opt & 1 ? "" : ">");
+	case 27: return snprintf(line, len, "punch <%u> %u %u", ino, arg % 300, arg % 300 + opt);
+	case 28: return snprintf(line, len, "fallocate <%u> %u %u", ino, arg % 300,
+				 arg % 300 + opt);
+	case 29: return snprintf(line, len, "inode_dump %s<%u>", idump[opt % 4], ino);
+	case 30: return snprintf(line, len, "truncate <%u> %u", ino, arg % 400);
+	default: return snprintf(line, len, "cd %s", opt & 1 ? "/" : "d0");
+	}
+}
+
 /* Command line i of the list for option bits opt and argument arg.  Files
  * a command reads are written under dir first. */
 static int command(char *line, size_t len, unsigned i, unsigned opt, unsigned arg)
@@ -80,7 +133,7 @@ static int command(char *line, size_t len, unsigned i, unsigned opt, unsigned ar
 	else
 		snprintf(ea, sizeof(ea), "user.fz%u", opt % 4);
 
-	switch (i % 16) {
+	switch (i % 32) {
 	case 0:
 		field_name(name, sizeof(name), E4_FIELDS_SUPER, arg, opt);
 		field_value(value, sizeof(value), opt, arg);
@@ -116,12 +169,32 @@ static int command(char *line, size_t len, unsigned i, unsigned opt, unsigned ar
 	case 13: return snprintf(line, len, "ea_rm <%u> %s", arg % 64 + 1, ea);
 	case 14: return snprintf(line, len, "sif <%u> bmap[%u] %u", opt % 64 + 1, arg % 300,
 				 arg * 7);
-	default: return snprintf(line, len, "close -a");
+	case 15: return snprintf(line, len, "close -a");
+	default: return ns_command(line, len, i, opt, arg);
 	}
 }
 
 void fz_target_init(void)
 {
+	/* the sources of "write": a small file, and one with zeros and holes */
+	static char tmpl[] = "/tmp/fuzz_debugfs_w.XXXXXX";
+	char path[PATH_MAX], buf[5000];
+	FILE *f;
+
+	if (!mkdtemp(tmpl))
+		abort();
+	snprintf(src_dir, sizeof(src_dir), "%s", tmpl);
+	for (unsigned k = 0; k < sizeof(buf); k++)
+		buf[k] = (char)(k * 7 + 1);
+	snprintf(path, sizeof(path), "%s/small", src_dir);
+	f = fopen(path, "wb");
+	if (!f || fwrite(buf, 1, sizeof(buf), f) != sizeof(buf) || fclose(f))
+		abort();
+	snprintf(path, sizeof(path), "%s/sparse", src_dir);
+	f = fopen(path, "wb");
+	if (!f || fwrite(buf, 1, sizeof(buf), f) != sizeof(buf) || fseek(f, 200000, SEEK_CUR) ||
+	    fwrite(buf, 1, 100, f) != 100 || fclose(f))
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -12,7 +12,7 @@
 #    configuration files, plus a few option lists;
 #  - blocks: fuzz_blocks' own template blocks (E4FUZZ_SEEDS mode);
 #  - debugfs_w: the small e4mkfs images, checksums fixed, with three write
-#    commands each.
+#    commands each (field, xattr and bitmap commands; and file commands).
 #  - fsck, tune: journal's seeds and the e4mkfs images with choice bytes
 #    (fsck: -n, -y, -p, journal_only; tune: every change of its table).
 # Done once per build directory: a stamp newer than this script and e4fz.py
@@ -56,6 +56,11 @@ while IFS='|' read -r name size opts; do
 	"$py" "$src/tests/fuzz/e4fz.py" pack "$img" "$out/debugfs_w/mkfs_$name" --flags 1 \
 		--prefix "$(printf '%02x%02x%02x00' $((n % 16)) $((n * 7 % 256)) $((n * 5 + 2)) \
 			$(((n + 12) % 16)) $((n * 3 % 256)) 11 $(((n + 5) % 16)) 1 12)"
+	# and the file commands: mkdir d0, write d0/f<n>, then one of punch,
+	# fallocate, inode_dump, truncate, expand_dir or symlink on it
+	"$py" "$src/tests/fuzz/e4fz.py" pack "$img" "$out/debugfs_w/mkfs_files_$name" --flags 1 \
+		--prefix "$(printf '%02x%02x%02x00' 17 0 0 16 $((n % 2)) $((n % 16)) \
+			$((26 + n % 6)) $((n * 5 % 64)) 12)"
 	rm -f "$img"
 	n=$((n + 1))
 done <<'EOF'

@@ -64,15 +64,7 @@ done
 
 # the 64 KiB-page kernel
 K64_TOOLS=$E4KIT_SHARED/tools/kernel64k
-if [ ! -s "$E4_K64_DIR/vmlinux" ] || [ ! -s "$E4_K64_DIR/initramfs.cpio.gz" ]; then
-	# the image-matrix builder (tests/mkmatrix.sh) sets the same folder up
-	# while it holds the matrix lock: take that lock too
-	mkdir -p "$E4_K64_DIR" "$(dirname "$E4_MATRIX")"
-	flock -w 1800 "$E4_MATRIX.lock" bash -c '
-		[ -s "$1/vmlinux" ] && [ -s "$1/initramfs.cpio.gz" ] && exit 0
-		timeout 900 bash "$2/setup.sh" "$1"' k64 "$E4_K64_DIR" "$K64_TOOLS" >"$T/k64setup.log" 2>&1 ||
-		skip "kernel64k setup failed: $(tail -2 "$T/k64setup.log" | tr '\n' ' ')"
-fi
+k64_ensure
 for opts in "-t ext4 -b 65536" "-t ext4 -b 65536 -O ^metadata_csum"; do
 	# shellcheck disable=SC2086
 	mk_e4 "$img" 512M -F $opts || { failed+=("$opts: e4mkfs failed"); continue; }

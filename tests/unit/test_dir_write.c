@@ -780,6 +780,72 @@ static void inline_dirs(void **state)
 		model_free(&m[k]);
 }
 
+/* e4_dir_expand (inline_data, 256-byte inodes, 1 KiB): a linear
+ * directory gains an empty block (2048 bytes), which later inserts fill;
+ * an inline one becomes a one-block directory with its entries; an
+ * indexed one gains two empty leaves at the end of its index, every name
+ * still found; a file is refused. */
+static void expand(void **state)
+{
+	const char *img;
+	e4_ino_t f, e, i, x;
+	e4_fs *fs = image("expand", "-t ext4 -O inline_data -I 256 -b 1024", "8M", &f, &img);
+	struct model m[3];
+	uint64_t size, after;
+	unsigned lv, cnt;
+
+	(void)state;
+	e = new_dir(fs, "e");
+	assert_int_equal(inline_state(fs, e, &size), 0);
+	assert_int_equal(size, 1024);
+	assert_int_equal(e4_dir_expand(fs, e), 0);
+	assert_int_equal(inline_state(fs, e, &size), 0);
+	assert_int_equal(size, 2048);
+	model_init(&m[0], "/e", e, make_names(60, 8, 12, 701), 60);
+	for (size_t k = 0; k < m[0].n; k++) {
+		assert_int_equal(e4_dir_insert(fs, e, m[0].pool[k], strlen(m[0].pool[k]), f, 1), 0);
+		m[0].in[k] = 1;
+	}
+	model_verify(fs, &m[0], f);
+
+	assert_int_equal(udir_mkdir_build(fs, EXT4_ROOT_INO, "i", NULL, 0, E4_DIR_BUILD_INLINE, 0,
+					  &i), 0);
+	model_init(&m[1], "/i", i, make_names(2, 3, 5, 702), 2);
+	for (size_t k = 0; k < m[1].n; k++) {
+		assert_int_equal(e4_dir_insert(fs, i, m[1].pool[k], strlen(m[1].pool[k]), f, 1), 0);
+		m[1].in[k] = 1;
+	}
+	assert_int_equal(inline_state(fs, i, &size), 1);
+	assert_int_equal(e4_dir_expand(fs, i), 0);
+	assert_int_equal(inline_state(fs, i, &size), 0);
+	assert_int_equal(size, 1024);
+	model_verify(fs, &m[1], f);
+
+	x = new_dir(fs, "x");
+	model_init(&m[2], "/x", x, make_names(200, 20, 30, 703), 200);
+	for (size_t k = 0; k < m[2].n; k++) {
+		assert_int_equal(e4_dir_insert(fs, x, m[2].pool[k], strlen(m[2].pool[k]), f, 1), 0);
+		m[2].in[k] = 1;
+	}
+	dx_shape(fs, x, &lv, &cnt, &size);
+	assert_true(cnt >= 2);
+	{
+		unsigned cnt0 = cnt;
+
+		/* twice: the second empty leaf goes above the first */
+		assert_int_equal(e4_dir_expand(fs, x), 0);
+		assert_int_equal(e4_dir_expand(fs, x), 0);
+		dx_shape(fs, x, &lv, &cnt, &after);
+		assert_int_equal(after, size + 2);
+		assert_int_equal(cnt, cnt0 + 2);
+	}
+	model_verify(fs, &m[2], f);
+	assert_int_equal(e4_dir_expand(fs, f), E4_ERR_NOT_DIR);
+	finish(fs, img, f, m, 3);
+	for (int k = 0; k < 3; k++)
+		model_free(&m[k]);
+}
+
 /* The bulk builder where free space is all holes of one block (one
  * cluster with bigalloc): the directory is allocated piece by piece, so
  * its map holds hundreds of runs (an extent tree of depth 2, a block map,
@@ -1149,6 +1215,7 @@ int main(void)
 		cmocka_unit_test(hash_signedness),
 		cmocka_unit_test(refusals),
 		cmocka_unit_test(index_lookup),
+		cmocka_unit_test(expand),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
