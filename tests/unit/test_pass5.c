@@ -1,6 +1,7 @@
 /*
  * test_pass5.c: e4fsck's pass 5 (fsck/pass5.c) with a hand-made in-use
- * map on an image made by mke2fs.
+ * map on images made by mke2fs (ext4 with metadata_csum and flex_bg;
+ * ext2).
  *
  * The true maps are the image's own bitmaps as mke2fs wrote them; the
  * test then damages the on-disk bitmaps (a used block and inode marked
@@ -40,10 +41,12 @@ struct truth {
 	uint64_t used_blk, free_first;		/* U (group 0), F..F+4 (group 1) */
 	uint32_t free0, free1, dirs0;
 	uint64_t sb_free;
+	int csum;			/* metadata_csum: a bitmap checksum damaged */
 };
 
 static struct unit_images imgs;
-static const char *image;
+static const char *image;		/* the image a test works on */
+static const char *ext4_image, *ext2_image;
 
 /* The true maps; then the damage written to the image (csum_only: only
  * group 2's block bitmap checksum). */
@@ -87,9 +90,10 @@ static void make_case(struct truth *t, int csum_only)
 		assert_int_equal(e4_bmap_store_inodes(fs, bad_i, 0), 0);
 		assert_int_equal(e4_group_set_field(fs, 0, E4_GDF_USED_DIRS, t->dirs0 + 1), 0);
 	}
-	/* group 2's block bitmap (initialised, bits untouched) fails its
-	 * checksum */
-	{
+	/* with metadata_csum, group 2's block bitmap (initialised, bits
+	 * untouched) fails its checksum */
+	t->csum = e4_geom(fs)->metadata_csum;
+	if (t->csum) {
 		struct e4_group g2;
 
 		assert_int_equal(e4_group_get(fs, 2, &g2), 0);
@@ -125,16 +129,18 @@ static const char *run_pass5(const struct truth *t, enum e4fsck_answer a, int *r
 	return out;
 }
 
-static void test_pass5(void **state)
+/* -n says the whole damage and exits 4, -y the same and exits 1, a
+ * second -n nothing, and the reference is clean. */
+static void full_case(const char *img)
 {
 	struct truth t = { 0 };
 	char want[2048];
 	const char *out;
 	int rc;
 
-	(void)state;
 	if (!imgs.ok)
 		skip();
+	image = img;
 	make_case(&t, 0);
 	for (int yes = 0; yes < 2; yes++) {
 		const char *a = yes ? "yes" : "no";
@@ -142,7 +148,7 @@ static void test_pass5(void **state)
 		snprintf(want, sizeof(want),
 			 "Pass 5: Checking group summary information\n"
 			 "Block bitmap differences:  +%llu -(%llu--%llu)\nFix? %s\n\n"
-			 "Group 2's block bitmap fails its checksum.\nFix? %s\n\n"
+			 "%s%s%s"
 			 "Inode bitmap differences:  +11 -20\nFix? %s\n\n"
 			 "Group 0's free blocks count is %u; counted %u.\nFix? %s\n\n"
 			 "Group 0's directories count is %u; counted %u.\nFix? %s\n\n"
@@ -150,7 +156,9 @@ static void test_pass5(void **state)
 			 "The superblock's free blocks count is %llu; counted %llu.\n"
 			 "Fix? %s\n\n",
 			 (unsigned long long)t.used_blk, (unsigned long long)t.free_first,
-			 (unsigned long long)t.free_first + 4, a, a, a, t.free0 + 1, t.free0, a,
+			 (unsigned long long)t.free_first + 4, a,
+			 t.csum ? "Group 2's block bitmap fails its checksum.\nFix? " : "",
+			 t.csum ? a : "", t.csum ? "\n\n" : "", a, t.free0 + 1, t.free0, a,
 			 t.dirs0 + 1, t.dirs0, a, t.free1 - 5, t.free1, a,
 			 (unsigned long long)t.sb_free - 4, (unsigned long long)t.sb_free, a);
 		/* -n: said, nothing written, exit 4; then -y: repaired, exit 1 */
@@ -172,6 +180,19 @@ static void test_pass5(void **state)
 	e4_bmap_free(t.inodes);
 }
 
+static void test_pass5(void **state)
+{
+	(void)state;
+	full_case(ext4_image);
+}
+
+/* ext2: no checksums, no flex_bg, no uninit flags */
+static void test_pass5_ext2(void **state)
+{
+	(void)state;
+	full_case(ext2_image);
+}
+
 /* Pass 5 in mode a over the damage make_case(csum_only) makes: its
  * output is want and its exit 1; a second look (-n) finds nothing. */
 static void repair_once(enum e4fsck_answer a, int csum_only, const char *want)
@@ -182,6 +203,7 @@ static void repair_once(enum e4fsck_answer a, int csum_only, const char *want)
 
 	if (!imgs.ok)
 		skip();
+	image = ext4_image;
 	make_case(&t, csum_only);
 	out = run_pass5(&t, a, &rc);
 	assert_string_equal(out, want);
@@ -215,7 +237,8 @@ static int setup(void **state)
 	if (unit_images_init(&imgs, "pass5"))
 		return -1;
 	/* 4 groups of 2048 1 KiB blocks, ext4 with metadata_csum and flex_bg */
-	image = unit_image_add(&imgs, "ext4.img", "-t ext4 -b 1024 -g 2048", "8M");
+	ext4_image = unit_image_add(&imgs, "ext4.img", "-t ext4 -b 1024 -g 2048", "8M");
+	ext2_image = unit_image_add(&imgs, "ext2.img", "-t ext2 -b 1024 -g 2048", "8M");
 	return 0;
 }
 
@@ -230,6 +253,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pass5),
+		cmocka_unit_test(test_pass5_ext2),
 		cmocka_unit_test(test_pass5_preen),
 		cmocka_unit_test(test_pass5_csum),
 	};
