@@ -208,11 +208,12 @@ static int acl_convert(struct pop_src *s, struct pop_xa *x, int access, const ch
 int pop_xa_finish(struct pop_src *s, uint32_t n, const char *what)
 {
 	struct pop_node *nd = &s->nodes[n];
-	struct pop_xa *x = s->xas + nd->xa_first;
+	struct pop_xa *x;
 	uint32_t i, k = 0;
 
 	if (!nd->nxa)
 		return 0;
+	x = s->xas + nd->xa_first;	/* s->xas may be NULL when nothing has xattrs */
 	qsort_r(x, nd->nxa, sizeof(*x), cmp_xa, s);
 	for (i = 0; i < nd->nxa; i++) {
 		const char *name = arena_str(s, x[i].name_off);
