@@ -44,7 +44,19 @@ struct rt {
 	size_t nnodes;			/* in the tree */
 	unsigned nspare;
 	struct rt_node *spare[RT_MAXH + 1];
+	/* The leaf the last descent of rt_le() ended in and the least start
+	 * right of it (UINT64_MAX: none): a lookup of x in [hint->key[0],
+	 * hint_hi) needs no descent, as in e4mkfs's layout, which asks about
+	 * increasing blocks group after group.  Cleared by every change to
+	 * the tree (hint_drop()). */
+	const struct rt_node *hint;
+	uint64_t hint_hi;
 };
+
+static inline void hint_drop(struct rt *t)
+{
+	t->hint = NULL;
+}
 
 /* ---- node helpers ------------------------------------------------------- */
 /* Number of keys <= x. */
@@ -106,20 +118,31 @@ static void node_drop(struct rt *t, struct rt_node *nd)
 
 /* ---- lookups ------------------------------------------------------------ */
 /* The run with the greatest start <= x. */
-static int rt_le(const struct rt *t, uint64_t x, uint64_t *s, uint64_t *e)
+static int rt_le(const struct rt *ct, uint64_t x, uint64_t *s, uint64_t *e)
 {
+	struct rt *t = (struct rt *)ct;	/* the hint only: the runs stay as they are */
 	const struct rt_node *nd = t->root;
+	uint64_t hi = UINT64_MAX;
 	unsigned i;
 
 	if (!nd)
 		return 0;
-	for (;;) {
+	if (t->hint && x >= t->hint->key[0] && x < t->hint_hi) {
+		nd = t->hint;
 		i = ub(nd, x);
-		if (!i)
-			return 0;	/* inner keys are exact minima */
-		if (nd->leaf)
-			break;
-		nd = nd->v[i - 1].child;
+	} else {
+		for (;;) {
+			i = ub(nd, x);
+			if (!i)
+				return 0;	/* inner keys are exact minima */
+			if (nd->leaf)
+				break;
+			if (i < nd->n)
+				hi = nd->key[i];
+			nd = nd->v[i - 1].child;
+		}
+		t->hint = nd;
+		t->hint_hi = hi;
 	}
 	*s = nd->key[i - 1];
 	*e = nd->v[i - 1].end;
@@ -156,6 +179,15 @@ static int node_gt(const struct rt_node *nd, uint64_t x, uint64_t *s, uint64_t *
 
 static int rt_gt(const struct rt *t, uint64_t x, uint64_t *s, uint64_t *e)
 {
+	if (t->hint && x >= t->hint->key[0] && x < t->hint_hi) {
+		unsigned i = ub(t->hint, x);
+
+		if (i < t->hint->n) {	/* else the answer starts the next leaf */
+			*s = t->hint->key[i];
+			*e = t->hint->v[i].end;
+			return 1;
+		}
+	}
 	return t->root && node_gt(t->root, x, s, e);
 }
 
@@ -215,6 +247,7 @@ static void rt_insert(struct rt *t, uint64_t s, uint64_t e)
 	union rt_val v = { .end = e };
 	struct rt_node *r;
 
+	hint_drop(t);
 	if (!t->root) {
 		t->root = node_take(t, 1);
 		t->height = 1;
@@ -291,6 +324,7 @@ static void node_del(struct rt *t, struct rt_node *nd, uint64_t key)
 /* Remove the run that starts at s (it exists). */
 static void rt_delete(struct rt *t, uint64_t s, uint64_t e)
 {
+	hint_drop(t);
 	node_del(t, t->root, s);
 	while (!t->root->leaf && t->root->n == 1) {
 		struct rt_node *old = t->root;
@@ -314,6 +348,7 @@ static void rt_set_end(struct rt *t, uint64_t s, uint64_t old_e, uint64_t e)
 	struct rt_node *nd = t->root;
 	unsigned i;
 
+	/* an end changes in place: keys and the hint's bounds stay */
 	for (;;) {
 		i = ub(nd, s) - 1;
 		if (nd->leaf)
@@ -339,6 +374,7 @@ static void node_rekey(struct rt_node *nd, uint64_t old, uint64_t s)
 /* The run that starts at old (it exists) now starts at s, old < s < its end. */
 static void rt_trim_start(struct rt *t, uint64_t old, uint64_t s)
 {
+	hint_drop(t);
 	node_rekey(t->root, old, s);
 	t->nset -= s - old;
 }
