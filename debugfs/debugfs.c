@@ -316,6 +316,19 @@ static int open_filesystem(const char *who, const char *dev, int catastrophic,
 		return 1;
 	}
 	if (!catastrophic) {
+		uint64_t dev_blocks;
+
+		/* a truncated image: its bitmaps and tables past the end
+		 * cannot be read, nothing there may be written */
+		err = e4_check_device_size(fs, &dev_blocks);
+		if (err) {
+			com_err(who, err, "while opening %s: the filesystem has %llu blocks, the "
+				"device only %llu (-c opens it read-only)", dev,
+				(unsigned long long)e4_geom(fs)->blocks_count,
+				(unsigned long long)dev_blocks);
+			e4_close(fs);
+			return 1;
+		}
 		err = check_bitmaps(fs);
 		if (err) {
 			com_err(who, err, "while reading the allocation bitmaps of %s "
@@ -403,7 +416,8 @@ static int close_filesystem(const char *who, int all)
 	current_sb_dirty = current_gdt_dirty = current_sb_csum_kept = 0;
 	root_ino = cwd_ino = EXT4_ROOT_INO;
 	if (err) {
-		com_err(who, err, "while writing the changes and closing the filesystem");
+		com_err(who, err, "while writing the changes and closing the filesystem on %s",
+			last_open.dev ? last_open.dev : "the device");
 		return 1;
 	}
 	return jrc;

@@ -144,7 +144,8 @@ uint32_t e4_jsb_csum(const journal_superblock_t *jsb);
 				   regular file is never extended) */
 
 /* Open an image file or block device (the base of a new I/O stack, with
- * E4_IO_SYNC_BARRIERS: see e4_io_barrier()).  Errors: errno values,
+ * E4_IO_SYNC_BARRIERS: see e4_io_barrier()).  Errors: errno values
+ * (EROFS: E4_IO_RW asked of a read-only block device, BLKROGET),
  * E4_ERR_NO_MEMORY. */
 errcode_t e4_io_open(const char *path, int flags, e4_io **ret);
 void e4_io_close(e4_io *io);
