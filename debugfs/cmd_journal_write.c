@@ -129,7 +129,7 @@ int do_journal_open(int argc, char **argv)
 	}
 	err = e4_jwrite_open(current_fs, ext, &o, &jw);
 	if (err) {
-		com_err(argv[0], err, "while opening the journal");
+		com_err(argv[0], err, "while opening the journal%s%s", ext ? " " : "", ext ? ext : "");
 		return 1;
 	}
 	if (o.csum_version > 1)	/* said once it is done (the reference's line) */
@@ -144,8 +144,8 @@ static int read_contents(const char *cmd, FILE *f, const char *name, uint8_t *bu
 {
 	size_t got = f ? fread(buf, 1, bs, f) : 0;
 
-	if (f && ferror(f)) {
-		com_err(cmd, 0, "while reading %s", name);
+	if (f && ferror(f)) {	/* errno: fread's cause (EISDIR for a directory) */
+		com_err(cmd, errno, "while reading %s", name);
 		return 1;
 	}
 	memset(buf + got, 0, bs - got);
@@ -311,7 +311,7 @@ int do_journal_run(int argc, char **argv)
 		report_recovery(argv[0], &res, err, had_log && !e4_journal_super(j)->s_start);
 		e4_journal_close(j);
 	} else {
-		com_err(argv[0], err, "while recovering the journal");
+		com_err(argv[0], err, "while opening the journal%s%s", ext ? " " : "", ext ? ext : "");
 	}
 	/* the cached descriptors and bitmaps are stale after a replay */
 	if (reopen_filesystem(argv[0]))

@@ -652,7 +652,7 @@ static int execute_line(const char *text)
 
 /* Commands from a stream, one per line; echo each one first when echo is
  * set.  Returns the number of failed commands. */
-static int run_stream(FILE *in, int echo)
+static int run_stream(FILE *in, const char *name, int echo)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -676,7 +676,7 @@ static int run_stream(FILE *in, int echo)
 			failed++;
 	}
 	if (ferror(in)) {	/* e.g. -f naming a directory */
-		com_err(DEBUGFS_NAME, errno, "while reading commands");
+		com_err(DEBUGFS_NAME, errno, "while reading commands from %s", name);
 		failed++;
 	}
 	free(line);
@@ -897,7 +897,7 @@ int main(int argc, char **argv)
 			com_err(DEBUGFS_NAME, errno, "while opening command file %s", cmd_file);
 			failed++;
 		} else {
-			failed += run_stream(f, 1);
+			failed += run_stream(f, f == stdin ? "standard input" : cmd_file, 1);
 			if (f != stdin)
 				fclose(f);
 		}
@@ -905,7 +905,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s %s\n", DEBUGFS_NAME, PACKAGE_VERSION);
 		run_interactive();
 	} else {
-		failed += run_stream(stdin, 0);
+		failed += run_stream(stdin, "standard input", 0);
 	}
 
 	if (current_fs && close_filesystem(DEBUGFS_NAME, 0))

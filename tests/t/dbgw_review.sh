@@ -9,7 +9,8 @@
 # open; bmap[4294967295] (the kernel's last mappable block is 4294967294);
 # jr names a corrupt transaction (as e4fsck); jo with journal_inum 0 and
 # no journal device says the inode is invalid, jo -c -v 2 refused says
-# nothing about setting it, freeb/seti with a count of 0 say so.
+# nothing about setting it, freeb/seti with a count of 0 say so; errors
+# name their cause and file (jw from a directory, jo/jr -f, -f).
 # Catches: jw accepting block 5000000 on a 4096-block filesystem, a
 # 4e9-block range eating memory for minutes, edits written to a truncated
 # image, edits accepted on a read-only loop device and lost at close.
@@ -124,6 +125,17 @@ for c in 'freeb 4095 0' 'setb 4095 0' 'seti <12> 0' 'freei <12> 0'; do
 	runcap "$D/r" 20 "$E" -w -R "$c" "$D/z.img"
 	grepq "Bad count - 0 (at least 1)" "$D/r.err" || fail "$c: $(cat "$D/r.err")"
 done
+
+# ---- 8. errors name their cause and the file ---------------------------------
+cp "$D/base.img" "$D/e.img"
+printf 'jo\njw -b 1400 %s\njc\njo -f %s/nonexist\njr -f %s/nonexist\n' "$D" "$D" "$D" >"$D/cmds"
+runcap "$D/r" 20 "$E" -w -f "$D/cmds" "$D/e.img"
+grepq "jw: Is a directory while reading $D\$" "$D/r.err" || fail "jw from a directory: $(cat "$D/r.err")"
+[ "$(grep -c "No such file or directory while opening the journal $D/nonexist" "$D/r.err")" = 2 ] ||
+	fail "jo/jr -f of a missing file: $(cat "$D/r.err")"
+runcap "$D/r" 20 "$E" -f "$D" "$D/e.img"
+grepq "Is a directory while reading commands from $D\$" "$D/r.err" ||
+	fail "-f of a directory: $(cat "$D/r.err")"
 
 # ---- 4. a read-only block device: refused at a read-write open -----------------
 if [ "$(id -u)" = 0 ] && losetup -f >/dev/null 2>&1; then
