@@ -10,7 +10,8 @@
 # jr names a corrupt transaction (as e4fsck); jo with journal_inum 0 and
 # no journal device says the inode is invalid, jo -c -v 2 refused says
 # nothing about setting it, freeb/seti with a count of 0 say so; errors
-# name their cause and file (jw from a directory, jo/jr -f, -f).
+# name their cause and file (jw from a directory, jo/jr -f, -f); ea_set of
+# a value that fits nowhere says so, not "no free blocks".
 # Catches: jw accepting block 5000000 on a 4096-block filesystem, a
 # 4e9-block range eating memory for minutes, edits written to a truncated
 # image, edits accepted on a read-only loop device and lost at close.
@@ -125,6 +126,13 @@ for c in 'freeb 4095 0' 'setb 4095 0' 'seti <12> 0' 'freei <12> 0'; do
 	runcap "$D/r" 20 "$E" -w -R "$c" "$D/z.img"
 	grepq "Bad count - 0 (at least 1)" "$D/r.err" || fail "$c: $(cat "$D/r.err")"
 done
+
+# ---- 7. a value too large for the inode and one block, no ea_inode ---------
+"$REF_MKE2FS" -q -F -t ext4 -b 1024 "$D/x.img" 4M >/dev/null 2>&1 || fail "mke2fs 1k"
+head -c 5000 /dev/zero | tr '\0' 'v' >"$D/v5000"
+runcap "$D/r" 20 "$E" -w -R "ea_set -f $D/v5000 <2> user.big" "$D/x.img"
+grepq 'Insufficient space to store the extended attribute' "$D/r.err" ||
+	fail "ea_set of 5000 bytes on 1 KiB blocks: $(cat "$D/r.err")"
 
 # ---- 8. errors name their cause and the file ---------------------------------
 cp "$D/base.img" "$D/e.img"
