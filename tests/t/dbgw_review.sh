@@ -2,7 +2,8 @@
 # dbgw_review: e4debugfs -w and its journal writer refuse what a hostile
 # user gives them before anything is written (review 1): jw's block and
 # revoke numbers at or past the end of the filesystem (the log would
-# replay them past the end: e2fsck grows the image), a huge range refused
+# replay them past the end: e2fsck grows the image; jr of such a log says
+# what it replayed and that it cleared the log), a huge range refused
 # at once instead of expanded in memory, a truncated image (the device
 # shorter than the filesystem) refused at open, read-write and read-only,
 # naming the device; a read-only block device refused at a read-write
@@ -50,6 +51,20 @@ printf 'jo\njw -b %s /dev/zero\njc\n' $((nblocks - 1)) >"$D/cmds"
 runcap "$D/r" 20 "$E" -w -f "$D/cmds" "$D/j.img"
 [ -s "$D/r.err" ] && fail "jw of the last block: $(cat "$D/r.err")"
 [ "$(journal_start "$D/j.img")" != 0 ] || fail "jw of the last block wrote nothing"
+
+# ---- 1b. jr of a log with a block outside the filesystem says what it did ---
+# (a 32-bit log without checksums; the second tag of the descriptor, log
+# block 1 at byte 36, patched to block 5000000)
+"$REF_MKE2FS" -q -F -t ext4 -O ^64bit,^metadata_csum "$D/o.img" 4M >/dev/null 2>&1 || fail "mke2fs"
+printf 'jo\njw -b 100,101 /dev/zero\njc\n' >"$D/cmds"
+runcap "$D/r" 20 "$E" -w -f "$D/cmds" "$D/o.img"
+pb=$("$REF_DEBUGFS" -R 'bmap <8> 1' "$D/o.img" 2>/dev/null)
+printf '\000\114\113\100' | dd of="$D/o.img" bs=1 seek=$((pb * 1024 + 36)) conv=notrunc 2>/dev/null
+runcap "$D/r" 20 "$E" -w -R 'jr' "$D/o.img"
+[ "$(cat "$D/r.rc")" != 0 ] || fail "jr of a bad log exits 0"
+grepq '1 blocks were replayed, the log was cleared and the filesystem marked not clean' \
+	"$D/r.err" || fail "jr does not say what it did: $(cat "$D/r.err")"
+[ "$(journal_start "$D/o.img")" = 0 ] || fail "jr: the log was said cleared, is not"
 
 # ---- 2. a huge range: refused at once, nothing expanded --------------------
 cp "$D/base.img" "$D/j.img"
