@@ -190,6 +190,11 @@ int do_journal_write(int argc, char **argv)
 		printf("Journal not open.\n");
 		goto out;
 	}
+	if (!jw_ext && !e4_has_compat(current_fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
+		/* needs_recovery without has_journal: the kernel refuses it */
+		com_err(argv[0], E4_ERR_NO_JOURNAL, "(feature has_journal was cleared since jo)");
+		goto out;
+	}
 	bs = e4_journal_blocksize(e4_jwrite_journal(jw));
 	if (nb) {
 		f = fopen(argv[optind], "rb");

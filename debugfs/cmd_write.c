@@ -290,7 +290,7 @@ int do_set_current_time(int argc, char **argv)
 	if (argc != 2)
 		return usage(argv[0], NULL);
 	if (e4_time_parse(argv[1], (int64_t)time(NULL), &t) || !t) {
-		com_err(argv[0], 0, "not a time: %s (YYYYMMDD[HHMM[SS]], @seconds or now)",
+		com_err(argv[0], 0, "not a time: %s (YYYYMMDD[HH[MM[SS]]], @seconds or now)",
 			argv[1]);
 		return 1;
 	}

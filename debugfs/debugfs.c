@@ -102,7 +102,7 @@ static const struct dbg_cmd cmd_table[] = {
 	{ "dirty", "dirty_filesys", do_dirty, "[-clean]",
 	  "Mark the filesystem not clean (-clean: clean); the superblock is written at close" },
 	{ "set_current_time", NULL, do_set_current_time, "<time>",
-	  "Use this time (YYYYMMDD[HHMM[SS]], @seconds, now) for \"now\"" },
+	  "Use this time (YYYYMMDD[HH[MM[SS]]], @seconds, now) for \"now\"" },
 	{ "ea_set", NULL, do_ea_set, "[-f file] [-r] <inode> name [value]",
 	  "Set an extended attribute (-f: value from a file)" },
 	{ "ea_rm", NULL, do_ea_rm, "<inode> name...", "Remove extended attributes" },

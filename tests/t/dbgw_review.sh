@@ -12,7 +12,8 @@
 # no journal device says the inode is invalid, jo -c -v 2 refused says
 # nothing about setting it, freeb/seti with a count of 0 say so; errors
 # name their cause and file (jw from a directory, jo/jr -f, -f); ea_set of
-# a value that fits nowhere says so, not "no free blocks".
+# a value that fits nowhere says so, not "no free blocks"; jw after
+# feature ^has_journal is refused.
 # Catches: jw accepting block 5000000 on a 4096-block filesystem, a
 # 4e9-block range eating memory for minutes, edits written to a truncated
 # image, edits accepted on a read-only loop device and lost at close.
@@ -159,6 +160,14 @@ grepq "jw: Is a directory while reading $D\$" "$D/r.err" || fail "jw from a dire
 runcap "$D/r" 20 "$E" -f "$D" "$D/e.img"
 grepq "Is a directory while reading commands from $D\$" "$D/r.err" ||
 	fail "-f of a directory: $(cat "$D/r.err")"
+
+# ---- 13. jw after feature ^has_journal: refused (no needs_recovery alone) --
+cp "$D/base.img" "$D/h.img"
+printf 'jo\nfeature ^has_journal\njw -b 100 /dev/zero\njc\n' >"$D/cmds"
+runcap "$D/r" 20 "$E" -w -f "$D/cmds" "$D/h.img"
+grepq 'has_journal was cleared' "$D/r.err" || fail "jw without has_journal: $(cat "$D/r.err")"
+"$REF_DUMPE2FS" -h "$D/h.img" 2>/dev/null | grepq needs_recovery &&
+	fail "needs_recovery set without has_journal"
 
 # ---- 4. a read-only block device: refused at a read-write open -----------------
 if [ "$(id -u)" = 0 ] && losetup -f >/dev/null 2>&1; then
