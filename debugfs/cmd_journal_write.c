@@ -26,18 +26,26 @@
 static e4_jwrite *jw;		/* the open journal, or NULL */
 static char *jw_ext;		/* its external journal device, or NULL */
 
+struct block_range {
+	uint64_t a, b;			/* first and last block, inclusive */
+};
+
 /* Parse "N", "A-B" and comma lists of them ("259-4356", "300,301,7-9")
- * into *list (filesystem block numbers).  Prints the error; 0 or 1. */
-static int parse_block_list(const char *cmd, const char *str, uint64_t **list, size_t *n)
+ * into *list (ranges of filesystem block numbers, not expanded: a range
+ * costs the same whatever its length).  A block at or past the end of
+ * the filesystem is refused here, before anything is written (the
+ * reference's "Illegal block number").  Prints the error; 0 or 1. */
+static int parse_block_list(const char *cmd, const char *str, struct block_range **list, size_t *n)
 {
+	uint64_t nblocks = e4_geom(current_fs)->blocks_count;
 	char *copy = strdup(str), *save = NULL, *tok;
-	size_t cap = 0;
 	int rc = 0;
 
 	if (!copy)
 		return 1;
 	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
 		unsigned long long a, b;
+		struct block_range *nl;
 		char *dash = strchr(tok, '-');
 
 		if (dash)
@@ -50,23 +58,22 @@ static int parse_block_list(const char *cmd, const char *str, uint64_t **list, s
 			com_err(cmd, 0, "Bad block range - %s-%s", tok, dash + 1);
 			rc = 1;
 		}
-		for (unsigned long long v = a; !rc && v <= b; v++) {
-			if (*n == cap) {
-				uint64_t *nl;
-
-				cap = cap ? cap * 2 : 64;
-				nl = realloc(*list, cap * sizeof(**list));
-				if (!nl) {
-					com_err(cmd, E4_ERR_NO_MEMORY, "while reading the block list");
-					rc = 1;
-					break;
-				}
-				*list = nl;
-			}
-			(*list)[(*n)++] = v;
-			if (v == UINT64_MAX)
-				break;
+		if (!rc && b >= nblocks) {
+			com_err(cmd, E4_ERR_BAD_BLOCK_NUM, "%llu (the filesystem has %llu blocks)",
+				b, (unsigned long long)nblocks);
+			rc = 1;
 		}
+		if (rc)
+			break;
+		nl = realloc(*list, (*n + 1) * sizeof(**list));
+		if (!nl) {
+			com_err(cmd, E4_ERR_NO_MEMORY, "while reading the block list");
+			rc = 1;
+			break;
+		}
+		*list = nl;
+		nl[*n].a = a;
+		nl[(*n)++].b = b;
 	}
 	free(copy);
 	return rc;
@@ -117,15 +124,16 @@ int do_journal_open(int argc, char **argv)
 				printf("Unknown journal csum v%llu\n", v);
 				v = 3;
 			}
-			printf("Setting csum v%llu\n", v);
 			o.csum_version = (int)v;
 		}
 	}
 	err = e4_jwrite_open(current_fs, ext, &o, &jw);
 	if (err) {
-		com_err(argv[0], err, "while opening the journal");
+		com_err(argv[0], err, "while opening the journal%s%s", ext ? " " : "", ext ? ext : "");
 		return 1;
 	}
+	if (o.csum_version > 1)	/* said once it is done (the reference's line) */
+		printf("Setting csum v%d\n", o.csum_version);
 	free(jw_ext);
 	jw_ext = ext ? strdup(ext) : NULL;
 	return 0;
@@ -136,8 +144,8 @@ static int read_contents(const char *cmd, FILE *f, const char *name, uint8_t *bu
 {
 	size_t got = f ? fread(buf, 1, bs, f) : 0;
 
-	if (f && ferror(f)) {
-		com_err(cmd, 0, "while reading %s", name);
+	if (f && ferror(f)) {	/* errno: fread's cause (EISDIR for a directory) */
+		com_err(cmd, errno, "while reading %s", name);
 		return 1;
 	}
 	memset(buf + got, 0, bs - got);
@@ -147,7 +155,7 @@ static int read_contents(const char *cmd, FILE *f, const char *name, uint8_t *bu
 int do_journal_write(int argc, char **argv)
 {
 	const char *use = "[-b blocks] [-r revoke] [-c] file";
-	uint64_t *blocks = NULL, *revokes = NULL;
+	struct block_range *blocks = NULL, *revokes = NULL;
 	size_t nb = 0, nr = 0;
 	unsigned flags = 0, bs;
 	FILE *f = NULL;
@@ -182,6 +190,11 @@ int do_journal_write(int argc, char **argv)
 		printf("Journal not open.\n");
 		goto out;
 	}
+	if (!jw_ext && !e4_has_compat(current_fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
+		/* needs_recovery without has_journal: the kernel refuses it */
+		com_err(argv[0], E4_ERR_NO_JOURNAL, "(feature has_journal was cleared since jo)");
+		goto out;
+	}
 	bs = e4_journal_blocksize(e4_jwrite_journal(jw));
 	if (nb) {
 		f = fopen(argv[optind], "rb");
@@ -192,13 +205,21 @@ int do_journal_write(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* The library refuses a block past the log's free space as it is
+	 * added, so memory stays bounded by the journal's size. */
 	for (size_t i = 0; !err && i < nr; i++)
-		err = e4_jwrite_add_revoke(jw, revokes[i]);
-	for (size_t i = 0; !err && i < nb; i++) {
-		if (read_contents(argv[0], f, argv[optind], buf, bs))
-			goto out;
-		err = e4_jwrite_add_block(jw, blocks[i], buf);
-	}
+		for (uint64_t v = revokes[i].a; !err && v <= revokes[i].b; v++)
+			err = e4_jwrite_add_revoke(jw, v);
+	for (size_t i = 0; !err && i < nb; i++)
+		for (uint64_t v = blocks[i].a; !err && v <= blocks[i].b; v++) {
+			if (read_contents(argv[0], f, argv[optind], buf, bs)) {
+				e4_jwrite_drop(jw);
+				goto out;
+			}
+			err = e4_jwrite_add_block(jw, v, buf);
+		}
+	if (err)
+		e4_jwrite_drop(jw);
 	if (!err)
 		err = e4_jwrite_commit(jw, flags);
 	if (err)
@@ -242,6 +263,29 @@ int do_journal_close(int argc, char **argv)
 	return journal_write_close(argv[0]);
 }
 
+/* Say what a recovery did, as e4fsck does: a transaction where the scan
+ * stopped on a corrupt block, and for a failed replay that the blocks
+ * before the failure were written and whether the log was cleared. */
+static void report_recovery(const char *cmd, const struct e4_jrecover_result *res, errcode_t err,
+			    int cleared)
+{
+	const struct e4_jscan_result *sc = &res->replay.scan;
+
+	if (sc->failed_commit)
+		printf("Journal transaction %u was corrupt; replay stopped before it.\n",
+		       sc->failed_tid);
+	if (!err)
+		return;
+	if (cleared)
+		com_err(cmd, err,
+			"while recovering the journal: %llu blocks were replayed, the log was "
+			"cleared and the filesystem marked not clean (run e4fsck -f)",
+			(unsigned long long)res->replay.replayed);
+	else
+		com_err(cmd, err, "while recovering the journal: %llu blocks were replayed, the "
+			"log was left in place", (unsigned long long)res->replay.replayed);
+}
+
 int do_journal_run(int argc, char **argv)
 {
 	struct e4_jrecover_result res;
@@ -266,11 +310,14 @@ int do_journal_run(int argc, char **argv)
 	}
 	err = e4_journal_open(current_fs, ext, &j);
 	if (!err) {
+		int had_log = e4_journal_super(j)->s_start != 0;
+
 		err = e4_journal_recover(current_fs, j, NULL, NULL, &res);
+		report_recovery(argv[0], &res, err, had_log && !e4_journal_super(j)->s_start);
 		e4_journal_close(j);
+	} else {
+		com_err(argv[0], err, "while opening the journal%s%s", ext ? " " : "", ext ? ext : "");
 	}
-	if (err)
-		com_err(argv[0], err, "while recovering the journal");
 	/* the cached descriptors and bitmaps are stale after a replay */
 	if (reopen_filesystem(argv[0]))
 		return 1;

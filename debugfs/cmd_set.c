@@ -121,7 +121,7 @@ static int set_bmap(const char *cmd, e4_ino_t ino, union e4_inode_buf *ib, const
 	lblk = strtoull(field + 5, &end, 0);
 	if (field[5] == '-' || field[5] == ']' || errno || strcmp(end, "]") ||
 	    lblk >= (1ULL << 32)) {
-		com_err(cmd, 0, "bad logical block in %s (0 to 4294967295)", field);
+		com_err(cmd, 0, "bad logical block in %s (0 to 4294967294)", field);
 		return 1;
 	}
 	if (parse_number(cmd, value, "block number", g->blocks_count - 1, &pblk))

@@ -82,6 +82,20 @@ int do_clri(int argc, char **argv)
 	return failed;
 }
 
+/* A count argument: 1 to max (0 would name an empty range).  Prints the
+ * error; 0 or 1. */
+static int parse_count(const char *cmd, const char *str, unsigned long long max,
+		       unsigned long long *n)
+{
+	if (parse_number(cmd, str, "count", max, n))
+		return 1;
+	if (!*n) {
+		com_err(cmd, 0, "Bad count - %s (at least 1)", str);
+		return 1;
+	}
+	return 0;
+}
+
 /* "<inode> [count]": the first inode and how many, inside the filesystem. */
 static int inode_range(int argc, char **argv, e4_ino_t *ino, uint32_t *count)
 {
@@ -93,9 +107,9 @@ static int inode_range(int argc, char **argv, e4_ino_t *ino, uint32_t *count)
 	if (check_fs_read_write(argv[0]) || parse_inode(argv[0], argv[1], ino))
 		return 1;
 	max = e4_geom(current_fs)->inodes_count;
-	if (argc == 3 && parse_number(argv[0], argv[2], "count", max, &n))
+	if (argc == 3 && parse_count(argv[0], argv[2], max, &n))
 		return 1;
-	if (!n || *ino > max || n > max - *ino + 1) {
+	if (*ino > max || n > max - *ino + 1) {
 		com_err(argv[0], 0, "inodes %u to %llu are not all inside the filesystem "
 			"(1 to %u)", *ino, *ino + n - 1, max);
 		return 1;
@@ -158,9 +172,9 @@ static int mark_blocks(int argc, char **argv, int in_use)
 		return 1;
 	g = e4_geom(current_fs);
 	if (parse_number(argv[0], argv[1], "block number", UINT64_MAX, &blk) ||
-	    (argc == 3 && parse_number(argv[0], argv[2], "count", UINT64_MAX, &n)))
+	    (argc == 3 && parse_count(argv[0], argv[2], UINT64_MAX, &n)))
 		return 1;
-	if (!n || blk < g->first_data_block || blk >= g->blocks_count ||
+	if (blk < g->first_data_block || blk >= g->blocks_count ||
 	    n > g->blocks_count - blk) {
 		com_err(argv[0], 0, "blocks %llu to %llu are not all inside the filesystem "
 			"(%u to %llu)", blk, blk + n - 1, g->first_data_block,
@@ -276,7 +290,7 @@ int do_set_current_time(int argc, char **argv)
 	if (argc != 2)
 		return usage(argv[0], NULL);
 	if (e4_time_parse(argv[1], (int64_t)time(NULL), &t) || !t) {
-		com_err(argv[0], 0, "not a time: %s (YYYYMMDD[HHMM[SS]], @seconds or now)",
+		com_err(argv[0], 0, "not a time: %s (YYYYMMDD[HH[MM[SS]]], @seconds or now)",
 			argv[1]);
 		return 1;
 	}

@@ -102,7 +102,7 @@ static const struct dbg_cmd cmd_table[] = {
 	{ "dirty", "dirty_filesys", do_dirty, "[-clean]",
 	  "Mark the filesystem not clean (-clean: clean); the superblock is written at close" },
 	{ "set_current_time", NULL, do_set_current_time, "<time>",
-	  "Use this time (YYYYMMDD[HHMM[SS]], @seconds, now) for \"now\"" },
+	  "Use this time (YYYYMMDD[HH[MM[SS]]], @seconds, now) for \"now\"" },
 	{ "ea_set", NULL, do_ea_set, "[-f file] [-r] <inode> name [value]",
 	  "Set an extended attribute (-f: value from a file)" },
 	{ "ea_rm", NULL, do_ea_rm, "<inode> name...", "Remove extended attributes" },
@@ -316,6 +316,19 @@ static int open_filesystem(const char *who, const char *dev, int catastrophic,
 		return 1;
 	}
 	if (!catastrophic) {
+		uint64_t dev_blocks;
+
+		/* a truncated image: its bitmaps and tables past the end
+		 * cannot be read, nothing there may be written */
+		err = e4_check_device_size(fs, &dev_blocks);
+		if (err) {
+			com_err(who, err, "while opening %s: the filesystem has %llu blocks, the "
+				"device only %llu (-c opens it read-only)", dev,
+				(unsigned long long)e4_geom(fs)->blocks_count,
+				(unsigned long long)dev_blocks);
+			e4_close(fs);
+			return 1;
+		}
 		err = check_bitmaps(fs);
 		if (err) {
 			com_err(who, err, "while reading the allocation bitmaps of %s "
@@ -403,7 +416,8 @@ static int close_filesystem(const char *who, int all)
 	current_sb_dirty = current_gdt_dirty = current_sb_csum_kept = 0;
 	root_ino = cwd_ino = EXT4_ROOT_INO;
 	if (err) {
-		com_err(who, err, "while writing the changes and closing the filesystem");
+		com_err(who, err, "while writing the changes and closing the filesystem on %s",
+			last_open.dev ? last_open.dev : "the device");
 		return 1;
 	}
 	return jrc;
@@ -638,7 +652,7 @@ static int execute_line(const char *text)
 
 /* Commands from a stream, one per line; echo each one first when echo is
  * set.  Returns the number of failed commands. */
-static int run_stream(FILE *in, int echo)
+static int run_stream(FILE *in, const char *name, int echo)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -662,7 +676,7 @@ static int run_stream(FILE *in, int echo)
 			failed++;
 	}
 	if (ferror(in)) {	/* e.g. -f naming a directory */
-		com_err(DEBUGFS_NAME, errno, "while reading commands");
+		com_err(DEBUGFS_NAME, errno, "while reading commands from %s", name);
 		failed++;
 	}
 	free(line);
@@ -883,7 +897,7 @@ int main(int argc, char **argv)
 			com_err(DEBUGFS_NAME, errno, "while opening command file %s", cmd_file);
 			failed++;
 		} else {
-			failed += run_stream(f, 1);
+			failed += run_stream(f, f == stdin ? "standard input" : cmd_file, 1);
 			if (f != stdin)
 				fclose(f);
 		}
@@ -891,7 +905,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s %s\n", DEBUGFS_NAME, PACKAGE_VERSION);
 		run_interactive();
 	} else {
-		failed += run_stream(stdin, 0);
+		failed += run_stream(stdin, "standard input", 0);
 	}
 
 	if (current_fs && close_filesystem(DEBUGFS_NAME, 0))

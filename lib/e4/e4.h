@@ -144,7 +144,8 @@ uint32_t e4_jsb_csum(const journal_superblock_t *jsb);
 				   regular file is never extended) */
 
 /* Open an image file or block device (the base of a new I/O stack, with
- * E4_IO_SYNC_BARRIERS: see e4_io_barrier()).  Errors: errno values,
+ * E4_IO_SYNC_BARRIERS: see e4_io_barrier()).  Errors: errno values
+ * (EROFS: E4_IO_RW asked of a read-only block device, BLKROGET),
  * E4_ERR_NO_MEMORY. */
 errcode_t e4_io_open(const char *path, int flags, e4_io **ret);
 void e4_io_close(e4_io *io);
@@ -1040,7 +1041,8 @@ static inline int e4_tid_geq(uint32_t x, uint32_t y) { return (int32_t)(x - y) >
  * ext_path the external journal device (matched by UUID).  Validates the
  * journal superblock (magic, version, block size, checksum).
  * E4_ERR_NO_JOURNAL, E4_ERR_EXTERNAL_JOURNAL (external journal and no
- * ext_path), E4_ERR_JOURNAL_MAGIC, E4_ERR_JOURNAL_VERSION,
+ * ext_path), E4_ERR_JOURNAL_INODE also for s_journal_inum 0 with neither
+ * s_journal_uuid nor s_journal_dev set, E4_ERR_JOURNAL_MAGIC, E4_ERR_JOURNAL_VERSION,
  * E4_ERR_JOURNAL_CSUM, E4_ERR_JOURNAL_UNSUPP, E4_ERR_JOURNAL_INODE. */
 errcode_t e4_journal_open(e4_fs *fs, const char *ext_path, e4_journal **ret);
 /* Like e4_journal_open(), with E4_JOPEN_* flags.  E4_JOPEN_IGNORE_CSUM: a

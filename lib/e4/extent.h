@@ -107,8 +107,10 @@ errcode_t e4_extent_delete(e4_extent_handle *h);
  * fit in i_block takes them and the tree loses a level (the kernel's
  * rule after an insert).  The data blocks are the caller's (marked in
  * use).  On an error the range may be left partly unmapped, never mapped
- * twice.  Errors as e4_extent_insert(); E4_ERR_INVALID_ARGUMENT for a
- * range past 2^32 or outside the filesystem. */
+ * twice.  Errors as e4_extent_insert(); E4_ERR_FILE_TOO_BIG for a range
+ * reaching logical block 4294967295 (the kernel's EXT_MAX_BLOCKS: the
+ * last mappable block is 4294967294), E4_ERR_INVALID_ARGUMENT for one
+ * outside the filesystem. */
 errcode_t e4_extent_map_set(e4_extent_handle *h, uint64_t lblk, uint64_t count, e4_blk_t pblk,
 			    unsigned flags);
 /* Unmap logical blocks [lblk, lblk + count) (count may run past 2^32:

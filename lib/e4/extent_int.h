@@ -10,6 +10,10 @@
 
 /* Logical blocks an extent tree can address (ee_block is 32 bits). */
 #define EXT_LBLK_LIMIT		(1ULL << 32)
+/* What a new mapping may reach: the kernel's EXT_MAX_BLOCKS (0xFFFFFFFF)
+ * rejects an extent whose end wraps, so block 4294967295 is never mapped
+ * and 4294967294 is the last logical block a writer may map. */
+#define EXT_LBLK_WRITE_LIMIT	0xFFFFFFFFULL
 /* Entries of the root node in i_block (60 bytes: header + 4). */
 #define EXT_ROOT_CAPACITY	4
 

@@ -249,8 +249,9 @@ static errcode_t map_set(e4_extent_handle *h, uint64_t lblk, uint64_t count, e4_
 		return E4_ERR_READ_ONLY;
 	if (!count)
 		return 0;
-	if ((flags & ~(unsigned)E4_MAP_UNWRITTEN) || lblk >= EXT_LBLK_LIMIT ||
-	    count > EXT_LBLK_LIMIT - lblk || !pblk || pblk < fs->geom.first_data_block ||
+	if (lblk >= EXT_LBLK_WRITE_LIMIT || count > EXT_LBLK_WRITE_LIMIT - lblk)
+		return E4_ERR_FILE_TOO_BIG;
+	if ((flags & ~(unsigned)E4_MAP_UNWRITTEN) || !pblk || pblk < fs->geom.first_data_block ||
 	    pblk >= fs->geom.blocks_count || count > fs->geom.blocks_count - pblk)
 		return E4_ERR_INVALID_ARGUMENT;
 	err = remove_range(h, lblk, lblk + count, 0, NULL);

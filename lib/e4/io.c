@@ -129,8 +129,17 @@ errcode_t e4_io_open(const char *path, int flags, e4_io **ret)
 	if (fstat(fd, &st) < 0)
 		goto fail;
 	if (S_ISBLK(st.st_mode)) {
+		int ro = 0;
+
 		if (ioctl(fd, BLKGETSIZE64, &size) < 0)
 			goto fail;
+		/* a read-only block device (losetup -r, a write-protected
+		 * disk) opens O_RDWR but fails every write: refuse it now,
+		 * not at the first write */
+		if ((flags & E4_IO_RW) && ioctl(fd, BLKROGET, &ro) == 0 && ro) {
+			errno = EROFS;
+			goto fail;
+		}
 	} else if (S_ISREG(st.st_mode)) {
 		size = (uint64_t)st.st_size;
 	} else {

@@ -264,6 +264,8 @@ errcode_t e4_journal_inode_mountable(e4_fs *fs)
 	return 0;
 }
 
+static const uint8_t zero_uuid[16];
+
 errcode_t e4_journal_open2(e4_fs *fs, const char *ext_path, unsigned flags, e4_journal **ret)
 {
 	e4_journal *j;
@@ -284,6 +286,10 @@ errcode_t e4_journal_open2(e4_fs *fs, const char *ext_path, unsigned flags, e4_j
 		err = E4_ERR_INVALID_ARGUMENT;
 	} else if (ext_path) {
 		err = open_external(j, ext_path);
+	} else if (!e4_le32(fs->sb->s_journal_dev) &&
+		   !memcmp(fs->sb->s_journal_uuid, zero_uuid, sizeof(zero_uuid))) {
+		/* has_journal, no inode and nothing naming a device */
+		err = E4_ERR_JOURNAL_INODE;
 	} else {
 		err = E4_ERR_EXTERNAL_JOURNAL;
 	}

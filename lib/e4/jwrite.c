@@ -197,14 +197,37 @@ fail:
 	return err;
 }
 
-static errcode_t check_blk(const e4_jwrite *w, uint64_t blk)
+static size_t revokes_per_block(const e4_jwrite *w);
+static size_t tags_per_block(const e4_jwrite *w);
+static size_t div_up(size_t a, size_t b);
+
+/* Log blocks a transaction of nrev revokes and nblk blocks takes. */
+static size_t tx_blocks(const e4_jwrite *w, size_t nrev, size_t nblk, int commit)
 {
-	return !w->f.is64 && blk > 0xFFFFFFFFULL ? E4_ERR_BAD_BLOCK_NUM : 0;
+	return div_up(nrev, revokes_per_block(w)) + div_up(nblk, tags_per_block(w)) + nblk +
+	       !!commit;
+}
+
+/* Whether such a transaction fits in the free log space (one block stays
+ * free, so that the end of the log never runs into its start). */
+static int tx_fits(const e4_jwrite *w, size_t nrev, size_t nblk, int commit)
+{
+	return tx_blocks(w, nrev, nblk, commit) < (size_t)(w->f.last - w->f.first) - w->used;
+}
+
+/* A target block must be inside the filesystem (replay would write past
+ * its end) and fit the tag size; the transaction, with its commit block,
+ * must still fit in the log (so memory stays bounded by the journal). */
+static errcode_t check_blk(const e4_jwrite *w, uint64_t blk, size_t nrev, size_t nblk)
+{
+	if (blk >= e4_geom(w->fs)->blocks_count || (!w->f.is64 && blk > 0xFFFFFFFFULL))
+		return E4_ERR_BAD_BLOCK_NUM;
+	return tx_fits(w, nrev, nblk, 1) ? 0 : E4_ERR_JOURNAL_FULL;
 }
 
 errcode_t e4_jwrite_add_block(e4_jwrite *w, uint64_t blk, const void *data)
 {
-	errcode_t err = check_blk(w, blk);
+	errcode_t err = check_blk(w, blk, w->nrevokes, w->nblocks + 1);
 	uint8_t *copy;
 
 	if (err)
@@ -229,7 +252,7 @@ errcode_t e4_jwrite_add_block(e4_jwrite *w, uint64_t blk, const void *data)
 
 errcode_t e4_jwrite_add_revoke(e4_jwrite *w, uint64_t blk)
 {
-	errcode_t err = check_blk(w, blk);
+	errcode_t err = check_blk(w, blk, w->nrevokes + 1, w->nblocks);
 
 	if (err)
 		return err;
@@ -246,7 +269,7 @@ errcode_t e4_jwrite_add_revoke(e4_jwrite *w, uint64_t blk)
 	return 0;
 }
 
-static void drop_transaction(e4_jwrite *w)
+void e4_jwrite_drop(e4_jwrite *w)
 {
 	for (size_t i = 0; i < w->nblocks; i++)
 		free(w->blocks[i].data);
@@ -467,17 +490,12 @@ static errcode_t make_live(e4_jwrite *w, uint32_t start, uint32_t tid)
 
 errcode_t e4_jwrite_commit(e4_jwrite *w, unsigned flags)
 {
-	uint32_t area = w->f.last - w->f.first, start = w->head, tid = w->tid, used = w->used;
+	uint32_t start = w->head, tid = w->tid, used = w->used;
 	e4_io *io = e4_journal_io(w->j);
-	size_t need;
 	errcode_t err;
 
-	need = div_up(w->nrevokes, revokes_per_block(w)) + div_up(w->nblocks, tags_per_block(w)) +
-	       w->nblocks + !(flags & E4_JWRITE_NO_COMMIT);
-	/* one block stays free, so that the end of the log never runs into
-	 * its start */
-	if (need >= area - w->used) {
-		drop_transaction(w);
+	if (!tx_fits(w, w->nrevokes, w->nblocks, !(flags & E4_JWRITE_NO_COMMIT))) {
+		e4_jwrite_drop(w);
 		return E4_ERR_JOURNAL_FULL;
 	}
 	if (w->nrevokes && !(e4_be32(w->jsb.s_feature_incompat) & JBD2_FEATURE_INCOMPAT_REVOKE) &&
@@ -496,7 +514,7 @@ errcode_t e4_jwrite_commit(e4_jwrite *w, unsigned flags)
 		if (!err)
 			err = order(w, io);
 	}
-	drop_transaction(w);
+	e4_jwrite_drop(w);
 	if (err) {
 		/* what reached the log is not referenced: written over next */
 		w->head = start;
@@ -531,7 +549,7 @@ errcode_t e4_jwrite_close(e4_jwrite *w)
 
 	if (!w)
 		return 0;
-	drop_transaction(w);
+	e4_jwrite_drop(w);
 	if (w->j && w->jsb_dirty)
 		err = e4_journal_write_super(w->j, &w->jsb);
 	if (w->j && !err)

@@ -49,11 +49,16 @@ errcode_t e4_jwrite_open(e4_fs *fs, const char *ext_path, const struct e4_jwrite
 			 e4_jwrite **ret);
 /* Add a copy of data (one journal block) to the transaction, to be
  * replayed at filesystem block blk.  Blocks that start with the jbd2
- * magic number are escaped when written.  E4_ERR_BAD_BLOCK_NUM (blk
- * needs 64-bit tags and the journal has none), E4_ERR_NO_MEMORY. */
+ * magic number are escaped when written.  E4_ERR_BAD_BLOCK_NUM (blk at or
+ * past the filesystem's blocks_count, or needing 64-bit tags the journal
+ * has not), E4_ERR_JOURNAL_FULL (the transaction with its commit block
+ * would no longer fit in the free log space), E4_ERR_NO_MEMORY.  On error
+ * the transaction is kept as it was (e4_jwrite_drop() discards it). */
 errcode_t e4_jwrite_add_block(e4_jwrite *w, uint64_t blk, const void *data);
 /* Add a revoke record for filesystem block blk.  Errors as above. */
 errcode_t e4_jwrite_add_revoke(e4_jwrite *w, uint64_t blk);
+/* Discard the blocks and revokes added since the last commit. */
+void e4_jwrite_drop(e4_jwrite *w);
 #define E4_JWRITE_NO_COMMIT	0x0001	/* write the blocks, no commit block */
 /* Write the transaction built so far (the order is in the file comment)
  * and flush; the next one gets the next tid.  With E4_JWRITE_NO_COMMIT

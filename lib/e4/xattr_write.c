@@ -399,7 +399,7 @@ static errcode_t place(struct xw *w, struct e4_xent *x)
 					 e4_xlist_sorted_pos(&w->blk, x->index, x->name, x->name_len), x);
 		}
 		if (!ea_feat || !x->value_len || x->new_ea)
-			return E4_ERR_NO_SPACE;
+			return E4_ERR_XATTR_NO_ROOM;
 		x->new_ea = 1;
 	}
 }

@@ -87,9 +87,10 @@ errcode_t e4_xattr_name_parse(const char *fullname, uint8_t *name_index, const c
  * image (read by the caller); it is updated and written (checksum set);
  * the caller flushes (e4_alloc_flush()).  E4_ERR_READ_ONLY,
  * E4_ERR_XATTR_NAME, E4_ERR_XATTR_TOO_BIG (more than E4_XATTR_VALUE_MAX),
- * E4_ERR_INVALID_ARGUMENT (value NULL with a length), E4_ERR_NO_SPACE
- * (fits neither the inode nor the block and no ea_inode, as the kernel's
- * ENOSPC; or no free block or inode), the reader's
+ * E4_ERR_INVALID_ARGUMENT (value NULL with a length),
+ * E4_ERR_XATTR_NO_ROOM (fits neither the inode nor the block and no
+ * ea_inode, the kernel's ENOSPC), E4_ERR_NO_SPACE (no free block or
+ * inode), the reader's
  * errors on a damaged area (nothing is changed then), E4_ERR_EA_INODE_BAD
  * (an entry names an inode without EXT4_EA_INODE_FL), E4_ERR_FILE_TOO_BIG
  * (i_blocks), read and write errors. */

@@ -9,7 +9,7 @@
  * remove (sometimes a name that is not there: E4_ERR_XATTR_NOT_FOUND),
  * and share (an inode drops its attributes and takes another's xattr
  * block).  A set the filesystem has no room for must fail with
- * E4_ERR_NO_SPACE and change nothing.  Then a fixed finale leaves a
+ * E4_ERR_XATTR_NO_ROOM / E4_ERR_NO_SPACE and change nothing.  Then a fixed finale leaves a
  * shared block (the last PATH takes the fifth's block, which holds a
  * 200-byte value, and so does the fourth, which is then changed: its
  * copy is its own) and, with ea_inode, an 8 KiB value on the third.  After every step the library's
@@ -19,7 +19,7 @@
  *   xattr_drv IMAGE script FILE PATH...
  * Runs FILE's lines "set PATH NAME LEN BYTE" (LEN bytes of value BYTE)
  * and "rm PATH NAME", printing "N nospace" / "N missing" for line N
- * refused with E4_ERR_NO_SPACE / E4_ERR_XATTR_NOT_FOUND, then the layout.
+ * refused with E4_ERR_XATTR_NO_ROOM or E4_ERR_NO_SPACE / E4_ERR_XATTR_NOT_FOUND, then the layout.
  *   xattr_drv IMAGE layout PATH...
  * Prints where each attribute of each PATH is kept: "PATH NAME inode",
  * "block", "ea-inode" or "ea-block" (value in an EA inode, entry in the
@@ -214,7 +214,7 @@ static void step_set(e4_fs *fs, struct node *n, int ea, struct counts *c,
 	if (e4_xattr_name_parse(full, &idx, &suffix, &slen))
 		die("name parse", 0);
 	err = e4_xattr_set(fs, n->ino, &ib, idx, suffix, slen, v, len, o);
-	if (err == E4_ERR_NO_SPACE) {
+	if (err == E4_ERR_NO_SPACE || err == E4_ERR_XATTR_NO_ROOM) {
 		c->nospace++;
 	} else if (err) {
 		die("set", err);
@@ -458,7 +458,7 @@ static void script(e4_fs *fs, const char *file, const struct e4_xattr_opts *o)
 		} else {
 			err = e4_xattr_remove(fs, ino, &ib, idx, suffix, slen, o);
 		}
-		if (err == E4_ERR_NO_SPACE)
+		if (err == E4_ERR_NO_SPACE || err == E4_ERR_XATTR_NO_ROOM)
 			printf("%u nospace\n", no);
 		else if (err == E4_ERR_XATTR_NOT_FOUND)
 			printf("%u missing\n", no);

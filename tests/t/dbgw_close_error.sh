@@ -24,6 +24,7 @@ dd if=/dev/zero of="$T/tfs/fill" bs=4k >/dev/null 2>&1
 "$E4DEBUGFS" -w -R "sif <2000> uid 5" "$img" >"$T/out" 2>"$T/err" &&
 	fail "exit 0 although the close could not write"
 [ "$(grep -c . "$T/err")" = 1 ] || { cat "$T/err" >&2; fail "not one error line"; }
-grepq 'No space left on device while writing the changes and closing' "$T/err" ||
+grepq "No space left on device while writing the changes and closing the filesystem on $img" \
+	"$T/err" ||
 	fail "unexpected message: $(cat "$T/err")"
 exit 0

@@ -200,11 +200,19 @@ static void refusals(void **state)
 		fail_msg("open: %s", error_message(err_open));
 	assert_int_equal(e4_jwrite_add_block(w, 1ULL << 32, data), E4_ERR_BAD_BLOCK_NUM);
 	assert_int_equal(e4_jwrite_add_revoke(w, 1ULL << 32), E4_ERR_BAD_BLOCK_NUM);
-	/* larger than the log (1020 blocks, 9 descriptors, a commit; the log
-	 * has 1023): nothing written */
-	for (unsigned k = 0; k < 1020; k++)
+	/* past the end of the filesystem: replay would write there */
+	assert_int_equal(e4_jwrite_add_block(w, e4_geom(fs)->blocks_count, data),
+			 E4_ERR_BAD_BLOCK_NUM);
+	assert_int_equal(e4_jwrite_add_revoke(w, e4_geom(fs)->blocks_count),
+			 E4_ERR_BAD_BLOCK_NUM);
+	/* larger than the log (the log has 1023 blocks, one stays free; 1012
+	 * blocks take 9 descriptors and a commit): the add past what fits is
+	 * refused, so memory stays bounded; nothing written */
+	for (unsigned k = 0; k < 1012; k++)
 		assert_int_equal(e4_jwrite_add_block(w, 6000 + (k % 100), data), 0);
-	assert_int_equal(e4_jwrite_commit(w, 0), E4_ERR_JOURNAL_FULL);
+	assert_int_equal(e4_jwrite_add_block(w, 6000, data), E4_ERR_JOURNAL_FULL);
+	assert_int_equal(e4_jwrite_add_revoke(w, 6000), E4_ERR_JOURNAL_FULL);
+	e4_jwrite_drop(w);
 	assert_int_equal(e4_be32(e4_journal_super(e4_jwrite_journal(w))->s_start), 0);
 	assert_false(e4_le32(e4_super(fs)->s_feature_incompat) & EXT4_FEATURE_INCOMPAT_RECOVER);
 	/* one that fits; then the log is in use: no feature change */
@@ -252,9 +260,10 @@ static void fill_log(void **state)
 		assert_int_equal(e4_jwrite_open(fs, NULL, &o, &w), 0);
 		assert_int_equal(e4_jwrite_head(w), 1 + 103 * written);
 		for (int t = 0; t < (run ? 100 : 5); t++) {
-			for (unsigned k = 0; k < 100; k++)
-				assert_int_equal(e4_jwrite_add_block(w, 6000 + k, data), 0);
-			err = e4_jwrite_commit(w, 0);
+			for (unsigned k = 0; k < 100 && !err; k++)
+				err = e4_jwrite_add_block(w, 6000 + k, data);
+			if (!err)
+				err = e4_jwrite_commit(w, 0);
 			if (err)
 				break;
 			written++;

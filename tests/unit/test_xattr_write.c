@@ -422,7 +422,7 @@ static void placement_and_blocks(void **state)
 	/* setting the same value again writes nothing */
 	assert_int_equal(xset(fs, f0, "user.big", v, 20, NULL), 0);
 	/* refusals that change nothing */
-	assert_int_equal(xset(fs, f1, "user.huge", v, 1100, NULL), E4_ERR_NO_SPACE);
+	assert_int_equal(xset(fs, f1, "user.huge", v, 1100, NULL), E4_ERR_XATTR_NO_ROOM);
 	assert_int_equal(where(fs, f1, "user.huge", NULL), 0);
 	assert_int_equal(e4_inode_file_acl(fs, (in = inode_of(fs, f1), &in)), 0);
 	assert_int_equal(xset(fs, f1, "user.x", v, 65537, NULL), E4_ERR_XATTR_TOO_BIG);
