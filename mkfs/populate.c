@@ -53,7 +53,7 @@ struct popw {
 	int repro;
 	int64_t epoch;
 	uint64_t done_entries, done_bytes;
-	const struct pop_entry *cur;	/* for messages */
+	char errpath[POP_PATH_MAX + 1];	/* the entry that failed */
 	errcode_t err;			/* the library's error, if any */
 	const char *what;		/* what failed */
 	int src_lost_found;		/* the source has a top-level lost+found */
@@ -277,6 +277,16 @@ static int is_lost_found(const struct pop_entry *e)
 	       !memcmp(e->name, "lost+found", 10);
 }
 
+/* Keep err and the path of e (valid during the callback only). */
+static int failed(struct popw *w, const struct pop_entry *e, errcode_t err)
+{
+	if (!err)
+		return 0;
+	w->err = err;
+	snprintf(w->errpath, sizeof(w->errpath), "%s", e->path[0] ? e->path : ".");
+	return 1;
+}
+
 static int on_entry(void *arg, struct pop_src *s, const struct pop_entry *e0)
 {
 	struct popw *w = arg;
@@ -286,7 +296,6 @@ static int on_entry(void *arg, struct pop_src *s, const struct pop_entry *e0)
 	errcode_t err;
 
 	(void)s;
-	w->cur = e0;
 	if (w->repro)
 		pop_repro_times(&ec, w->epoch);
 	if (e->index == 0) {
@@ -320,11 +329,7 @@ static int on_entry(void *arg, struct pop_src *s, const struct pop_entry *e0)
 	}
 done:
 	w->done_entries++;
-	if (err) {
-		w->err = err;
-		return 1;
-	}
-	return 0;
+	return failed(w, e0, err);
 }
 
 /* Drop the root's block (lost+found's entry is listed again). */
@@ -370,7 +375,6 @@ static int on_dir_end(void *arg, struct pop_src *s, const struct pop_entry *dir)
 	errcode_t err = 0;
 
 	(void)s;
-	w->cur = dir;
 	if (ino) {
 		if (dir->index == 0) {
 			err = root_reset(w);
@@ -399,11 +403,7 @@ static int on_dir_end(void *arg, struct pop_src *s, const struct pop_entry *dir)
 	}
 	w->nents = 0;
 	w->names_len = 0;
-	if (err) {
-		w->err = err;
-		return 1;
-	}
-	return 0;
+	return failed(w, dir, err);
 }
 
 /* Zero every superblock copy of the filesystem fs describes (closed by
@@ -476,17 +476,12 @@ int mkfs_populate(struct mkfs *m, struct pop_src *src)
 	if (rc == -1) {
 		fprintf(stderr, "%s: %s\n", m->prog, pop_error(src));
 	} else if (rc) {
-		const struct pop_entry *e = w.cur;
-		const char *path = e && e->path[0] ? e->path : ".";
+		const char *in = pop_is_archive(src) ? m->pop_source : NULL;
 
-		if (w.err == E4_ERR_NO_SPACE)
-			fprintf(stderr, "%s: %s%s%s: %s: the filesystem is too small for the source "
-				"(%s)\n", m->prog, pop_is_archive(src) ? "member " : "", path,
-				"", error_message(w.err), w.what);
-		else
-			fprintf(stderr, "%s: %s%s: %s: %s\n", m->prog,
-				pop_is_archive(src) ? "member " : "", path, w.what,
-				error_message(w.err));
+		fprintf(stderr, "%s: %s%s%s: %s: %s%s\n", m->prog, in ? in : "",
+			in ? ": member " : "", w.errpath, w.what, error_message(w.err),
+			w.err == E4_ERR_NO_SPACE ?
+			" (the filesystem is too small for the source)" : "");
 	} else {
 		err = e4_alloc_flush(w.fs);
 		if (err)
