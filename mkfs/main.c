@@ -52,6 +52,7 @@ static void usage_to(const char *prog, int help)
 		"                     -N inode-count  -m reserved-percent  -r 0|1\n"
 		"  identity:          -L label  -M last-mounted-dir  -U uuid|random|time|clear\n"
 		"                     -o creator-os  -e continue|remount-ro|panic\n"
+		"  content:           -d directory|archive|- (a tar archive on stdin)\n"
 		"  run:               -n (write nothing)  -q  -v  -F  -S  -V\n"
 		"  size: blocks, or bytes with a k/m/g/t suffix (see e4mkfs(8))\n"
 		"  -V prints the version, --help this text\n", prog);

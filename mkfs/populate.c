@@ -54,6 +54,7 @@ struct popw {
 	int64_t epoch;
 	uint64_t done_entries, done_bytes;
 	char errpath[POP_PATH_MAX + 1];	/* the entry that failed */
+	char whatbuf[128];
 	errcode_t err;			/* the library's error, if any */
 	const char *what;		/* what failed */
 	int src_lost_found;		/* the source has a top-level lost+found */
@@ -225,6 +226,13 @@ static errcode_t make_inode(struct popw *w, const struct pop_entry *e, e4_ino_t 
 		err = write_data(w, ino, &ib, e);
 		break;
 	case POP_SYMLINK:
+		if (e->target_len >= e4_geom(w->fs)->block_size) {
+			snprintf(w->whatbuf, sizeof(w->whatbuf), "a symlink target of %u bytes "
+				 "does not fit %u-byte blocks (at most %u)", e->target_len,
+				 e4_geom(w->fs)->block_size, e4_geom(w->fs)->block_size - 1);
+			w->what = w->whatbuf;
+			return E4_ERR_NAME_TOO_LONG;
+		}
 		w->what = "storing its target";
 		err = e4_symlink_set(w->fs, ino, &ib, e->target, e->target_len);
 		break;
@@ -476,12 +484,20 @@ int mkfs_populate(struct mkfs *m, struct pop_src *src)
 	if (rc == -1) {
 		fprintf(stderr, "%s: %s\n", m->prog, pop_error(src));
 	} else if (rc) {
-		const char *in = pop_is_archive(src) ? m->pop_source : NULL;
+		/* ARCHIVE: member PATH, or SOURCE/PATH */
+		int ar = pop_is_archive(src);
+		char where[POP_PATH_MAX + 64];
 
-		fprintf(stderr, "%s: %s%s%s: %s: %s%s\n", m->prog, in ? in : "",
-			in ? ": member " : "", w.errpath, w.what, error_message(w.err),
-			w.err == E4_ERR_NO_SPACE ?
-			" (the filesystem is too small for the source)" : "");
+		snprintf(where, sizeof(where), "%s%s%s", m->pop_source, ar ? ": member " : "/",
+			 w.errpath);
+
+		if (w.what == w.whatbuf)	/* says it all */
+			fprintf(stderr, "%s: %s: %s\n", m->prog, where, w.what);
+		else
+			fprintf(stderr, "%s: %s: %s: %s%s\n", m->prog, where, w.what,
+				error_message(w.err),
+				w.err == E4_ERR_NO_SPACE ?
+				" (the filesystem is too small for the source)" : "");
 	} else {
 		err = e4_alloc_flush(w.fs);
 		if (err)

@@ -135,6 +135,11 @@ truncate -s 4M "$T/b5.img"
 expect_fail "too small (existing)" "too small for the source" "$T/b5.img" \
 	"$E4MKFS" -q -F -d "$src" "$T/b5.img"
 [ -e "$T/b5.img" ] || fail "too small (existing): the target was removed"
+# a 4095-byte symlink target fits 4 KiB blocks (checked above), not 1 KiB
+mkdir "$T/longlink"
+ln -s "$(printf 't%.0s' $(seq 4095))" "$T/longlink/l"
+expect_fail "4095-byte symlink, 1 KiB blocks" "longlink.*l: a symlink target of 4095 bytes does not fit 1024-byte blocks" \
+	"$T/b6.img" "$E4MKFS" -q -b 1024 -d "$T/longlink" "$T/b6.img"
 
 info "three routes, reproducibility and bad input in $(elapsed) s"
 exit 0
