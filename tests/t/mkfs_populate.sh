@@ -11,6 +11,7 @@
 #    clean, the kernel mounts each image and the mounted tree equals the
 #    source (tests/popcmp.py: content, type, mode, owner, ns mtime,
 #    xattrs, link groups and counts, holes); the big directory is indexed;
+#    The same tree with -O inline_data;
 #  - reproducibility: the same tree recreated in reverse order with its
 #    atimes changed gives the same bytes; one byte more gives another UUID;
 #  - bad input (missing source, unreadable file, corrupt archive, a size
@@ -18,7 +19,8 @@
 # Catches: a hard link written as a second inode, a directory's entries
 # inserted one by one without an index, the root's link count not
 # counting lost+found, generations left random in a reproducible build,
-# a failed copy that leaves a mountable half-filled image.
+# a failed copy that leaves a mountable half-filled image, an inline
+# directory build that fails with ENOSPC instead of using a block.
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -71,6 +73,15 @@ check "$T/dir.img" dir
 grepq "Root node dump" "$T/htree" || fail "bigdir is not indexed: $(head -3 "$T/htree")"
 grepq -E "^Entry #[0-9]+: Hash 0x[0-9a-f]+, block [0-9]+$" "$T/htree" ||
 	fail "bigdir's index lists no leaves"
+
+# inline_data: small files and directories inline; a directory whose
+# inode body is full of ACLs gets a block instead (rich/defacl/sub)
+"$E4MKFS" -q -t ext4 -O inline_data -d "$src" "$T/inl.img" >"$T/out" 2>&1 ||
+	fail "-O inline_data: $(cat "$T/out")"
+check "$T/inl.img" inline
+"$REF_DEBUGFS" -R "stat /tiny/t01" "$T/inl.img" 2>&1 | grepq "Size of inline data" ||
+	fail "tiny/t01 is not inline"
+rm -f "$T/inl.img"
 
 # 2. GNU tar, then zstd on standard input (no sockets in tar)
 tar --xattrs --acls --selinux --sparse --format=posix -cf "$T/tree.tar" -C "$src" . \
