@@ -99,12 +99,12 @@ rm -f "$T/tar.img" "$T/zst.img" "$T/tree.tar.zst"
 # 3. reproducible: a copy made in reverse order, atimes changed
 "$PYTHON" "$POPCMP" --copy-reversed "$src" "$T/copy" || fail "cannot copy the tree"
 export SOURCE_DATE_EPOCH=1700000000
-"$E4MKFS" -q -d "$src" "$T/r1.img" >"$T/out" 2>&1 || fail "repro 1: $(cat "$T/out")"
-"$E4MKFS" -q -d "$T/copy" "$T/r2.img" >"$T/out" 2>&1 || fail "repro 2: $(cat "$T/out")"
+"$E4MKFS" -q -t ext4 -d "$src" "$T/r1.img" >"$T/out" 2>&1 || fail "repro 1: $(cat "$T/out")"
+"$E4MKFS" -q -t ext4 -d "$T/copy" "$T/r2.img" >"$T/out" 2>&1 || fail "repro 2: $(cat "$T/out")"
 cmp "$T/r1.img" "$T/r2.img" >"$T/cmp" 2>&1 || fail "two builds differ: $(head -2 "$T/cmp")"
 ref_clean "$T/r1.img" || fail "reproducible build: e2fsck -fn: $REF_CLEAN_OUT"
 printf x >>"$T/copy/corner/empty_xattr"
-"$E4MKFS" -q -d "$T/copy" "$T/r3.img" >"$T/out" 2>&1 || fail "repro 3: $(cat "$T/out")"
+"$E4MKFS" -q -t ext4 -d "$T/copy" "$T/r3.img" >"$T/out" 2>&1 || fail "repro 3: $(cat "$T/out")"
 # s_uuid: superblock offset 0x68
 u1=$(od -An -tx1 -j $((1024 + 104)) -N16 "$T/r1.img" | tr -d ' \n')
 u3=$(od -An -tx1 -j $((1024 + 104)) -N16 "$T/r3.img" | tr -d ' \n')
