@@ -82,7 +82,7 @@ for ((i = 0; i < RUNS; i++)); do
 	for t in "${tools[@]}"; do
 		case $t in
 		e4) run e4 e4.img "$E4MKFS" -q -t ext4 -d src e4.img ;;
-		e4tar) run e4tar e4t.img "$E4MKFS" -q -t ext4 -d tree.tar e4t.img "${size_k}k" ;;
+		e4tar) run e4tar e4t.img "$E4MKFS" -q -t ext4 -N "$inodes" -d tree.tar e4t.img "${size_k}k" ;;
 		new) run new new.img "$MKE2FS_NEW" -q -F -t ext4 -N "$inodes" -d src new.img "${size_k}k" ;;
 		newtar) run newtar newt.img "$MKE2FS_NEW" -q -F -t ext4 -N "$inodes" -d tree.tar newt.img "${size_k}k" ;;
 		old) [ "$OLD" = 1 ] && run old old.img "$MKE2FS_OLD" -q -F -t ext4 -N "$inodes" -d src old.img "${size_k}k" ;;

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "crashpoint.h"
 #include "e4.h"
 #include "file_write.h"
 #include "xattr_write.h"
@@ -414,46 +415,75 @@ static int on_dir_end(void *arg, struct pop_src *s, const struct pop_entry *dir)
 	return failed(w, dir, err);
 }
 
-/* Zero every superblock copy of the filesystem fs describes (closed by
- * then), or remove the file we created: nothing passes as a filesystem. */
-static void invalidate(struct mkfs *m, const struct e4_geom *g, int have_geom)
+/* Byte offsets of every superblock copy of fs (the primary first). */
+static uint64_t *super_offsets(e4_fs *fs, size_t *n)
+{
+	const struct e4_geom *g = e4_geom(fs);
+	uint64_t *o = malloc(sizeof(*o) * (g->group_count + 1));
+
+	*n = 0;
+	if (!o)
+		return NULL;
+	o[(*n)++] = 1024;
+	for (uint32_t gr = 1; gr < g->group_count; gr++)
+		if (e4_group_has_super(fs, gr))
+			o[(*n)++] = (uint64_t)e4_group_first_block(fs, gr) * g->block_size;
+	return o;
+}
+
+/* Zero the superblock copies at offs: the device holds no filesystem
+ * until mkfs_populate() writes them again.  0 or -1 (message printed). */
+static int zap_supers(struct mkfs *m, const uint64_t *offs, size_t n)
 {
 	static const uint8_t zero[1024];
-	int fd;
+	int fd = open(m->device, O_WRONLY | O_CLOEXEC), bad = fd < 0;
 
-	if (m->created) {
-		unlink(m->device);
-		return;
-	}
-	fd = open(m->device, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (pwrite(fd, zero, sizeof(zero), 1024) != (ssize_t)sizeof(zero))
-		fprintf(stderr, "%s: %s: cannot invalidate the superblock: %s\n", m->prog,
+	for (size_t i = 0; !bad && i < n; i++)
+		bad = pwrite(fd, zero, sizeof(zero), (off_t)offs[i]) != (ssize_t)sizeof(zero);
+	if (!bad && fsync(fd) < 0 && errno != EINVAL)
+		bad = 1;
+	if (bad)
+		fprintf(stderr, "%s: %s: cannot invalidate the superblocks: %s\n", m->prog,
 			m->device, strerror(errno));
-	if (have_geom) {
-		/* backups: the first block of every group that has one (the
-		 * sparse rules keep fewer; zeroing the start of a group's
-		 * first block is harmless when it holds none: nothing but
-		 * superblocks and descriptors begin there after a failed
-		 * -d, and the filesystem is being discarded anyway) */
-		for (uint32_t gr = 1; gr < g->group_count; gr++) {
-			uint64_t blk = g->first_data_block + (uint64_t)gr * g->blocks_per_group;
+	if (fd >= 0)
+		close(fd);
+	return bad ? -1 : 0;
+}
 
-			if (pwrite(fd, zero, sizeof(zero), (off_t)(blk * g->block_size)) < 0)
-				break;
-		}
-	}
-	fsync(fd);
-	close(fd);
+/* After a failure: a file we created is removed, else its superblocks
+ * stay zeroed (again: closing the handle may have written the primary). */
+static void invalidate(struct mkfs *m, const uint64_t *offs, size_t n)
+{
+	if (m->created)
+		unlink(m->device);
+	else if (offs)
+		zap_supers(m, offs, n);
+}
+
+/* The superblocks again, the copy complete: data and tables first, then
+ * the backups, then the bitmaps, descriptors and primary superblock. */
+static errcode_t finish(e4_fs *fs)
+{
+	errcode_t err = e4_flush(fs);
+
+	if (!err)
+		err = e4_super_write_backups(fs);
+	if (!err)
+		err = e4_alloc_flush(fs);
+	if (!err)
+		err = e4_super_write(fs);
+	if (!err)
+		err = e4_flush(fs);
+	return err;
 }
 
 int mkfs_populate(struct mkfs *m, struct pop_src *src)
 {
 	struct popw w;
 	struct pop_ops ops = { on_entry, on_dir_end };
-	struct e4_geom geom;
-	int have_geom = 0, rc, ret = -1;
+	uint64_t *offs = NULL;
+	size_t noffs = 0;
+	int rc, ret = -1;
 	errcode_t err;
 
 	memset(&w, 0, sizeof(w));
@@ -473,13 +503,23 @@ int mkfs_populate(struct mkfs *m, struct pop_src *src)
 		       (unsigned long long)pop_data_bytes(src), m->pop_source);
 	fflush(stdout);
 	err = e4_open(m->device, E4_OPEN_RW, 0, 0, &w.fs);
+	/* crash tests: E4_CRASH_AFTER_WRITES counts this handle's writes */
+	if (!err)
+		err = crashpoint_install(e4_fs_io(w.fs));
 	if (err) {
 		fprintf(stderr, "%s: %s: reopening to copy the files: %s\n", m->prog, m->device,
 			error_message(err));
 		goto out;
 	}
-	geom = *e4_geom(w.fs);
-	have_geom = 1;
+	/* while the copy runs, the device holds no filesystem: a stop
+	 * midway leaves nothing that passes as one */
+	offs = super_offsets(w.fs, &noffs);
+	if (!offs) {
+		fprintf(stderr, "%s: out of memory\n", m->prog);
+		goto out;
+	}
+	if (zap_supers(m, offs, noffs))
+		goto out;
 	rc = pop_walk(src, &ops, &w);
 	if (rc == -1) {
 		fprintf(stderr, "%s: %s\n", m->prog, pop_error(src));
@@ -499,7 +539,7 @@ int mkfs_populate(struct mkfs *m, struct pop_src *src)
 				w.err == E4_ERR_NO_SPACE ?
 				" (the filesystem is too small for the source)" : "");
 	} else {
-		err = e4_alloc_flush(w.fs);
+		err = finish(w.fs);
 		if (err)
 			fprintf(stderr, "%s: %s: writing: %s\n", m->prog, m->device,
 				error_message(err));
@@ -518,7 +558,8 @@ out:
 	if (w.fs)
 		e4_close(w.fs);
 	if (ret)
-		invalidate(m, &geom, have_geom);
+		invalidate(m, offs, noffs);
+	free(offs);
 	free(w.ino);
 	free(w.buf);
 	free(w.ents);

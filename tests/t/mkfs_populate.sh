@@ -15,7 +15,8 @@
 #  - reproducibility: the same tree recreated in reverse order with its
 #    atimes changed gives the same bytes; one byte more gives another UUID;
 #  - bad input (missing source, unreadable file, corrupt archive, a size
-#    too small for the tree): one message, exit 1, no filesystem left.
+#    too small for the tree, a 4095-byte symlink with 1 KiB blocks): one
+#    message, exit 1, no filesystem left; a crash midway leaves none either.
 # Catches: a hard link written as a second inode, a directory's entries
 # inserted one by one without an index, the root's link count not
 # counting lost+found, generations left random in a reproducible build,
@@ -153,6 +154,14 @@ mkdir "$T/longlink"
 ln -s "$(printf 't%.0s' $(seq 4095))" "$T/longlink/l"
 expect_fail "4095-byte symlink, 1 KiB blocks" "longlink.*l: a symlink target of 4095 bytes does not fit 1024-byte blocks" \
 	"$T/b6.img" "$E4MKFS" -q -b 1024 -d "$T/longlink" "$T/b6.img"
+
+# a stop midway (the 20th write of the copy: a simulated power cut) leaves
+# no filesystem: the superblocks are written back only when the copy is done
+E4_CRASH_AFTER_WRITES=20 "$E4MKFS" -q -t ext4 -d "$src" "$T/b7.img" >"$T/out" 2>&1
+rc=$?
+[ $rc = 137 ] || fail "crash midway: exit $rc, not the crash point's 137: $(cat "$T/out")"
+! blkid -p "$T/b7.img" >/dev/null 2>&1 || fail "crash midway: blkid finds $(blkid -p "$T/b7.img")"
+! "$REF_E2FSCK" -fn "$T/b7.img" >/dev/null 2>&1 || fail "crash midway: e2fsck -fn passes it"
 
 info "three routes, reproducibility and bad input in $(elapsed) s"
 exit 0
