@@ -53,7 +53,9 @@ struct popw {
 	uint8_t *buf;			/* POPW_CHUNK */
 	int repro;
 	int64_t epoch;
-	uint64_t done_entries, done_bytes;
+	uint64_t done_entries, done_bytes;	/* progress */
+	uint64_t total_bytes;
+	int progress;			/* on a terminal, without -q */
 	char errpath[POP_PATH_MAX + 1];	/* the entry that failed */
 	char whatbuf[128];
 	errcode_t err;			/* the library's error, if any */
@@ -338,6 +340,12 @@ static int on_entry(void *arg, struct pop_src *s, const struct pop_entry *e0)
 	}
 done:
 	w->done_entries++;
+	if (w->progress && !(w->done_entries & 1023)) {
+		printf("\rCopying: %llu/%u entries, %llu/%llu MiB", (unsigned long long)w->done_entries,
+		       w->count, (unsigned long long)(w->done_bytes >> 20),
+		       (unsigned long long)(w->total_bytes >> 20));
+		fflush(stdout);
+	}
 	return failed(w, e0, err);
 }
 
@@ -493,9 +501,11 @@ int mkfs_populate(struct mkfs *m, struct pop_src *src)
 		fprintf(stderr, "%s: out of memory\n", m->prog);
 		goto out;
 	}
-	if (!m->quiet)
+	w.total_bytes = pop_data_bytes(src);
+	w.progress = !m->quiet && m->tty;
+	if (!m->quiet && !w.progress)
 		printf("Copying %u entries and %llu bytes from %s: ", w.count - 1,
-		       (unsigned long long)pop_data_bytes(src), m->pop_source);
+		       (unsigned long long)w.total_bytes, m->pop_source);
 	fflush(stdout);
 	err = e4_open(m->device, E4_OPEN_RW, 0, 0, &w.fs);
 	/* crash tests: E4_CRASH_AFTER_WRITES counts this handle's writes */
@@ -547,6 +557,9 @@ int mkfs_populate(struct mkfs *m, struct pop_src *src)
 		fprintf(stderr, "%s: %s: closing: %s\n", m->prog, m->device, error_message(err));
 		ret = -1;
 	}
+	if (w.progress)
+		printf("\rCopying %u entries and %llu bytes from %s: ", w.count - 1,
+		       (unsigned long long)w.total_bytes, m->pop_source);
 	if (!m->quiet)
 		printf(ret ? "failed\n" : "done\n");
 out:
