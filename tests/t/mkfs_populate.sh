@@ -11,7 +11,8 @@
 #    clean, the kernel mounts each image and the mounted tree equals the
 #    source (tests/popcmp.py: content, type, mode, owner, ns mtime,
 #    xattrs, link groups and counts, holes); the big directory is indexed;
-#    The same tree with -O inline_data;
+#    The same tree with -O inline_data; a 6,000-entry directory whose
+#    index needs two levels (1 KiB blocks);
 #  - reproducibility: the same tree recreated in reverse order with its
 #    atimes changed gives the same bytes; one byte more gives another UUID;
 #  - bad input (missing source, unreadable file, corrupt archive, a size
@@ -84,6 +85,24 @@ check "$T/inl.img" inline
 "$REF_DEBUGFS" -R "stat /tiny/t01" "$T/inl.img" 2>&1 | grepq "Size of inline data" ||
 	fail "tiny/t01 is not inline"
 rm -f "$T/inl.img"
+
+# a directory whose index needs two levels: 6,000 60-byte names in 1 KiB
+# blocks (about 400 leaves, more than the root's 123 slots)
+mkdir -p "$T/two/d"
+"$PYTHON" - "$T/two/d" <<'EOF' || fail "cannot make the two-level directory"
+import os, sys
+for i in range(6000):
+    open(os.path.join(sys.argv[1], "%05d_" % i + "n" * 54), "w").close()
+EOF
+"$E4MKFS" -q -t ext4 -b 1024 -d "$T/two" "$T/two.img" >"$T/out" 2>&1 ||
+	fail "two-level directory: $(cat "$T/out")"
+"$REF_DEBUGFS" -R "htree_dump /d" "$T/two.img" 2>&1 | grepq "Indirect levels: 1" ||
+	fail "d's index has not two levels"
+saved_src=$src
+src=$T/two
+check "$T/two.img" two
+src=$saved_src
+rm -rf "$T/two" "$T/two.img"
 
 # 2. GNU tar (ext4), then zstd on standard input (ext2: block maps; no
 # sockets in tar)
