@@ -615,6 +615,7 @@ int mkfs_pop_fit(struct mkfs *m, struct pop_src *src)
 {
 	struct pop_fsparams p;
 	struct pop_estimate est;
+	struct e4_layout_opts lo;
 	uint64_t blocks;
 	uint32_t inodes;
 	errcode_t err;
@@ -624,7 +625,11 @@ int mkfs_pop_fit(struct mkfs *m, struct pop_src *src)
 		fprintf(stderr, "%s: %s\n", m->prog, pop_error(src));
 		return -1;
 	}
-	err = pop_fit_size(&est, &p, m->pop_margin, &m->lo, &blocks, &inodes);
+	/* compute_layout() left lo.bad_key pointing into its own frame,
+	 * gone by now: the fit's layouts must not write there */
+	lo = m->lo;
+	lo.bad_key = NULL;
+	err = pop_fit_size(&est, &p, m->pop_margin, &lo, &blocks, &inodes);
 	if (err) {
 		fprintf(stderr, "%s: no filesystem size holds %s: %s\n", m->prog, m->pop_source,
 			error_message(err));
