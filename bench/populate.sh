@@ -41,7 +41,7 @@ if [ -x "$(dirname "$E4MKFS")/.libs/e4mkfs" ]; then
 	export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
 mkdir -p "$BENCH_DIR"
-trap 'umount "$BENCH_DIR/mnt" 2>/dev/null; rm -rf "$BENCH_DIR"' EXIT
+trap 'umount "$BENCH_DIR/mnt" 2>/dev/null || true; rm -rf "$BENCH_DIR"' EXIT
 cd "$BENCH_DIR"
 
 mkdir src
