@@ -4,6 +4,7 @@
  * 1.47.0's /etc/mke2fs.conf) live in lib/e4/layout.c.
  */
 #include "mkfs.h"
+#include "popsize.h"
 #include "optlist.h"
 
 #include <ctype.h>
@@ -113,7 +114,7 @@ int mkfs_parse_revision(struct mkfs *m, const char *v)
 
 static const char *const unsupported_ext[] = {
 	"quotatype", "encoding", "encoding_flags", "mmp_update_interval",
-	"no_copy_xattrs", "android_sparse", "fname_encoding",
+	"android_sparse", "root_selinux", "fname_encoding",
 	NULL
 };
 
@@ -170,7 +171,23 @@ int mkfs_parse_extended(struct mkfs *m, const char *list)
 				m->zeroed = 1;
 				m->lazy_itable_set = m->lazy_journal_set = m->discard_set = 1;
 			}
+		} else if (!strcmp(tok, "root_perms")) {
+			char *end;
+			unsigned long p;
+
+			errno = 0;
+			p = val ? strtoul(val, &end, 8) : 0;
+			if (!val || !*val || errno || *end || p > 07777)
+				bad = 1;
+			else
+				m->root_perms = (int)p;
+		} else if (!strcmp(tok, "no_copy_xattrs")) {
+			m->no_copy_xattrs = 1;
+		} else if (!strcmp(tok, "populate_margin")) {
+			if (!val || pop_parse_margin(val, &m->pop_margin))
+				bad = 1;
 		} else if (!strcmp(tok, "root_owner")) {
+			m->root_owner_set = 1;
 			if (!val) {
 				m->root_uid = (uint32_t)getuid();
 				m->root_gid = (uint32_t)getgid();

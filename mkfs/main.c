@@ -5,6 +5,8 @@
  */
 #include "mkfs.h"
 #include "optlist.h"
+#include "popsize.h"
+#include "popsrc.h"
 
 #include <errno.h>
 #include <linux/fs.h>
@@ -50,6 +52,7 @@ static void usage_to(const char *prog, int help)
 		"                     -N inode-count  -m reserved-percent  -r 0|1\n"
 		"  identity:          -L label  -M last-mounted-dir  -U uuid|random|time|clear\n"
 		"                     -o creator-os  -e continue|remount-ro|panic\n"
+		"  content:           -d directory|archive|- (a tar archive on stdin)\n"
 		"  run:               -n (write nothing)  -q  -v  -F  -S  -V\n"
 		"  size: blocks, or bytes with a k/m/g/t suffix (see e4mkfs(8))\n"
 		"  -V prints the version, --help this text\n", prog);
@@ -347,6 +350,37 @@ static int pick_time(const char *prog, int64_t *now)
 	return 0;
 }
 
+/* UUID and hash seed from the epoch, the options (every argument but
+ * the device and -d's value) and the content (poprepro.c). */
+static int repro_ids(struct mkfs *m, struct pop_src *src, int argc, char **argv,
+		     const char *d_arg)
+{
+	char **opts = calloc((size_t)argc + 1, sizeof(*opts));
+	int n = 0, r;
+
+	if (!opts)
+		return -1;
+	for (int i = 1; i < argc; i++) {
+		size_t al = strlen(argv[i]), dl = d_arg ? strlen(d_arg) : 0;
+
+		if (argv[i] == m->device || argv[i] == d_arg)
+			continue;
+		/* "-dDIR" in one argument: only "-d" counts */
+		if (d_arg && d_arg > argv[i] && d_arg < argv[i] + al && al > dl)
+			opts[n++] = "-d";
+		else
+			opts[n++] = argv[i];
+	}
+	r = pop_repro_ids(src, m->now, n, opts, m->uuid, m->hash_seed);
+	free(opts);
+	if (r) {
+		fprintf(stderr, "%s: %s\n", m->prog, pop_error(src));
+		return -1;
+	}
+	m->pop_repro = 1;
+	return 0;
+}
+
 static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, 'h' + 256 },
 	{ NULL, 0, NULL, 0 },
@@ -359,7 +393,8 @@ int main(int argc, char **argv)
 	char *features = NULL, *ext_opts = NULL;
 	int64_t journal_mb = 0;
 	uint64_t v;
-	const char *uuid_arg = NULL;
+	const char *uuid_arg = NULL, *d_arg = NULL;
+	struct pop_src *src = NULL;
 	int c, rc = 1, exists, suffix, warn_offset = 0;
 	long page = sysconf(_SC_PAGESIZE);
 
@@ -372,6 +407,8 @@ int main(int argc, char **argv)
 	e4_layout_opts_init(&m.lo);
 	m.lazy_itable_init = 1;
 	m.discard = 1;
+	m.root_perms = -1;
+	m.pop_margin = POP_MARGIN_DEFAULT;
 	m.default_mntopts = EXT4_DEFM_XATTR_USER | EXT4_DEFM_ACL;
 	m.tty = isatty(0) && isatty(1);
 	m.lo.page_size = page > 0 ? (unsigned)page : 4096;
@@ -400,9 +437,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: bad block checks (-%c) are not supported yet\n", m.prog, c);
 			goto out;
 		case 'd':
-			fprintf(stderr, "%s: populating from a directory (-d) is not supported yet\n",
-				m.prog);
-			goto out;
+			m.pop_source = optarg;
+			d_arg = optarg;
+			break;
 		case 'z':
 			fprintf(stderr, "%s: undo files (-z) are not supported yet\n", m.prog);
 			goto out;
@@ -676,6 +713,15 @@ int main(int argc, char **argv)
 
 	}
 	m.lo.itable_zeroed = 0;
+	if (m.pop_source) {
+		if (m.super_only || m.offset) {
+			fprintf(stderr, "%s: -d cannot be combined with %s\n", m.prog,
+				m.super_only ? "-S" : "-E offset=");
+			goto out;
+		}
+		if (pick_time(m.prog, &m.now) || mkfs_pop_open(&m, &src))
+			goto out;
+	}
 
 	/* the target */
 	{
@@ -692,6 +738,13 @@ int main(int argc, char **argv)
 		} else if (errno != ENOENT) {
 			fprintf(stderr, "%s: %s: %s\n", m.prog, m.device, strerror(errno));
 			goto out;
+		} else if (!m.size_arg && !m.size_arg_blocks && m.pop_source) {
+			/* sized from the content below */
+			m.pop_autosize = 1;
+			m.probe.is_regular = 1;
+			m.probe.discard_zeroes = 1;
+			m.probe.all_holes = 1;
+			m.created = 1;
 		} else if (!m.size_arg && !m.size_arg_blocks) {
 			fprintf(stderr, "%s: the file %s does not exist and no size was specified.\n",
 				m.prog, m.device);
@@ -738,6 +791,15 @@ int main(int argc, char **argv)
 			ss = getenv("MKE2FS_DEVICE_SECTSIZE");
 		if (ss && *ss && !parse_uint(ss, 65536, &v))
 			m.lo.sector_size = (unsigned)v;
+	}
+	if (m.pop_autosize) {
+		/* a provisional size picks the block size and the profile's
+		 * values; the fit then gives the size */
+		m.lo.blocks_count = m.lo.block_size ? (4ULL << 30) / m.lo.block_size : 4ULL << 20;
+		if (compute_layout(&m, journal_mb) || mkfs_pop_fit(&m, src))
+			goto out;
+		e4_layout_free(m.l);
+		m.l = NULL;
 	}
 	if (!m.lo.blocks_count && !m.probe.size) {
 		if (m.probe.is_blockdev)
@@ -818,6 +880,13 @@ int main(int argc, char **argv)
 		uuid_generate(m.hash_seed);
 	if (pick_time(m.prog, &m.now))
 		goto out;
+	/* -d with SOURCE_DATE_EPOCH: the same input gives the same bytes
+	 * (popsize.h), unless -U or -E hash_seed= name them */
+	if (src && getenv("SOURCE_DATE_EPOCH") && *getenv("SOURCE_DATE_EPOCH") && !uuid_arg &&
+	    !m.have_hash_seed) {
+		if (repro_ids(&m, src, argc, argv, d_arg))
+			goto out;
+	}
 
 	/* large blocks */
 	if (m.l->block_size > m.lo.page_size) {
@@ -900,8 +969,12 @@ int main(int argc, char **argv)
 		print_stats(&m, m.verbose);
 	if (mkfs_write(&m))
 		goto out;
+	if (src && mkfs_populate(&m, src))
+		goto out;
 	rc = 0;
 out:
+	if (src)
+		pop_close(src);
 	e4_layout_free(m.l);
 	e4_profile_free(m.profile);
 	free(features);

@@ -54,6 +54,15 @@ struct mkfs {
 	int tty;			/* stdin and stdout are terminals */
 	const char *prog;
 
+	/* -d: populate */
+	const char *pop_source;		/* -d's value (NULL: none) */
+	int pop_repro;			/* UUID, seed, times from poprepro.c */
+	int root_owner_set;		/* -E root_owner= given */
+	int root_perms;			/* -E root_perms=: 07777 bits, -1: none */
+	int no_copy_xattrs;		/* -E no_copy_xattrs */
+	unsigned pop_margin;		/* -E populate_margin=: percent */
+	int pop_autosize;		/* size the new image from the source */
+
 	/* result of the discard step */
 	int zeroed;			/* the target reads back zeros */
 	uint64_t bytes_written;		/* for s_kbytes_written */
@@ -70,6 +79,20 @@ struct mkfs {
 int mkfs_write(struct mkfs *m);
 /* writer.c: the superblock for m->l (on-disk order). */
 void mkfs_build_super(struct mkfs *m, struct ext4_super_block *sb);
+
+struct pop_src;
+/* populate.c: copy src into the filesystem mkfs_write() made on
+ * m->device.  0, or -1 with one message naming the path or member; then
+ * nothing that passes as a filesystem is left (a created image removed,
+ * else every superblock copy zeroed). */
+int mkfs_populate(struct mkfs *m, struct pop_src *src);
+/* populate.c: open m->pop_source (messages printed); 0 or -1. */
+int mkfs_pop_open(struct mkfs *m, struct pop_src **src);
+/* populate.c: with m->l computed for a provisional size, set m->lo's
+ * block size, blocks_count and (unless given) inodes_count to the
+ * smallest that holds src with m->pop_margin percent more (popsize.h).
+ * 0 or -1 (message printed). */
+int mkfs_pop_fit(struct mkfs *m, struct pop_src *src);
 
 /* config.c: option helpers. */
 /* Parse "123", "4k", "10M", "1g", "2t" (suffix = bytes, binary); *bytes

@@ -43,6 +43,8 @@ SAN_TESTS="tests/t/corpus_ls.sh tests/t/stats_matrix.sh tests/t/rdump_matrix.sh
 SAN_TESTS="$SAN_TESTS tests/t/mkfs_hashes.sh"
 # e4mkfs -d's sources (directory, tar, zstd on stdin: the archive parser)
 SAN_TESTS="$SAN_TESTS tests/t/popsrc_routes.sh"
+# e4mkfs -d's writer over the three routes, bad input and a crash (about 20 s)
+SAN_TESTS="$SAN_TESTS tests/t/mkfs_populate.sh"
 # the jbd2 writer's layouts and e4debugfs's journal commands (about 3 s)
 SAN_TESTS="$SAN_TESTS tests/t/lib_jwrite.sh tests/t/dbg_journal_cmds.sh"
 # e4debugfs -w's file commands (about 5 s)

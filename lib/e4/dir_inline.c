@@ -216,6 +216,7 @@ errcode_t e4_dir_inline_build(struct e4_dirw *w, e4_ino_t parent,
 {
 	uint8_t buf[INL_IBLOCK];
 	unsigned off = INL_FIRST, size = 0;
+	uint32_t flags;	/* i_flags as found (little-endian) */
 	uint16_t dlen;
 	size_t i;
 	errcode_t err;
@@ -241,10 +242,18 @@ errcode_t e4_dir_inline_build(struct e4_dirw *w, e4_ino_t parent,
 		memcpy(d + E4_DIRENT_HDR, ents[i].name, ents[i].name_len);
 		off += rec;
 	}
+	flags = w->ib.inode.i_flags;
 	w->ib.inode.i_flags = e4_cpu_to_le32((e4_le32(w->ib.inode.i_flags) &
 					      ~(uint32_t)EXT4_EXTENTS_FL) | EXT4_INLINE_DATA_FL);
 	/* an empty system.data: present even when everything fits i_block */
 	err = inline_store(w, buf, 0);
+	if (err == E4_ERR_NO_SPACE) {
+		/* the inode body is full of other attributes (ACLs): a block
+		 * directory, as the kernel's ext4_init_new_dir falls back on
+		 * ENOSPC */
+		w->ib.inode.i_flags = flags;
+		return 0;
+	}
 	if (!err)
 		*done = 1;
 	return err;

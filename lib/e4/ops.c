@@ -482,3 +482,13 @@ out:
 	free(ib);
 	return err;
 }
+
+/* The inode layer's symlink body without a directory entry (e4mkfs -d
+ * writes entries in bulk).  See ops.h. */
+errcode_t e4_symlink_set(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, const char *target,
+			 size_t tlen)
+{
+	if (!tlen || tlen >= fs->geom.block_size || memchr(target, 0, tlen))
+		return E4_ERR_INVALID_ARGUMENT;
+	return symlink_body(fs, ino, ib, target, tlen);
+}

@@ -260,6 +260,15 @@ errcode_t e4_op_rename(e4_fs *fs, e4_ino_t odir, const char *oname, size_t olen,
  * errors. */
 errcode_t e4_op_release(e4_fs *fs, e4_ino_t ino);
 
+/* Store target (tlen bytes, 1 .. block size - 1, no NUL) in the new
+ * symlink inode ino (*ib from e4_inode_init(), not yet holding data) as
+ * e4_op_symlink() stores it -- fast below 60 bytes, inline with
+ * inline_data when it fits, else one data block -- and set i_size; no
+ * entry is made and the inode is not written (the caller writes *ib).
+ * E4_ERR_INVALID_ARGUMENT (tlen, a NUL), E4_ERR_NO_SPACE, write and
+ * allocation errors. */
+errcode_t e4_symlink_set(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, const char *target,
+			 size_t tlen);
 #ifdef __cplusplus
 }
 #endif
