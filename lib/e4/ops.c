@@ -215,6 +215,10 @@ static errcode_t symlink_block(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
 	if (buf) {
 		memcpy(buf, target, tlen);
 		err = e4_io_write_blk(fs->io, blk, 1, buf);
+		/* the target on disk before the inode that maps it (the
+		 * block cache writes a step's blocks sorted by number) */
+		if (!err)
+			err = e4_ops_barrier(fs);
 	} else {
 		err = E4_ERR_NO_MEMORY;
 	}
