@@ -11,14 +11,15 @@
 # (a damaged image); what must not happen: a crash (exit 128 or more), a
 # hang (20 s; 60 s with sanitizers), a sanitizer report.  E4_LONG=1 adds
 # a second pass (LONG_SCRIPT) over inodes 11-60 and 200 writes into the
-# root.  Images run E4_JOBS (2) at a time on a tmpfs.
+# root.  Images run E4_JOBS (2) at a time on a tmpfs.  Without sanitizers
+# (the normal pass) every third image only (E4_LONG=1: all).
 # Catches: a write command trusting a damaged structure (an extent depth,
 # a rec_len, an xattr entry offset) and reading or writing past a buffer.
-# Checked: a NULL dereference planted in e4debugfs's ea_rm fails every
-# image that reaches it (see the commit message).
-# Regressions found by this test, with their smallest image, are below
-# (REGRESS).
-
+# Checked: a NULL store planted in e4debugfs's ea_rm (reached on inode
+# 13) fails every image whose inode 13 it reaches ("runtime error: store
+# to null pointer" under UBSan; without sanitizers a crash, exit 139).
+# No crash, hang or report was found on the 199 images when it was
+# written (no regression case to add yet).
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
 TMO=${E4_DBGW_TIMEOUT:-$([ -n "$E4_SANITIZERS" ] && echo 60 || echo 20)}
@@ -139,6 +140,10 @@ ls "$CORPUS"/fsck/*.img.gz "$CORPUS"/journal/*.img.gz >"$T/images" 2>/dev/null
 [ -s "$T/images" ] || skip "no images in $CORPUS"
 [ -z "${E4_DBGW_IMAGES:-}" ] || grep -E "$E4_DBGW_IMAGES" "$T/images" >"$T/sel" || fail "no image matches"
 [ -z "${E4_DBGW_IMAGES:-}" ] || mv "$T/sel" "$T/images"
+# without sanitizers (the normal pass) every third image, unless E4_LONG
+if [ -z "$E4_SANITIZERS" ] && [ -z "${E4_LONG:-}" ] && [ -z "${E4_DBGW_IMAGES:-}" ]; then
+	awk 'NR % 3 == 1' "$T/images" >"$T/sel" && mv "$T/sel" "$T/images"
+fi
 xargs -P "${E4_JOBS:-2}" -I{} bash "$0" --one {} "$RES" "$S" <"$T/images" ||
 	fail "a worker failed"
 

@@ -28,11 +28,19 @@
 # Variants run two at a time (xargs -P2) on a tmpfs; E4_DBGW_ONLY=REGEX
 # runs only the variants it matches.
 #
-# Bug it catches: an operation that links a new entry before the inode it
-# names is written and marked in use (a name for an unused inode), or
-# frees before it unlinks.  Checked: with lib/e4/ops.c's unlink steps
-# swapped (see the report of issue 13 / the commit message).
-
+# Bug it catches: an operation that frees before it unlinks, or writes the
+# inode before the blocks it maps (the block cache writes a step's blocks
+# sorted by number: the inode table goes first unless an ordering point
+# is between).  Checked: on the code before this test (issue 13 merge
+# d161d47) 81 stops failed -- mkdir's inode before its directory block
+# ("directory corrupted"), the parent counting fewer links than names, a
+# slow symlink's inode before its block, ea_set outside a not-clean window
+# with the inode naming an unwritten xattr block, expand_dir's inode
+# mapping an unwritten block marked free, ext2 write's inode counting
+# indirect blocks not yet written; each fixed with an ordering point.
+# And with e4_op_unlink's steps swapped (the inode freed, then the entry
+# removed): 64 rm stops fail with "Entry 'victim' in /d (12) has
+# deleted/unused inode 76".
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
 MAXSTOPS=25	# stops per variant when it makes more writes
