@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <editline/readline.h>
 
+#include "crashpoint.h"
 #include "debugfs.h"
 
 e4_fs *current_fs;
@@ -313,6 +314,13 @@ static int open_filesystem(const char *who, const char *dev, int catastrophic,
 			com_err(who, err, "(%s) while opening %s", names, dev);
 		else
 			com_err(who, err, "while opening %s", dev);
+		return 1;
+	}
+	/* crash-safety tests (E4_CRASH_AFTER_WRITES, E4_CRASH_TRACE): the
+	 * writes of a read-write session go through the crash-point layer */
+	if ((mode & OPEN_RW) && (err = crashpoint_install(e4_fs_io(fs)))) {
+		com_err(who, err, "while setting up the crash-point layer for %s", dev);
+		e4_close(fs);
 		return 1;
 	}
 	if (!catastrophic) {

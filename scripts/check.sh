@@ -49,6 +49,8 @@ SAN_TESTS="$SAN_TESTS tests/t/mkfs_populate.sh"
 SAN_TESTS="$SAN_TESTS tests/t/lib_jwrite.sh tests/t/dbg_journal_cmds.sh"
 # e4debugfs -w's file commands (about 5 s)
 SAN_TESTS="$SAN_TESTS tests/t/dbgw_write_cmds.sh"
+# e4debugfs -w: a mixed write script on every corpus image (about 50 s)
+SAN_TESTS="$SAN_TESTS tests/t/dbgw_corpus_asan.sh"
 
 need_kb=$((6 * 1024 * 1024))
 avail_kb=$(df -Pk "$src" | awk 'NR==2 {print $4}')

@@ -120,6 +120,9 @@ static errcode_t expand_indexed(struct e4_dirw *w)
 		err = e4_dirw_append(w, &lblk);
 	if (!err)
 		err = e4_dirw_write(w, lblk, leaf);
+	/* the block, marked in use, on disk before the inode maps it */
+	if (!err)
+		err = e4_order_point_primary(w->fs, 0);
 	if (!err)
 		err = e4_dirw_close(w);		/* the map and size naming the block */
 	if (!err)
@@ -161,6 +164,9 @@ errcode_t e4_dir_expand(e4_fs *fs, e4_ino_t dir)
 		if (!err)
 			err = e4_dirw_write(&w, lblk, buf);
 		free(buf);
+		/* as above: the block before the inode mapping it */
+		if (!err)
+			err = e4_order_point_primary(fs, 0);
 	}
 	if (!err)
 		err = e4_dirw_close(&w);

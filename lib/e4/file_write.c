@@ -540,6 +540,12 @@ errcode_t e4_file_write(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, uint64_
 done:
 	if (!err && end > e4_inode_size(&ib->inode))
 		size_set(fs, &ib->inode, end);
+	/* the data, map blocks (extent nodes, indirect blocks) and bitmaps
+	 * on disk before the inode that maps them (DESIGN.md "Writing
+	 * safely"; the cache writes a step's blocks sorted by number, the
+	 * inode table first) */
+	if (!err)
+		err = e4_order_point_primary(fs, 0);
 	if (!err)
 		err = e4_inode_write(fs, ino, ib);
 out:

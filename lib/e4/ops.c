@@ -215,6 +215,10 @@ static errcode_t symlink_block(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
 	if (buf) {
 		memcpy(buf, target, tlen);
 		err = e4_io_write_blk(fs->io, blk, 1, buf);
+		/* the target on disk before the inode that maps it (the
+		 * block cache writes a step's blocks sorted by number) */
+		if (!err)
+			err = e4_ops_barrier(fs);
 	} else {
 		err = E4_ERR_NO_MEMORY;
 	}
@@ -286,12 +290,25 @@ static errcode_t node_body(e4_fs *fs, e4_ino_t dir, e4_ino_t ino, union e4_inode
 	case EXT4_S_IFDIR: {
 		unsigned fl = e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA)
 			      ? E4_DIR_BUILD_INLINE : 0;
+		uint16_t links = ib->inode.i_links_count;
 
+		/* e4_dir_build() reads the inode: written first without
+		 * links (a deleted inode, a leak, if the process stops
+		 * here), counted only once its block is on the disk (the
+		 * cache writes a step's blocks sorted by number: the inode
+		 * table would go before the block) */
+		ib->inode.i_links_count = 0;
 		err = e4_inode_write(fs, ino, ib);
 		if (!err)
 			err = e4_dir_build(fs, ino, dir, NULL, 0, fl, 0);
 		if (!err)
 			err = e4_inode_read(fs, ino, ib);
+		if (!err)
+			err = e4_ops_barrier(fs);
+		if (!err) {
+			ib->inode.i_links_count = links;
+			err = e4_inode_write(fs, ino, ib);
+		}
 		return err;
 	}
 	case EXT4_S_IFLNK:
@@ -332,6 +349,17 @@ static errcode_t make_node(e4_fs *fs, e4_ino_t dir, const char *name, size_t len
 		err = e4_ops_begin(fs);
 	if (err)
 		goto out;
+	/* 0. a directory's parent counts its ".." before it exists (more
+	 * links than names is a leak; fewer would free it too early) */
+	if (is_dir) {
+		err = e4_ops_dir_touch(fs, dir, 1, &now);
+		if (!err)
+			err = e4_ops_barrier(fs);
+		if (err) {
+			err = e4_ops_finish(fs, err, 0);
+			goto out;
+		}
+	}
 	/* 1. the inode in use and written, with its blocks */
 	err = new_inode(fs, dir, sp->mode, attr, &now, &ino, ib);
 	if (!err)
@@ -345,11 +373,13 @@ static errcode_t make_node(e4_fs *fs, e4_ino_t dir, const char *name, size_t len
 		linked = !err;
 	}
 	if (!err)
-		err = e4_ops_dir_touch(fs, dir, is_dir, &now);
+		err = e4_ops_dir_touch(fs, dir, 0, &now);
 	if (!err)
 		err = e4_ops_barrier(fs);
+	if (err && !linked && is_dir)	/* the parent's link of step 0 back */
+		e4_ops_dir_touch(fs, dir, -1, &now);
 	if (err && !ino)	/* no inode: nothing was changed */
-		err = e4_ops_finish(fs, err, 1);
+		err = e4_ops_finish(fs, err, !is_dir);
 	else if (err && !linked && !e4_ops_insert_wrote(err, inserting))
 		err = e4_ops_finish(fs, err, give_back(fs, ino, ib) == 0);
 	else

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "xattr_int.h"
+#include "ops_int.h"
 
 #define REFCOUNT_MAX	1024		/* EXT4_XATTR_REFCOUNT_MAX */
 /* Linux: a value whose padded size exceeds this goes to an EA inode at
@@ -290,6 +291,10 @@ static errcode_t xw_commit(struct xw *w)
 		err = block_store(w, f, share, newblk, &nb);
 	if (!err)
 		err = e4_xea_refs_apply(&w->ea, 1);
+	/* the new block (and EA inode) on disk, marked in use, before the
+	 * inode names it (DESIGN.md "Writing safely") */
+	if (!err)
+		err = e4_ops_barrier(fs);
 	if (err)
 		return err;
 	if (w->in_dirty)
@@ -297,11 +302,26 @@ static errcode_t xw_commit(struct xw *w)
 	e4_inode_file_acl_set(fs, &w->ib->inode, nb);
 	e4_inode_blocks_set(fs, &w->ib->inode, sectors);
 	err = e4_inode_write(fs, w->ino, w->ib);
+	/* the inode no longer names the old block before it is released */
+	if (!err)
+		err = e4_ops_barrier(fs);
 	if (!err && w->bno && (f == NEWBLK || f == SHARE || f == DROP))
 		err = block_release(w);
 	if (!err)
 		err = e4_xea_refs_apply(&w->ea, 0);
 	return err;
+}
+
+/* xw_commit() in a not-clean window (e4_ops_begin()): a stop at any write
+ * leaves at most leaks on a filesystem marked not clean. */
+static errcode_t xw_commit_window(struct xw *w)
+{
+	errcode_t err = e4_ops_begin(w->fs);
+
+	if (err)
+		return err;
+	err = xw_commit(w);
+	return e4_ops_finish(w->fs, err, 0);
 }
 
 /* ---- operations -------------------------------------------------------- */
@@ -439,9 +459,10 @@ errcode_t e4_xattr_set(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, uint8_t 
 	if (err == NOTHING_TO_DO) {
 		err = 0;
 	} else if (!err) {
-		err = xw_commit(&w);
-		if (!err)
-			feature_ext_attr(fs);
+		/* the feature on before an attribute exists (the superblock
+		 * goes out with the commit's first ordering point) */
+		feature_ext_attr(fs);
+		err = xw_commit_window(&w);
 	}
 	xw_free(&w);
 	return err;
@@ -471,7 +492,7 @@ errcode_t e4_xattr_remove(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, uint8
 		}
 	}
 	if (!err)
-		err = xw_commit(&w);
+		err = xw_commit_window(&w);
 	xw_free(&w);
 	return err;
 }
@@ -490,7 +511,7 @@ errcode_t e4_xattr_remove_all(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
 			e4_xlist_delete(&w.in, w.in.n - 1);
 		while (w.blk.n)
 			e4_xlist_delete(&w.blk, w.blk.n - 1);
-		err = xw_commit(&w);
+		err = xw_commit_window(&w);
 	}
 	xw_free(&w);
 	return err;
@@ -519,7 +540,7 @@ errcode_t e4_xattr_block_share(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, 
 			other = (struct e4_xlist){ 0 };
 			w.blk_dirty = 1;
 			w.force_share = blk;
-			err = xw_commit(&w);
+			err = xw_commit_window(&w);
 		}
 	}
 	e4_xlist_free(&other);
