@@ -479,7 +479,10 @@ static void invalidate(struct mkfs *m, const uint64_t *offs, size_t n)
  * the backups, then the bitmaps, descriptors and primary superblock. */
 static errcode_t finish(e4_fs *fs)
 {
-	errcode_t err = e4_flush(fs);
+	errcode_t err;
+
+	e4_super_hold(fs, 0);
+	err = e4_flush(fs);
 
 	if (!err)
 		err = e4_super_write_backups(fs);
@@ -530,6 +533,9 @@ int mkfs_populate(struct mkfs *m, struct pop_src *src)
 		fprintf(stderr, "%s: out of memory\n", m->prog);
 		goto out;
 	}
+	/* the library writes the primary superblock at ordering points:
+	 * held in memory until finish() */
+	e4_super_hold(w.fs, 1);
 	if (zap_supers(m, offs, noffs))
 		goto out;
 	rc = pop_walk(src, &ops, &w);

@@ -1277,6 +1277,13 @@ errcode_t e4_super_write(e4_fs *fs);
 /* e4_super_write() keeping s_checksum as it is in memory (a checksum set
  * on purpose, e4debugfs ssv checksum).  E4_ERR_READ_ONLY. */
 errcode_t e4_super_write_as_is(e4_fs *fs);
+/* While hold is 1, e4_super_write() and e4_super_write_as_is() leave the
+ * primary superblock on the device as it is (the changes stay in memory;
+ * the next write after e4_super_hold(fs, 0) carries them): e4mkfs -d keeps
+ * the device without a valid superblock while it copies files, so a stop
+ * midway leaves nothing that passes as a filesystem.  Backups are written
+ * only by e4_super_write_backups(), which the caller runs after release. */
+void e4_super_hold(e4_fs *fs, int hold);
 /* The first write of a multi-step change (DESIGN.md "Writing safely"):
  * the primary superblock as it is on the device -- its own features, UUID
  * and checksum rules, not the in-memory copy's pending edits -- with

@@ -34,6 +34,8 @@ struct e4_fs {
 	int io_borrowed;			/* e4_open_io(): e4_close() leaves io open */
 	/* e4_alloc_set_maps(): the caller's block and inode maps (alloc_policy.c) */
 	struct e4_bmap *alloc_maps[2];
+	/* e4_super_hold(): the primary superblock is not written (super.c) */
+	int sb_hold;
 	/* ops.c: e4_ops_begin() nesting, the superblock state to put back
 	 * at the outermost e4_ops_end(), and whether an operation inside
 	 * failed leaving the filesystem not clean */

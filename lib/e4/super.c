@@ -811,6 +811,8 @@ errcode_t e4_super_write_as_is(e4_fs *fs)
 
 	if (!(fs->flags & E4_OPEN_RW))
 		return E4_ERR_READ_ONLY;
+	if (fs->sb_hold)	/* e4_super_hold(): the copy in memory only */
+		return 0;
 	buf = malloc(bs);
 	if (!buf)
 		return E4_ERR_NO_MEMORY;
@@ -865,6 +867,11 @@ static errcode_t mark_unclean(e4_fs *fs, int ordered)
 	}
 	free(buf);
 	return err;
+}
+
+void e4_super_hold(e4_fs *fs, int hold)
+{
+	fs->sb_hold = !!hold;
 }
 
 errcode_t e4_super_mark_unclean(e4_fs *fs)
