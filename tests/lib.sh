@@ -492,7 +492,9 @@ stop_ok() {
 	out=$("$REF_E2FSCK" -fn "$img" 2>&1 </dev/null)
 	rc=$?
 	if [ $rc -ge 8 ]; then
-		STOP_WHY="the reference e2fsck -fn cannot check it (exit $rc): $(tail -3 <<<"$out" | tr '\n' '|')"
+		# its messages (not only the last lines: the reason of an abort
+		# comes before them)
+		STOP_WHY="the reference e2fsck -fn cannot check it (exit $rc): $(grep -vE '^e2fsck [0-9]|^Pass [1-5]: |^$' <<<"$out" | head -12 | tr '\n' '|')"
 		return 1
 	fi
 	STOP_CLEAN=1
