@@ -9,7 +9,7 @@
 # not measured.  Only the tool's run is timed (one run each: the reference
 # is quadratic in N, its run takes minutes at 100,000).  Afterwards the
 # reference e2fsck -fn must be clean on both images.  Prints, per N, the
-# seconds of each tool and their ratio.
+# wall and CPU seconds of each tool and their ratios.
 # Not a test.
 #
 # Environment: E4DEBUGFS (default ./debugfs/e4debugfs of the current
@@ -29,29 +29,32 @@ mkdir -p "$BENCH_DIR"
 trap 'rm -rf "$BENCH_DIR"' EXIT
 printf 'x' >"$BENCH_DIR/src"
 
-# secs CMD...: run CMD (output discarded), print its wall time in seconds.
+# secs CMD...: run CMD (output discarded), print its wall time and its CPU
+# time (user + system) in seconds.  On a shared machine the CPU time is the
+# steadier figure.
 secs() {
-	local t0=$EPOCHREALTIME t1
-	"$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; return 1; }
-	t1=$EPOCHREALTIME
-	awk "BEGIN { printf \"%.2f\", $t1 - $t0 }"
+	local TIMEFORMAT='%R %U %S' t
+	t=$({ time "$@" >/dev/null 2>&1; } 2>&1) || { echo "failed: $*" >&2; return 1; }
+	awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%.2f %.2f", a[1], a[2] + a[3] }'
 }
 
-printf '%8s %12s %12s %8s\n' N e4debugfs debugfs ratio
+printf '%8s %20s %20s %8s %8s\n' N "e4debugfs real/cpu" "debugfs real/cpu" ratio cpuratio
 for n in $COUNTS; do
 	cmds=$BENCH_DIR/cmds.$n
 	{
 		echo "mkdir d"
 		for ((i = 0; i < n; i++)); do printf 'write %s d/f%06d\n' "$BENCH_DIR/src" "$i"; done
 	} >"$cmds"
-	"$REF_MKE2FS" -q -F -t ext4 -b 4096 -N $((n + n / 10 + 1000)) "$BENCH_DIR/e4.img" 1G
+	"$REF_MKE2FS" -q -F -t ext4 -b 4096 -N $((n + n / 10 + 1000)) "$BENCH_DIR/e4.img" 1G >/dev/null 2>&1
 	cp --sparse=always "$BENCH_DIR/e4.img" "$BENCH_DIR/ref.img"
-	te4=$(secs "$E4DEBUGFS" -w -f "$cmds" "$BENCH_DIR/e4.img")
-	tref=$(secs "$REF_DEBUGFS" -w -f "$cmds" "$BENCH_DIR/ref.img")
+	te4=($(secs "$E4DEBUGFS" -w -f "$cmds" "$BENCH_DIR/e4.img"))
+	tref=($(secs "$REF_DEBUGFS" -w -f "$cmds" "$BENCH_DIR/ref.img"))
 	for img in e4 ref; do
 		"$REF_E2FSCK" -fn "$BENCH_DIR/$img.img" >"$BENCH_DIR/fsck.out" 2>&1 ||
 			{ echo "N=$n: $img image not clean:" >&2; tail -5 "$BENCH_DIR/fsck.out" >&2; }
 	done
-	printf '%8d %12s %12s %8s\n' "$n" "$te4" "$tref" "$(awk "BEGIN { printf \"%.3f\", $te4 / $tref }")"
+	printf '%8d %20s %20s %8s %8s\n' "$n" "${te4[0]} / ${te4[1]}" "${tref[0]} / ${tref[1]}" \
+		"$(awk "BEGIN { printf \"%.3f\", ${te4[0]} / ${tref[0]} }")" \
+		"$(awk "BEGIN { printf \"%.3f\", ${te4[1]} / ${tref[1]} }")"
 	rm -f "$BENCH_DIR"/*.img "$cmds"
 done
