@@ -50,8 +50,11 @@ for n in $COUNTS; do
 	te4=($(secs "$E4DEBUGFS" -w -f "$cmds" "$BENCH_DIR/e4.img"))
 	tref=($(secs "$REF_DEBUGFS" -w -f "$cmds" "$BENCH_DIR/ref.img"))
 	for img in e4 ref; do
-		"$REF_E2FSCK" -fn "$BENCH_DIR/$img.img" >"$BENCH_DIR/fsck.out" 2>&1 ||
-			{ echo "N=$n: $img image not clean:" >&2; tail -5 "$BENCH_DIR/fsck.out" >&2; }
+		"$REF_E2FSCK" -fn "$BENCH_DIR/$img.img" >"$BENCH_DIR/fsck.out" 2>&1 || {
+			echo "N=$n: $img image not clean (kept as $BENCH_DIR.$img.$n.img):" >&2
+			grep -v '^Pass [1-5]:' "$BENCH_DIR/fsck.out" | head -40 >&2
+			cp --sparse=always "$BENCH_DIR/$img.img" "$BENCH_DIR.$img.$n.img"
+		}
 	done
 	printf '%8d %20s %20s %8s %8s\n' "$n" "${te4[0]} / ${te4[1]}" "${tref[0]} / ${tref[1]}" \
 		"$(awk "BEGIN { printf \"%.3f\", ${te4[0]} / ${tref[0]} }")" \
