@@ -315,8 +315,11 @@ static int write_dirs(struct mkfs *m, e4_fs *fs, uint8_t *blk)
 		return io_fail(m, "building the root directory", err);
 	if (pwrite_blk(m, fs, root, blk, 1))
 		return -1;
-	if (new_inode(m, fs, EXT4_ROOT_INO, &b, EXT4_S_IFDIR | 0755, 3, l->block_size,
-		      m->root_uid, m->root_gid))
+	/* -E root_perms= (mke2fs 1.47.1): the root's permission bits, with or
+	 * without -d */
+	if (new_inode(m, fs, EXT4_ROOT_INO, &b,
+		      EXT4_S_IFDIR | (m->root_perms >= 0 ? (unsigned)m->root_perms & 07777 : 0755),
+		      3, l->block_size, m->root_uid, m->root_gid))
 		return -1;
 	memset(&f, 0, sizeof(f));
 	ex.start = root;
