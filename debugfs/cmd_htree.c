@@ -372,20 +372,6 @@ struct ncheck_ctx {
 	unsigned pos;		/* entries of dir seen so far */
 };
 
-static uint8_t mode_to_ft(uint16_t mode)
-{
-	switch (mode & EXT4_S_IFMT) {
-	case EXT4_S_IFREG: return EXT4_FT_REG_FILE;
-	case EXT4_S_IFDIR: return EXT4_FT_DIR;
-	case EXT4_S_IFCHR: return EXT4_FT_CHRDEV;
-	case EXT4_S_IFBLK: return EXT4_FT_BLKDEV;
-	case EXT4_S_IFIFO: return EXT4_FT_FIFO;
-	case EXT4_S_IFSOCK: return EXT4_FT_SOCK;
-	case EXT4_S_IFLNK: return EXT4_FT_SYMLINK;
-	default: return EXT4_FT_UNKNOWN;
-	}
-}
-
 static int ncheck_cb(const struct e4_dirent *d, void *priv)
 {
 	struct ncheck_ctx *c = priv;
@@ -412,7 +398,7 @@ static int ncheck_cb(const struct e4_dirent *d, void *priv)
 		print_raw_name(stdout, d->name, d->name_len);
 		/* type 0 (unknown, or no filetype feature) is not checked */
 		if (c->check_type && c->modes[i] && d->file_type &&
-		    d->file_type != mode_to_ft(c->modes[i]))
+		    d->file_type != e4_mode_file_type(c->modes[i]))
 			printf("  <--- BAD FILETYPE");
 		putchar('\n');
 		if (c->links[i] && !--c->links[i])
