@@ -24,8 +24,8 @@
 # (corpus_unpack).  E4_CORPUS_ONLY=REGEX narrows the rows (debugging).
 # Catches: a crash or a hang of e4fsck on a damaged image, an exit status
 # outside the documented set (a 5: "corrected" with "left uncorrected").
-# Checked: a NULL dereference planted in fsck/super_check.c (reached on
-# every image) makes every row fail with "crashed (signal 11)"; main()
+# Checked: a NULL dereference planted in fsck/super_check.c (check_groups,
+# reached on most images) fails those rows with "crashed (signal 11)"; main()
 # planted to turn an exit 8 into 5 fails the rows that exited 8 with "exit
 # 5: not a documented exit status".
 

@@ -14,11 +14,11 @@
 # superblock length) and reading past a buffer, a use after free or a
 # leak on an error path, undefined shifts on hostile geometry.
 # Checked: a NULL dereference planted in fsck/super_check.c
-# (check_descriptors) fails every image that reaches it with
-# "sanitizer report: ... SEGV on unknown address" under ASan (and
-# "crashed (signal 11)" without sanitizers); an out-of-bounds read of a
-# malloc'd buffer planted there is reported only sanitized
-# ("heap-buffer-overflow").
+# (check_groups, reached on most images) fails them sanitized with
+# "sanitizer report: ... runtime error: load of null pointer" (UBSan) and
+# without sanitizers with "crashed (signal 11)"; a one-byte read past
+# check_groups' calloc'd array fails them sanitized only
+# ("AddressSanitizer: heap-buffer-overflow", stack printed).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
