@@ -139,10 +139,11 @@ while IFS=$'\t' read -r name _; do
 	fail) echo "$name: ${reason%; }" ;;
 	*)
 		echo "FAIL: $TEST_NAME: $name: ${reason%; }" >&2
-		for e in "$T/res/$name".run*.err; do
-			[ -e "$e" ] && tail -15 "$e" >&2
-		done
 		broken=$((broken + 1))
+		# the stderr of the first few only: one bug can fail most rows
+		for e in "$T/res/$name".run*.err; do
+			[ "$broken" -le 5 ] && [ -e "$e" ] && tail -15 "$e" >&2
+		done
 		;;
 	esac
 done <"$T/rows"
