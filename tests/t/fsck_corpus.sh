@@ -18,8 +18,9 @@
 # crashes, hangs (E4_FSCK_CORPUS_TIMEOUT, 30 s; 60 s with sanitizers),
 # draws a sanitizer report, or exits with a status that is not a sum of
 # the documented bits (tests/lib.sh fsck_exit_why).  Every row's result is
-# written to $E4_BUILDDIR/tests/fsck_corpus.tsv (rewritten each run:
-# diff two runs to see what changed).  Rows run E4_JOBS (2) at a time on
+# written to $E4_BUILDDIR/tests/fsck_corpus.tsv (rewritten each run; the
+# previous run's is kept as fsck_corpus.tsv.prev, and the rows whose exit
+# statuses changed are counted).  Rows run E4_JOBS (2) at a time on
 # a tmpfs; unpacked images are cached in the build directory
 # (corpus_unpack).  E4_CORPUS_ONLY=REGEX narrows the rows (debugging).
 # Catches: a crash or a hang of e4fsck on a damaged image, an exit status
@@ -147,7 +148,16 @@ while IFS=$'\t' read -r name _; do
 		;;
 	esac
 done <"$T/rows"
+# the previous run's table kept beside it; rows whose exit statuses
+# changed since then are counted
+changed=""
+if [ -f "$TSV" ]; then
+	mv "$TSV" "$TSV.prev"
+	changed=$(awk -F'\t' 'NR == FNR { old[$1] = $5 "/" $8; next }
+		FNR > 1 && ($1 in old) && old[$1] != $5 "/" $8 { n++ } END { print n + 0 }' "$TSV.prev" "$T/out.tsv")
+fi
 mv "$T/out.tsv" "$TSV"
+[ -z "$changed" ] || info "$changed rows exit otherwise than in the previous run ($TSV.prev)"
 echo "corpus: $N/$M passed"
 info "$broken rows crashed, hung or broke the exit-status rules; results in $TSV ($(elapsed) s)"
 [ "$broken" = 0 ] || exit 1
