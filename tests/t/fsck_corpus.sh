@@ -158,7 +158,7 @@ if [ -f "$TSV" ]; then
 fi
 mv "$T/out.tsv" "$TSV"
 [ -z "$changed" ] || info "$changed rows exit otherwise than in the previous run ($TSV.prev)"
-echo "corpus: $N/$M passed"
 info "$broken rows crashed, hung or broke the exit-status rules; results in $TSV ($(elapsed) s)"
+echo "corpus: $N/$M passed"
 [ "$broken" = 0 ] || exit 1
 exit 0
