@@ -51,6 +51,8 @@ SAN_TESTS="$SAN_TESTS tests/t/lib_jwrite.sh tests/t/dbg_journal_cmds.sh"
 SAN_TESTS="$SAN_TESTS tests/t/dbgw_write_cmds.sh"
 # e4debugfs -w: a mixed write script on every corpus image (about 50 s)
 SAN_TESTS="$SAN_TESTS tests/t/dbgw_corpus_asan.sh"
+# e4fsck -fn, -fy, -fn on every corpus image (about 40 s)
+SAN_TESTS="$SAN_TESTS tests/t/fsck_corpus_asan.sh"
 
 need_kb=$((6 * 1024 * 1024))
 avail_kb=$(df -Pk "$src" | awk 'NR==2 {print $4}')
@@ -93,6 +95,8 @@ if "$src/scripts/build.sh" "$src/build-san" --enable-werror --enable-sanitizers;
 	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 	rm -f "$src/build-san/test-suite.log"
 	[ -d "$src/build/tests/matrix" ] && export E4_MATRIX="$src/build/tests/matrix"
+	# and the corpus images the normal pass unpacked (tests/lib.sh corpus_unpack)
+	export E4_CORPUS_CACHE="$src/build/tests/corpus-unpacked"
 	make -C "$src/build-san" -j2 check TESTS="$unit $(echo $SAN_TESTS)" >"$src/build-san/check.out" 2>&1 || status=1
 	grep -E '^(PASS|FAIL|SKIP|ERROR|XPASS):' "$src/build-san/check.out" | sed 's/^/san /'
 	tally "$src/build-san/test-suite.log"

@@ -252,11 +252,12 @@ with_timeout() {
 }
 
 # runcap PREFIX SECS CMD...: run CMD with a timeout, stdout to PREFIX.out,
-# stderr to PREFIX.err, exit status to PREFIX.rc.  Returns 0.
+# stderr to PREFIX.err, exit status to PREFIX.rc, stdin from the file
+# RUNCAP_IN (default /dev/null).  Returns 0.
 runcap() {
 	local p=$1 s=$2 rc
 	shift 2
-	timeout -k 5 "$s" "$@" >"$p.out" 2>"$p.err" </dev/null
+	timeout -k 5 "$s" "$@" >"$p.out" 2>"$p.err" <"${RUNCAP_IN:-/dev/null}"
 	rc=$?
 	echo $rc >"$p.rc"
 	return 0
@@ -399,6 +400,109 @@ elapsed() {
 	local now=${EPOCHREALTIME/[.,]/} d
 	d=$(((now - E4_T0) / 100000))
 	echo "$((d / 10)).$((d % 10))"
+}
+
+# ---- the shared corpus (issue 15) -------------------------------------------
+# corpus_unpack REL: the corpus file REL (a path relative to
+# $E4KIT_SHARED/corpus, gzip) unpacked, sparse, into the cache folder
+# E4_CORPUS_CACHE (default $E4_BUILDDIR/tests/corpus-unpacked; the
+# sanitizer pass of scripts/check.sh points it at the normal pass's);
+# prints the cached file's path, or returns 1.  The cached copy is shared:
+# copy it before writing.  Parallel callers are safe (each unpacks into a
+# name of its own, then renames).  Unpacking the whole corpus (7.4 GB of
+# mostly holes) takes about 30 s of CPU: the cache makes it once a build.
+corpus_unpack() {
+	local gz=$E4KIT_SHARED/corpus/$1 cache=${E4_CORPUS_CACHE:-$E4_BUILDDIR/tests/corpus-unpacked}
+	local out tmp
+	out=$cache/$(basename "$1" .gz) tmp=$cache/.$(basename "$1" .gz).$BASHPID
+	if [ ! -s "$out" ] || [ "$gz" -nt "$out" ]; then
+		mkdir -p "$cache" &&
+			gzip -dc "$gz" | dd of="$tmp" bs=64k conv=sparse status=none &&
+			mv "$tmp" "$out" || { rm -f "$tmp"; return 1; }
+	fi
+	echo "$out"
+}
+
+# corpus_rows: the rows of the corpus manifest, tab-separated, in this
+# order of columns (found by their header names): name kind file
+# first_exit second_exit fsck_opts needs second_fsck_opts; an empty field
+# printed as "-" (so that `IFS=$'\t' read` keeps every column).
+# E4_CORPUS_ONLY (an extended regular expression on the names) narrows
+# the rows (debugging).
+corpus_rows() {
+	awk -F'\t' -v OFS='\t' -v only="${E4_CORPUS_ONLY:-}" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i
+			  n = split("name kind file first_exit second_exit fsck_opts needs second_fsck_opts", want, " ")
+			  for (i = 1; i <= n; i++) if (!(want[i] in col)) { print "no column " want[i] >"/dev/stderr"; exit 1 }
+			  next }
+		only != "" && $col["name"] !~ only { next }
+		{ line = ""
+		  for (i = 1; i <= n; i++) { v = $col[want[i]]; line = line (i > 1 ? OFS : "") (v == "" ? "-" : v) }
+		  print line }' "$E4KIT_SHARED/corpus/manifest.tsv"
+}
+
+# fsck_exit_why PREFIX TMO: why the run captured in PREFIX.rc/.err (by
+# runcap, TMO seconds) broke the rules every run of e4fsck keeps, or
+# nothing: a sanitizer report, a hang, a crash, or an exit status that is
+# not a sum of the documented bits (1 2 4 8 16 32; doc/e4fsck.8: 1 is
+# dropped when 4 is set).
+fsck_exit_why() {
+	local rc
+	rc=$(cat "$1.rc")
+	if san_report "$1.err"; then
+		echo "sanitizer report: $(grep -m1 -E 'runtime error|Sanitizer' "$1.err" | cut -c1-200)"
+	elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		echo "timed out after $2 s"
+	elif [ "$rc" -ge 128 ]; then
+		echo "crashed (signal $((rc - 128)))"
+	elif [ "$rc" -gt 63 ] || [ $((rc & 5)) = 5 ]; then
+		echo "exit $rc: not a documented exit status"
+	fi
+}
+
+# corpus_start FILE: what a corpus test needs first: timeout and gzip, the
+# manifest (or the test skipped), a tmpfs for TMPDIR where /dev/shm is
+# writable (the workers' copies), and the rows (corpus_rows) in FILE.
+corpus_start() {
+	need_cmd timeout gzip
+	[ -f "$E4KIT_SHARED/corpus/manifest.tsv" ] || skip "no corpus manifest in $E4KIT_SHARED/corpus"
+	[ -d /dev/shm ] && [ -w /dev/shm ] && export TMPDIR=/dev/shm
+	corpus_rows >"$1" || fail "cannot read the corpus manifest"
+}
+
+# corpus_each FILE RESDIR: `bash $0 --one RESDIR ROW` for each row of FILE
+# (corpus_rows' lines), E4_JOBS (2) at a time; each worker has a T of its
+# own.  Fails the test when a worker cannot be started.
+corpus_each() {
+	mkdir -p "$2"
+	tr '\n' '\0' <"$1" | xargs -0 -n1 -P "${E4_JOBS:-2}" bash "$0" --one "$2" ||
+		fail "a worker failed"
+}
+
+# corpus_copy FILE NEEDS DIR: a row's image (FILE) copied to DIR/i.img,
+# and what its needs column asks for: the external journal copied to
+# DIR/j.jnl (CORPUS_JNL set to that path, else empty), CORPUS_ENV (the
+# README's environment: TZ=GMT0, LC_ALL=C, E2FSCK_CONFIG=/dev/null, then
+# the row's env= items, as `env` arguments) and CORPUS_STDIN (a file of
+# the stdin= answers, else /dev/null).  Returns 1 with CORPUS_WHY set when
+# a file cannot be unpacked.
+corpus_copy() {
+	local it src needs
+	CORPUS_ENV=(TZ=GMT0 LC_ALL=C E2FSCK_CONFIG=/dev/null) CORPUS_STDIN=/dev/null
+	CORPUS_JNL="" CORPUS_WHY=""
+	it=$(corpus_unpack "$1") && cp --sparse=always "$it" "$3/i.img" ||
+		{ CORPUS_WHY="cannot unpack $1"; return 1; }
+	[ "$2" = - ] || IFS=';' read -ra needs <<<"$2"
+	for it in "${needs[@]+"${needs[@]}"}"; do
+		case $it in
+		jnl=*)
+			CORPUS_JNL=$3/j.jnl
+			src=$(corpus_unpack "${it#jnl=}") && cp --sparse=always "$src" "$CORPUS_JNL" ||
+				{ CORPUS_WHY="cannot unpack ${it#jnl=}"; return 1; } ;;
+		env=*) CORPUS_ENV+=("${it#env=}") ;;
+		stdin=*) printf '%s' "${it#stdin=}" >"$3/stdin" && CORPUS_STDIN=$3/stdin ;;
+		esac
+	done
 }
 
 # ---- crash stops (issue 19) -------------------------------------------------

@@ -103,7 +103,7 @@ if [ "${1:-}" = --one ]; then
 	gz=$2 res=$3
 	n=$(basename "$gz" .img.gz)
 	img=$T/$n.img
-	gzip -dc "$gz" | dd of="$img" bs=64k conv=sparse status=none ||
+	unp=$(corpus_unpack "${gz#"$E4KIT_SHARED"/corpus/}") && cp --sparse=always "$unp" "$img" ||
 		{ echo "decompression failed" >"$res/$n.error"; exit 0; }
 	opt=
 	"$REF_DEBUGFS" -R "stats -h" "$img" >/dev/null 2>"$T/$n.probe" </dev/null

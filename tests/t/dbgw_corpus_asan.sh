@@ -97,7 +97,7 @@ if [ "${1:-}" = --one ]; then
 	gz=$2 res=$3 src=$4
 	n=$(basename "$gz" .img.gz)
 	img=$T/$n.img
-	gzip -dc "$gz" | dd of="$img" bs=64k conv=sparse status=none ||
+	unp=$(corpus_unpack "${gz#"$E4KIT_SHARED"/corpus/}") && cp --sparse=always "$unp" "$img" ||
 		{ echo "decompression failed" >"$res/$n.bad"; exit 0; }
 	for pass in main ${E4_LONG:+long}; do
 		timeout -k 5 "$TMO" "$E4DEBUGFS" -w -f "$src/$pass.cmd" "$img" >"$T/out" 2>&1 </dev/null

@@ -27,7 +27,8 @@ for f in "$C"/*.img.gz; do
 	name=$(basename "$f" .img.gz)
 	# E4_CORPUS_ONLY: an extended regular expression on the names (debugging)
 	[ -n "${E4_CORPUS_ONLY:-}" ] && ! grep -Eq -- "$E4_CORPUS_ONLY" <<<"$name" && continue
-	gzip -dc "$f" >"$T/i.img" 2>/dev/null || { bad+=("$name: cannot unpack"); continue; }
+	src=$(corpus_unpack "fsck/$name.img.gz") && cp --sparse=always "$src" "$T/i.img" ||
+		{ bad+=("$name: cannot unpack"); continue; }
 	n=$((n + 1))
 	runcap "$T/r" 60 "$E4FSCK" -p "$T/i.img"
 	rc=$(cat "$T/r.rc")

@@ -130,19 +130,10 @@ state() {	# state IMG [JNL]: needs_recovery, journal start and errno
 }
 
 # Work on a tmpfs (fsync is free there); unpacked images are cached,
-# sparse, in the build directory (the big rows are 256-512 MiB of mostly
-# zeros: unpacking them is most of this test's time the first time).
+# sparse, in the build directory (tests/lib.sh corpus_unpack: the big rows
+# are 256-512 MiB of mostly zeros: unpacking them is most of this test's
+# time the first time).
 tmp_on_tmpfs 2g
-CACHE=$E4_BUILDDIR/tests/corpus-unpacked
-mkdir -p "$CACHE"
-unpack() {	# unpack REL -> path of the sparse unpacked copy
-	local out=$CACHE/$(basename "$1" .gz)
-	if [ ! -s "$out" ]; then
-		gzip -dc "$C/$1" | dd of="$out.tmp.$$" bs=64k conv=sparse status=none &&
-			mv "$out.tmp.$$" "$out" || return 1
-	fi
-	echo "$out"
-}
 
 rows=0 pass=0 mounted=0 bad=() full_seen=()
 # row NAME IMG [JNL]: one comparison; appends to bad on failure
@@ -232,10 +223,10 @@ row() {
 while IFS='|' read -r name file needs; do
 	[ "$needs" = - ] && needs=""
 	case $name in j_recover_fast_commit | j_ext_dumpe2fs) continue ;; esac
-	src=$(unpack "$file") || fail "$name: cannot unpack $file"
+	src=$(corpus_unpack "$file") || fail "$name: cannot unpack $file"
 	jsrc=""
 	if [ -n "$needs" ]; then
-		jsrc=$(unpack "${needs#jnl=}") || fail "$name: cannot unpack $needs"
+		jsrc=$(corpus_unpack "${needs#jnl=}") || fail "$name: cannot unpack $needs"
 	fi
 	row "$name" "$src" "$jsrc"
 done < <(awk -F'\t' '$2 == "journal" { print $1 "|" $3 "|" ($7 == "" ? "-" : $7) }' "$C/manifest.tsv")
