@@ -122,6 +122,9 @@ struct e4_dirw {
 	uint64_t nblocks;	/* i_size in blocks */
 	int filetype;		/* the filetype feature */
 	int dirty;		/* the inode changed */
+	int ordered;		/* a new index node is on disk, with the
+				 * inode mapping it, before an index names it
+				 * (e4_dirw_order_new; expand_dir) */
 };
 /* Read dir for writing: E4_ERR_READ_ONLY, E4_ERR_NOT_DIR,
  * E4_ERR_UNSUPPORTED (casefold, encrypt), inode read errors. */
@@ -204,6 +207,17 @@ errcode_t e4_dx_insert(struct e4_dirw *w, const char *name, size_t len, e4_ino_t
 		       uint8_t file_type);
 errcode_t e4_dx_convert_insert(struct e4_dirw *w, const uint8_t *blk0, const char *name,
 			       size_t len, e4_ino_t ino, uint8_t file_type);
+/* The node p->fr[p->levels] of a path (read from the root down, each
+ * frame's pos the entry followed) is full: split the lowest full node
+ * whose parent has room, or move the full root's entries into a new node
+ * below it (one more level) while the depth allows.  The path is stale
+ * afterwards (probe again).  E4_ERR_DIR_INDEX_FULL at the depth limit,
+ * E4_ERR_DIR_NO_CSUM_TAIL, append and write errors. */
+errcode_t e4_dx_make_room(struct e4_dirw *w, struct e4_dx_path *p);
+/* Ordering after a new block of w is written: it and its bitmap, then the
+ * inode mapping it (written now), reach the device before anything
+ * written afterwards (two ordering points). */
+errcode_t e4_dirw_order_new(struct e4_dirw *w);
 /* The hash version a new index gets (s_def_hash_version, 0-2), or
  * E4_ERR_BAD_HASH_VERSION; *effective with the signedness applied.  A
  * superblock naming neither signed nor unsigned hashing gets

@@ -292,6 +292,8 @@ static errcode_t new_node_from(struct e4_dirw *w, const struct e4_dx_frame *f, u
 		err = dx_write(w, *nlblk, nb, E4_DX_NODE_COUNT_OFF);
 	}
 	free(nb);
+	if (!err && w->ordered)
+		err = e4_dirw_order_new(w);
 	return err;
 }
 
@@ -328,6 +330,28 @@ static errcode_t add_level(struct e4_dirw *w, struct e4_dx_path *p)
 	e4_dx_put_entry(root->buf, root->off, 0, 0, (uint32_t)nlblk);
 	root->buf[0x1E] = (uint8_t)(p->levels + 1);
 	return frame_write(w, root);
+}
+
+errcode_t e4_dx_make_room(struct e4_dirw *w, struct e4_dx_path *p)
+{
+	unsigned k;
+	errcode_t err;
+
+	for (k = 0; k <= p->levels; k++) {
+		err = frame_writable(w, &p->fr[k]);
+		if (err)
+			return err;
+	}
+	/* Split the lowest full node whose parent has room, or add a level
+	 * when every node up to the root is full. */
+	for (k = p->levels; k > 0; k--)
+		if (p->fr[k - 1].count < p->fr[k - 1].limit)
+			break;
+	if (k > 0)
+		return split_node(w, p, k - 1);
+	if (p->levels < e4_dx_max_levels(w->fs))
+		return add_level(w, p);
+	return E4_ERR_DIR_INDEX_FULL;
 }
 
 /* ---- insert ------------------------------------------------------------------ */
@@ -395,18 +419,7 @@ static errcode_t dx_try(struct e4_dirw *w, const char *name, size_t len, e4_ino_
 		err = split_leaf(w, &p, leaf, lblk, name, len, ino, file_type, done);
 		goto out;
 	}
-	/* The node naming the leaf is full: split the lowest full node whose
-	 * parent has room, or add a level when every node up to the root is
-	 * full. */
-	for (k = p.levels; k > 0; k--)
-		if (p.fr[k - 1].count < p.fr[k - 1].limit)
-			break;
-	if (k > 0)
-		err = split_node(w, &p, k - 1);
-	else if (p.levels < e4_dx_max_levels(w->fs))
-		err = add_level(w, &p);
-	else
-		err = E4_ERR_DIR_INDEX_FULL;
+	err = e4_dx_make_room(w, &p);
 out:
 	e4_dx_path_free(&p);
 	return err;
