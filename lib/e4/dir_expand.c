@@ -72,16 +72,6 @@ static errcode_t leaf_max_hash(struct e4_dirw *w, const uint8_t *buf, int versio
 	return 0;
 }
 
-errcode_t e4_dirw_order_new(struct e4_dirw *w)
-{
-	/* the block, marked in use, on disk before the inode maps it */
-	errcode_t err = e4_order_point_primary(w->fs, 0);
-
-	if (!err)
-		err = e4_dirw_close(w);		/* the map and size naming the block */
-	return err ? err : e4_order_point(w->fs);	/* both before what names it */
-}
-
 /* The path from the root along the last entries down to the last leaf
  * (read into p->mem, one block per frame, then the leaf into leaf). */
 static errcode_t last_path(struct e4_dirw *w, struct e4_dx_path *p, uint8_t *leaf)
@@ -154,7 +144,6 @@ static errcode_t expand_indexed(struct e4_dirw *w)
 			err = E4_ERR_HTREE_CORRUPT;
 			goto out;
 		}
-		w->ordered = 1;
 		err = e4_dx_make_room(w, &p);
 	}
 	if (err)
@@ -204,9 +193,8 @@ errcode_t e4_dir_expand(e4_fs *fs, e4_ino_t dir)
 		if (!err)
 			err = e4_dirw_write(&w, lblk, buf);
 		free(buf);
-		/* as above: the block before the inode mapping it */
 		if (!err)
-			err = e4_order_point_primary(fs, 0);
+			err = e4_dirw_order_new(&w);
 	}
 	if (!err)
 		err = e4_dirw_close(&w);

@@ -122,9 +122,6 @@ struct e4_dirw {
 	uint64_t nblocks;	/* i_size in blocks */
 	int filetype;		/* the filetype feature */
 	int dirty;		/* the inode changed */
-	int ordered;		/* a new index node is on disk, with the
-				 * inode mapping it, before an index names it
-				 * (e4_dirw_order_new; expand_dir) */
 };
 /* Read dir for writing: E4_ERR_READ_ONLY, E4_ERR_NOT_DIR,
  * E4_ERR_UNSUPPORTED (casefold, encrypt), inode read errors. */
@@ -214,9 +211,11 @@ errcode_t e4_dx_convert_insert(struct e4_dirw *w, const uint8_t *blk0, const cha
  * afterwards (probe again).  E4_ERR_DIR_INDEX_FULL at the depth limit,
  * E4_ERR_DIR_NO_CSUM_TAIL, append and write errors. */
 errcode_t e4_dx_make_room(struct e4_dirw *w, struct e4_dx_path *p);
-/* Ordering after a new block of w is written: it and its bitmap, then the
- * inode mapping it (written now), reach the device before anything
- * written afterwards (two ordering points). */
+/* Ordering after a new block of w (e4_dirw_append) is written: it and
+ * its bitmap, then the inode mapping it (written now), reach the device
+ * before anything written afterwards (two ordering points; DESIGN.md "What
+ * a stop may leave": no reference to an unwritten block).  Every writer
+ * that appends a block calls it before naming the block. */
 errcode_t e4_dirw_order_new(struct e4_dirw *w);
 /* The hash version a new index gets (s_def_hash_version, 0-2), or
  * E4_ERR_BAD_HASH_VERSION; *effective with the signedness applied.  A

@@ -148,6 +148,16 @@ void e4_dirw_meta_free(e4_fs *fs, struct ext4_inode *inode, e4_blk_t blk)
 	(void)e4_dirw_blocks_add(fs, inode, -(int64_t)r);
 }
 
+errcode_t e4_dirw_order_new(struct e4_dirw *w)
+{
+	/* the block, marked in use, on disk before the inode maps it */
+	errcode_t err = e4_order_point_primary(w->fs, 0);
+
+	if (!err)
+		err = e4_dirw_close(w);		/* the map and size naming the block */
+	return err ? err : e4_order_point(w->fs);	/* both before what names it */
+}
+
 errcode_t e4_dirw_append(struct e4_dirw *w, uint64_t *lblk)
 {
 	e4_fs *fs = w->fs;
@@ -508,6 +518,8 @@ static errcode_t linear_insert(struct e4_dirw *w, const char *name, size_t len, 
 			err = e4_dirw_leaf_build(w, &e, 1, buf);
 		if (!err)
 			err = e4_dirw_write(w, lblk, buf);
+		if (!err)
+			err = e4_dirw_order_new(w);
 	}
 out:
 	free(buf);

@@ -258,6 +258,10 @@ static errcode_t split_leaf(struct e4_dirw *w, struct e4_dx_path *p, uint8_t *le
 	e4_dir_leaf_csum_set(w->fs, w->ino, w->gen, nleaf);
 	e4_dir_leaf_csum_set(w->fs, w->ino, w->gen, leaf);
 	err = e4_dirw_write(w, nlblk, nleaf);
+	/* the new leaf, then the inode mapping it, before the old leaf
+	 * loses the moved entries and the index names the new one */
+	if (!err)
+		err = e4_dirw_order_new(w);
 	if (!err)
 		err = e4_dirw_write(w, lblk, leaf);
 	if (!err)
@@ -292,9 +296,8 @@ static errcode_t new_node_from(struct e4_dirw *w, const struct e4_dx_frame *f, u
 		err = dx_write(w, *nlblk, nb, E4_DX_NODE_COUNT_OFF);
 	}
 	free(nb);
-	if (!err && w->ordered)
-		err = e4_dirw_order_new(w);
-	return err;
+	/* on disk, with the inode mapping it, before an index names it */
+	return err ? err : e4_dirw_order_new(w);
 }
 
 /* Split the full node p->fr[k + 1] in two halves; its parent p->fr[k] has
@@ -496,6 +499,10 @@ errcode_t e4_dx_convert_insert(struct e4_dirw *w, const uint8_t *blk0, const cha
 	w->ib.inode.i_flags = e4_cpu_to_le32(e4_le32(w->ib.inode.i_flags) | EXT4_INDEX_FL);
 	w->dirty = 1;
 	err = e4_dirw_write(w, lblk, leaf);
+	/* the leaf holding the entries, then the inode mapping it, before
+	 * the root replaces block 0 */
+	if (!err)
+		err = e4_dirw_order_new(w);
 	if (!err)
 		err = dx_write(w, 0, root, E4_DX_ROOT_COUNT_OFF);
 	if (err)
