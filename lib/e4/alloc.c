@@ -39,13 +39,13 @@ static uint32_t group_inodes(e4_fs *fs)
 static void sb_free_blocks_set(e4_fs *fs, uint64_t blocks)
 {
 	e4_sb_set_free_blocks_count(fs->sb, blocks);
-	fs->sb_dirty = 1;
+	fs->sb_counts_dirty = 1;
 }
 
 static void sb_free_inodes_set(e4_fs *fs, uint32_t inodes)
 {
 	e4_sb_set_free_inodes_count(fs->sb, inodes);
-	fs->sb_dirty = 1;
+	fs->sb_counts_dirty = 1;
 }
 
 static void sb_free_blocks_add(e4_fs *fs, int64_t clusters)
@@ -446,7 +446,12 @@ static errcode_t flush_common(e4_fs *fs, int gdt_changed, errcode_t (*gdt_write)
 		if (err)
 			return err;
 	}
-	if (gdt_changed || fs->sb_dirty) {
+	/* Inside an operations window the superblock on the device says
+	 * not clean, so its free counts may lag (DESIGN.md "What a stop may
+	 * leave": wrong counts on a filesystem marked not clean); e4_ops_end()
+	 * writes them with the clean state.  Only other changes (features,
+	 * flags, the state) are written at each ordering point. */
+	if (fs->sb_dirty || ((gdt_changed || fs->sb_counts_dirty) && !fs->ops_depth)) {
 		/* the superblock last of all (DESIGN.md "Writing safely"):
 		 * every block dirtied before this flush reaches the device
 		 * before it, not in block order beside it */
@@ -455,6 +460,7 @@ static errcode_t flush_common(e4_fs *fs, int gdt_changed, errcode_t (*gdt_write)
 			err = e4_super_write(fs);
 		if (err)
 			return err;
+		fs->sb_counts_dirty = 0;
 	}
 	fs->sb_dirty = 0;
 	return sync ? e4_flush(fs) : e4_io_barrier(fs->io);

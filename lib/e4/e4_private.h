@@ -24,6 +24,10 @@ struct e4_fs {
 	 * bitmap, bit 2 descriptor) */
 	uint8_t *alloc_dirty;
 	int sb_dirty;
+	/* alloc.c: only the superblock's free counts changed (inside an
+	 * e4_ops_begin() window written by its end, not at each ordering
+	 * point) */
+	int sb_counts_dirty;
 	/* e4_gdt_load_copy(): the descriptors in memory are the copy kept
 	 * with group gdt_copy's superblock backup (0: the table the open
 	 * read); bitmaps and descriptors are then never written */
