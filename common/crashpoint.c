@@ -53,6 +53,46 @@ static errcode_t trace_hook(void *priv, uint64_t offset, size_t len)
 	return 0;
 }
 
+/* E4_SYNC_TRACE: a layer that appends "sync" to the file per sync that
+ * has writes to make durable (the file base skips an fdatasync with
+ * nothing written since the last). */
+static FILE *sync_trace;
+
+struct sync_trace_layer {
+	e4_io_layer l;
+	int unsynced;
+};
+
+static errcode_t sync_trace_write(e4_io_layer *l, uint64_t offset, const void *buf, size_t len)
+{
+	((struct sync_trace_layer *)l)->unsynced = 1;
+	return e4_io_layer_write(l->below, offset, buf, len);
+}
+
+static errcode_t sync_trace_sync(e4_io_layer *l)
+{
+	struct sync_trace_layer *t = (struct sync_trace_layer *)l;
+
+	if (t->unsynced) {
+		fprintf(sync_trace, "sync\n");
+		fflush(sync_trace);
+		t->unsynced = 0;
+	}
+	return e4_io_layer_sync(l->below);
+}
+
+static void sync_trace_free(e4_io_layer *l)
+{
+	free(l);
+}
+
+static const struct e4_io_layer_ops sync_trace_ops = {
+	.name = "sync trace",
+	.write = sync_trace_write,
+	.sync = sync_trace_sync,
+	.free = sync_trace_free,
+};
+
 /* Stack the layers the environment asked for on io. */
 static errcode_t stack_layers(e4_io *io)
 {
@@ -60,6 +100,14 @@ static errcode_t stack_layers(e4_io *io)
 		e4_io_set_read_hook(io, fail_read_hook, NULL);
 	if (crash_trace)
 		e4_io_set_write_hook(io, trace_hook, NULL);
+	if (sync_trace) {
+		struct sync_trace_layer *t = calloc(1, sizeof(*t));
+
+		if (!t)
+			return ENOMEM;
+		t->l.ops = &sync_trace_ops;
+		e4_io_push_layer(io, &t->l);
+	}
 	if (crash_armed) {
 		e4_io_layer *crash;
 		errcode_t err = e4_io_crash_layer(&crash_left, 0, crash_stop, NULL, &crash);
@@ -76,6 +124,7 @@ errcode_t crashpoint_install(e4_io *io)
 	const char *n = getenv("E4_CRASH_AFTER_WRITES");
 	const char *trace = getenv("E4_CRASH_TRACE");
 	const char *fail = getenv("E4_FAIL_READ");
+	const char *strace_file = getenv("E4_SYNC_TRACE");
 	static int installed;
 	unsigned long long v;
 	char *end;
@@ -96,6 +145,11 @@ errcode_t crashpoint_install(e4_io *io)
 	if (trace && *trace) {
 		crash_trace = fopen(trace, "a");
 		if (!crash_trace)
+			return errno ? errno : EIO;
+	}
+	if (strace_file && *strace_file) {
+		sync_trace = fopen(strace_file, "a");
+		if (!sync_trace)
 			return errno ? errno : EIO;
 	}
 	if (fail && *fail && parse_fail_read(fail))

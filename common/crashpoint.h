@@ -14,7 +14,9 @@
  * message) when the next one comes (libe4's crash-point layer,
  * e4_io_crash_layer()); E4_CRASH_TRACE=FILE also appends one line
  * "offset length" per write that reaches the device to FILE (the write
- * hook, below the crash point).  Does nothing otherwise.
+ * hook, below the crash point); E4_SYNC_TRACE=FILE appends a line "sync"
+ * per sync of the device (the I/O counts of tests/t/dbgw_io_count.sh).
+ * Does nothing otherwise.
  * Later calls (handles opened again by the same process) join the same
  * count and trace.  E4_FAIL_READ=OFFSET:LENGTH (bytes) makes every read
  * of the device that touches that range fail with EIO (a bad spot on a

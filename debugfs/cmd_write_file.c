@@ -234,8 +234,7 @@ int do_expand_dir(int argc, char **argv)
 	if (ops_start(argv[0]))
 		return 1;
 	err = e4_dir_expand(current_fs, ino);
-	snprintf(what, sizeof(what), "expanding directory %s%s", argv[1],
-		 err == E4_ERR_DIR_INDEX_FULL ? " (the last index node is full)" : "");
+	snprintf(what, sizeof(what), "expanding directory %s", argv[1]);
 	return ops_finish(argv[0], err, what);
 }
 

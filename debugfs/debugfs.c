@@ -247,6 +247,7 @@ static errcode_t check_bitmaps(e4_fs *fs)
 
 #define OPEN_RW		0x1	/* -w */
 #define OPEN_FORCE	0x2	/* -f: even when mounted; unknown features (read-only) */
+#define OPEN_DIRECT	0x4	/* -D: O_DIRECT, the page cache bypassed */
 
 /* -w on a mounted filesystem (or a mounted loop device's backing file):
  * refused unless forced, since the kernel's cached copy would overwrite
@@ -294,6 +295,8 @@ static int open_filesystem(const char *who, const char *dev, int catastrophic,
 		oflags |= E4_OPEN_RW | E4_OPEN_NO_MOUNT_CHECKS;
 	else if (mode & OPEN_FORCE)
 		oflags |= E4_OPEN_FORCE;
+	if (mode & OPEN_DIRECT)
+		oflags |= E4_OPEN_DIRECT;
 
 	err = e4_open(dev, oflags, sb_blk, bs, &fs);
 	if (err && is_csum_error(err) && !(oflags & E4_OPEN_IGNORE_CSUM)) {
@@ -480,7 +483,8 @@ int do_open(int argc, char **argv)
 			mode |= OPEN_FORCE;
 			break;
 		case 'D':
-			break;	/* direct I/O: accepted; writes are fsync'ed at close */
+			mode |= OPEN_DIRECT;
+			break;
 		case 's':
 			if (parse_number(argv[0], optarg, "superblock block number",
 					 UINT64_MAX, &sb))
@@ -846,7 +850,8 @@ int main(int argc, char **argv)
 			mode |= OPEN_RW;
 			break;
 		case 'D':
-			break;	/* direct I/O: accepted; writes are fsync'ed at close */
+			mode |= OPEN_DIRECT;
+			break;
 		case 'c':
 			catastrophic = 1;
 			break;

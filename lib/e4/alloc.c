@@ -39,13 +39,13 @@ static uint32_t group_inodes(e4_fs *fs)
 static void sb_free_blocks_set(e4_fs *fs, uint64_t blocks)
 {
 	e4_sb_set_free_blocks_count(fs->sb, blocks);
-	fs->sb_dirty = 1;
+	fs->sb_counts_dirty = 1;
 }
 
 static void sb_free_inodes_set(e4_fs *fs, uint32_t inodes)
 {
 	e4_sb_set_free_inodes_count(fs->sb, inodes);
-	fs->sb_dirty = 1;
+	fs->sb_counts_dirty = 1;
 }
 
 static void sb_free_blocks_add(e4_fs *fs, int64_t clusters)
@@ -415,38 +415,53 @@ errcode_t e4_counts_recompute(e4_fs *fs, int *changed)
  * gdt_changed: the caller changed descriptors itself.  sync: e4_flush()
  * after (everything on the device, fsync'd); else an ordering point
  * after them (nothing waited for). */
-static errcode_t flush_common(e4_fs *fs, int gdt_changed, errcode_t (*gdt_write)(e4_fs *),
-			      int sync)
+static errcode_t flush_common(e4_fs *fs, int gdt_changed, int primary, int sync)
 {
+	uint8_t *which = NULL;	/* primary: the descriptor blocks changed */
+	int any = 0;
 	errcode_t err;
 
 	if (!(fs->flags & E4_OPEN_RW))
 		return E4_ERR_READ_ONLY;
+	if (primary && !gdt_changed) {
+		which = calloc(fs->geom.desc_blocks ? fs->geom.desc_blocks : 1, 1);
+		if (!which)
+			return E4_ERR_NO_MEMORY;
+	}
 	for (e4_group_t g = 0; fs->alloc_dirty && g < fs->geom.group_count; g++) {
 		uint8_t dirty = fs->alloc_dirty[g];
 
 		if ((dirty & DIRTY_BB) && fs->block_bitmaps[g]) {
 			err = e4_block_bitmap_write(fs, g, fs->block_bitmaps[g]);
 			if (err)
-				return err;
+				goto out;
 			dirty |= DIRTY_GD;	/* bitmap checksum in the descriptor */
 		}
 		if ((dirty & DIRTY_IB) && fs->inode_bitmaps[g]) {
 			err = e4_inode_bitmap_write(fs, g, fs->inode_bitmaps[g]);
 			if (err)
-				return err;
+				goto out;
 			dirty |= DIRTY_GD;
 		}
-		if (dirty & DIRTY_GD)
-			gdt_changed = 1;
+		if (dirty & DIRTY_GD) {
+			any = 1;
+			if (which)
+				which[g / fs->geom.desc_per_block] = 1;
+		}
 		fs->alloc_dirty[g] = 0;
 	}
-	if (gdt_changed) {
-		err = gdt_write(fs);
+	if (gdt_changed || any) {
+		err = !primary ? e4_gdt_write(fs) : e4_gdt_write_primary_blocks(fs, which);
 		if (err)
-			return err;
+			goto out;
+		gdt_changed = 1;
 	}
-	if (gdt_changed || fs->sb_dirty) {
+	/* Inside an operations window the superblock on the device says
+	 * not clean, so its free counts may lag (DESIGN.md "What a stop may
+	 * leave": wrong counts on a filesystem marked not clean); e4_ops_end()
+	 * writes them with the clean state.  Only other changes (features,
+	 * flags, the state) are written at each ordering point. */
+	if (fs->sb_dirty || ((gdt_changed || fs->sb_counts_dirty) && !fs->ops_depth)) {
 		/* the superblock last of all (DESIGN.md "Writing safely"):
 		 * every block dirtied before this flush reaches the device
 		 * before it, not in block order beside it */
@@ -454,25 +469,29 @@ static errcode_t flush_common(e4_fs *fs, int gdt_changed, errcode_t (*gdt_write)
 		if (!err)
 			err = e4_super_write(fs);
 		if (err)
-			return err;
+			goto out;
+		fs->sb_counts_dirty = 0;
 	}
 	fs->sb_dirty = 0;
-	return sync ? e4_flush(fs) : e4_io_barrier(fs->io);
+	err = sync ? e4_flush(fs) : e4_io_barrier(fs->io);
+out:
+	free(which);
+	return err;
 }
 
 errcode_t e4_alloc_flush(e4_fs *fs)
 {
-	return flush_common(fs, 0, e4_gdt_write, 1);
+	return flush_common(fs, 0, 0, 1);
 }
 
 errcode_t e4_flush_primary(e4_fs *fs, int gdt_changed)
 {
-	return flush_common(fs, gdt_changed, e4_gdt_write_primary, 1);
+	return flush_common(fs, gdt_changed, 1, 1);
 }
 
 errcode_t e4_order_point_primary(e4_fs *fs, int gdt_changed)
 {
-	return flush_common(fs, gdt_changed, e4_gdt_write_primary, 0);
+	return flush_common(fs, gdt_changed, 1, 0);
 }
 
 void e4_sb_free_blocks_set(e4_fs *fs, uint64_t blocks)
@@ -482,5 +501,5 @@ void e4_sb_free_blocks_set(e4_fs *fs, uint64_t blocks)
 
 errcode_t e4_alloc_flush_gdt(e4_fs *fs, int gdt_changed)
 {
-	return flush_common(fs, gdt_changed, e4_gdt_write, 1);
+	return flush_common(fs, gdt_changed, 0, 1);
 }

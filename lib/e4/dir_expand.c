@@ -72,70 +72,99 @@ static errcode_t leaf_max_hash(struct e4_dirw *w, const uint8_t *buf, int versio
 	return 0;
 }
 
+/* The path from the root along the last entries down to the last leaf
+ * (read into p->mem, one block per frame, then the leaf into leaf). */
+static errcode_t last_path(struct e4_dirw *w, struct e4_dx_path *p, uint8_t *leaf)
+{
+	unsigned k;
+	errcode_t err;
+
+	memset(p, 0, sizeof(*p));
+	p->mem = malloc((size_t)w->bs * E4_DX_MAX_FRAMES);
+	if (!p->mem)
+		return E4_ERR_NO_MEMORY;
+	for (k = 0; k < E4_DX_MAX_FRAMES; k++)
+		p->fr[k].buf = p->mem + (size_t)w->bs * k;
+	err = dx_frame_read(w, 0, E4_DX_ROOT, &p->fr[0]);
+	if (err)
+		return err;
+	p->levels = p->fr[0].buf[0x1E];
+	if (p->levels > e4_dx_max_levels(w->fs))
+		return E4_ERR_HTREE_CORRUPT;
+	p->version = e4_dx_effective_version(w->fs, p->fr[0].buf[0x1C]);
+	for (k = 0; k < p->levels; k++) {
+		err = dx_frame_read(w, e4_dx_frame_block(&p->fr[k], p->fr[k].pos), E4_DX_NODE,
+				    &p->fr[k + 1]);
+		if (err)
+			return err;
+	}
+	err = e4_dirw_read(w, e4_dx_frame_block(&p->fr[p->levels], p->fr[p->levels].pos), leaf);
+	return err ? err : e4_dirw_leaf_check(w, leaf);
+}
+
 /* An indexed directory: the empty block becomes a new last leaf whose
  * index entry starts above every hash the directory holds, in the node at
  * the end of the index (a hash range no name is in, so every lookup still
- * finds its leaf).  The leaf and the inode (map, size) are written before
- * the index names the leaf.
- * E4_ERR_DIR_INDEX_FULL: that node is full, or no hash is left above. */
+ * finds its leaf).  A full last node is split, or the index gains a level,
+ * by the insert path's rule (e4_dx_make_room); each new node is on disk
+ * with the inode mapping it before an index names it.  The leaf and the
+ * inode (map, size) are written before the index names the leaf.
+ * E4_ERR_DIR_INDEX_FULL: the index is at its depth limit and full, or no
+ * hash is left above. */
 static errcode_t expand_indexed(struct e4_dirw *w)
 {
-	struct e4_dx_frame fr[E4_DX_MAX_FRAMES];
-	unsigned levels, k, bs = w->bs;
-	uint8_t *mem = malloc((size_t)bs * (E4_DX_MAX_FRAMES + 1)), *leaf;
+	struct e4_dx_path p = { 0 };
+	struct e4_dx_frame *f;
+	uint8_t *leaf = malloc(w->bs);
 	uint32_t top, h;
 	uint64_t lblk;
-	int version;
-	errcode_t err;
+	unsigned tries;
+	errcode_t err = leaf ? 0 : E4_ERR_NO_MEMORY;
 
-	if (!mem)
-		return E4_ERR_NO_MEMORY;
-	for (k = 0; k < E4_DX_MAX_FRAMES; k++)
-		fr[k].buf = mem + (size_t)bs * k;
-	leaf = mem + (size_t)bs * E4_DX_MAX_FRAMES;
-	err = dx_frame_read(w, 0, E4_DX_ROOT, &fr[0]);
-	levels = fr[0].buf[0x1E];
-	if (!err && levels > e4_dx_max_levels(w->fs))
-		err = E4_ERR_HTREE_CORRUPT;
-	for (k = 0; !err && k < levels; k++)
-		err = dx_frame_read(w, e4_dx_frame_block(&fr[k], fr[k].pos), E4_DX_NODE, &fr[k + 1]);
-	if (!err)
-		err = e4_dirw_read(w, e4_dx_frame_block(&fr[levels], fr[levels].pos), leaf);
-	if (!err)
-		err = e4_dirw_leaf_check(w, leaf);
-	version = err ? 0 : e4_dx_effective_version(w->fs, fr[0].buf[0x1C]);
-	if (!err)
-		err = leaf_max_hash(w, leaf, version, &top);
+	/* a split or a new level each time: at most one per level */
+	for (tries = 0; !err; tries++) {
+		e4_dx_path_free(&p);
+		err = last_path(w, &p, leaf);
+		if (err)
+			goto out;
+		f = &p.fr[p.levels];
+		err = leaf_max_hash(w, leaf, p.version, &top);
+		if (err)
+			goto out;
+		h = e4_dx_frame_hash(f, f->pos) & ~1u;
+		if (h > top)
+			top = h;
+		if (top >= 0xFFFFFFFCu) {
+			err = E4_ERR_DIR_INDEX_FULL;
+			goto out;
+		}
+		if (f->count < f->limit)
+			break;
+		if (tries > E4_DX_MAX_FRAMES) {
+			err = E4_ERR_HTREE_CORRUPT;
+			goto out;
+		}
+		err = e4_dx_make_room(w, &p);
+	}
 	if (err)
 		goto out;
-	h = e4_dx_frame_hash(&fr[levels], fr[levels].pos) & ~1u;
-	if (h > top)
-		top = h;
-	if (fr[levels].count == fr[levels].limit || top >= 0xFFFFFFFCu) {
-		err = E4_ERR_DIR_INDEX_FULL;
-		goto out;
-	}
 	err = empty_leaf(w, leaf);
 	if (!err)
 		err = e4_dirw_append(w, &lblk);
 	if (!err)
 		err = e4_dirw_write(w, lblk, leaf);
-	/* the block, marked in use, on disk before the inode maps it */
 	if (!err)
-		err = e4_order_point_primary(w->fs, 0);
-	if (!err)
-		err = e4_dirw_close(w);		/* the map and size naming the block */
-	if (!err)
-		err = e4_order_point(w->fs);	/* both before the entry naming it */
+		err = e4_dirw_order_new(w);
 	if (err)
 		goto out;
-	e4_dx_put_entry(fr[levels].buf, fr[levels].off, fr[levels].count, top + 2, (uint32_t)lblk);
-	e4_put_le16(fr[levels].buf + fr[levels].off + 2, (uint16_t)(fr[levels].count + 1));
-	err = e4_dx_csum_set(w->fs, w->ino, w->gen, fr[levels].buf, fr[levels].off);
+	e4_dx_put_entry(f->buf, f->off, f->count, top + 2, (uint32_t)lblk);
+	e4_put_le16(f->buf + f->off + 2, (uint16_t)(f->count + 1));
+	err = e4_dx_csum_set(w->fs, w->ino, w->gen, f->buf, f->off);
 	if (!err)
-		err = e4_dirw_write(w, fr[levels].lblk, fr[levels].buf);
+		err = e4_dirw_write(w, f->lblk, f->buf);
 out:
-	free(mem);
+	e4_dx_path_free(&p);
+	free(leaf);
 	return err;
 }
 
@@ -164,9 +193,8 @@ errcode_t e4_dir_expand(e4_fs *fs, e4_ino_t dir)
 		if (!err)
 			err = e4_dirw_write(&w, lblk, buf);
 		free(buf);
-		/* as above: the block before the inode mapping it */
 		if (!err)
-			err = e4_order_point_primary(fs, 0);
+			err = e4_dirw_order_new(&w);
 	}
 	if (!err)
 		err = e4_dirw_close(&w);

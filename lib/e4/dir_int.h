@@ -122,6 +122,10 @@ struct e4_dirw {
 	uint64_t nblocks;	/* i_size in blocks */
 	int filetype;		/* the filetype feature */
 	int dirty;		/* the inode changed */
+	/* e4_dirw_append(): a block allocated for logical block nblocks,
+	 * written by e4_dirw_write(), mapped by e4_dirw_order_new() */
+	int pend, pend_fresh;
+	e4_blk_t pend_pblk;
 };
 /* Read dir for writing: E4_ERR_READ_ONLY, E4_ERR_NOT_DIR,
  * E4_ERR_UNSUPPORTED (casefold, encrypt), inode read errors. */
@@ -131,13 +135,16 @@ errcode_t e4_dirw_close(struct e4_dirw *w);
 /* Read / write logical block lblk (one block). */
 errcode_t e4_dirw_read(struct e4_dirw *w, uint64_t lblk, void *buf);
 errcode_t e4_dirw_write(struct e4_dirw *w, uint64_t lblk, const void *buf);
-/* Allocate a block near the directory's last one and map it at the end:
- * *lblk gets its logical number; i_size and i_blocks grow.  With bigalloc
- * (the kernel's rule) a block whose logical cluster is already mapped
- * takes the next block of that physical cluster, a new logical cluster a
- * new cluster, and i_blocks counts whole clusters.  The caller fills and
- * writes it.  E4_ERR_FILE_TOO_BIG, E4_ERR_NO_SPACE, E4_ERR_EXTENT_HEADER
- * (a cluster mapped out of line), map and allocation errors. */
+/* Allocate a block near the directory's last one for its end: *lblk
+ * gets its logical number (nblocks).  It is not mapped yet: the caller
+ * fills it, writes it (e4_dirw_write) and calls e4_dirw_order_new(),
+ * which maps it (i_size and i_blocks grow) before anything names it.
+ * With bigalloc (the kernel's rule) a block whose logical cluster is
+ * already mapped takes the next block of that physical cluster, a new
+ * logical cluster a new cluster, and i_blocks counts whole clusters.
+ * E4_ERR_FILE_TOO_BIG, E4_ERR_NO_SPACE, E4_ERR_EXTENT_HEADER (a cluster
+ * mapped out of line), E4_ERR_INVALID_ARGUMENT (one already pending),
+ * allocation errors. */
 errcode_t e4_dirw_append(struct e4_dirw *w, uint64_t *lblk);
 /* Check a leaf block before changing it: its dirent tail and checksum
  * (metadata_csum), then every entry up to leaf_end.  E4_ERR_DIR_CSUM,
@@ -204,6 +211,22 @@ errcode_t e4_dx_insert(struct e4_dirw *w, const char *name, size_t len, e4_ino_t
 		       uint8_t file_type);
 errcode_t e4_dx_convert_insert(struct e4_dirw *w, const uint8_t *blk0, const char *name,
 			       size_t len, e4_ino_t ino, uint8_t file_type);
+/* The node p->fr[p->levels] of a path (read from the root down, each
+ * frame's pos the entry followed) is full: split the lowest full node
+ * whose parent has room, or move the full root's entries into a new node
+ * below it (one more level) while the depth allows.  The path is stale
+ * afterwards (probe again).  E4_ERR_DIR_INDEX_FULL at the depth limit,
+ * E4_ERR_DIR_NO_CSUM_TAIL, append and write errors. */
+errcode_t e4_dx_make_room(struct e4_dirw *w, struct e4_dx_path *p);
+/* After the block e4_dirw_append() gave is written: it and its bitmap
+ * reach the device, then the map naming it (e4_map_append_block(): in the
+ * inode, or an indirect or extent block, written now), then the inode
+ * with its size, each before what follows (ordering points; DESIGN.md
+ * "What a stop may leave": no reference to an unwritten block).  Every
+ * writer that appends a block calls it before naming the block.  Without
+ * a pending block: the inode is written, ordered.  Map errors (the block
+ * is freed again). */
+errcode_t e4_dirw_order_new(struct e4_dirw *w);
 /* The hash version a new index gets (s_def_hash_version, 0-2), or
  * E4_ERR_BAD_HASH_VERSION; *effective with the signedness applied.  A
  * superblock naming neither signed nor unsigned hashing gets

@@ -89,6 +89,11 @@ errcode_t e4_dirw_open(e4_fs *fs, e4_ino_t dir, struct e4_dirw *w)
 
 errcode_t e4_dirw_close(struct e4_dirw *w)
 {
+	if (w->pend) {		/* appended, never mapped: given back */
+		w->pend = 0;
+		if (w->pend_fresh)
+			e4_block_mark(w->fs, w->pend_pblk, e4_dirw_cluster(w->fs), 0, NULL);
+	}
 	if (!w->dirty)
 		return 0;
 	w->dirty = 0;
@@ -115,7 +120,11 @@ errcode_t e4_dirw_read(struct e4_dirw *w, uint64_t lblk, void *buf)
 errcode_t e4_dirw_write(struct e4_dirw *w, uint64_t lblk, const void *buf)
 {
 	e4_blk_t pblk;
-	errcode_t err = dirw_map(w, lblk, &pblk);
+	errcode_t err;
+
+	if (w->pend && lblk == w->nblocks)	/* appended, not mapped yet */
+		return e4_io_write_blk(e4_fs_io(w->fs), w->pend_pblk, 1, buf);
+	err = dirw_map(w, lblk, &pblk);
 
 	return err ? err : e4_io_write_blk(e4_fs_io(w->fs), pblk, 1, buf);
 }
@@ -148,15 +157,49 @@ void e4_dirw_meta_free(e4_fs *fs, struct ext4_inode *inode, e4_blk_t blk)
 	(void)e4_dirw_blocks_add(fs, inode, -(int64_t)r);
 }
 
+errcode_t e4_dirw_order_new(struct e4_dirw *w)
+{
+	/* the block, marked in use, with its contents on disk before a map
+	 * names it */
+	errcode_t err = e4_order_point_primary(w->fs, 0);
+	uint64_t size;
+
+	if (err || !w->pend)
+		goto inode;
+	w->pend = 0;
+	err = e4_map_append_block(w->fs, w->ino, &w->ib, w->nblocks, w->pend_pblk,
+				  w->pend_fresh);
+	if (err) {
+		if (w->pend_fresh)
+			e4_block_mark(w->fs, w->pend_pblk, e4_dirw_cluster(w->fs), 0, NULL);
+		return err;
+	}
+	w->nblocks++;
+	size = w->nblocks * w->bs;
+	w->ib.inode.i_size_lo = e4_cpu_to_le32((uint32_t)size);
+	w->ib.inode.i_size_high = e4_cpu_to_le32((uint32_t)(size >> 32));
+	w->dirty = 1;
+	/* a map block naming it (indirect, extent tree; new ones marked in
+	 * use) before the inode, whose size then takes it in: a stop between
+	 * leaves a block past i_size, which a check adds back, not a size
+	 * over a hole */
+	err = e4_order_point_primary(w->fs, 0);
+inode:
+	if (!err)
+		err = e4_dirw_close(w);		/* the map and size naming the block */
+	return err ? err : e4_order_point(w->fs);	/* both before what names it */
+}
+
 errcode_t e4_dirw_append(struct e4_dirw *w, uint64_t *lblk)
 {
 	e4_fs *fs = w->fs;
 	unsigned r = e4_dirw_cluster(fs);
 	e4_blk_t goal, pblk;
-	uint64_t size;
 	int fresh = 1;		/* a new cluster (a new block without bigalloc) */
 	errcode_t err;
 
+	if (w->pend)
+		return E4_ERR_INVALID_ARGUMENT;	/* one block at a time */
 	if ((w->nblocks + 1) * w->bs > E4_DIR_MAX_BYTES &&
 	    !e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR))
 		return E4_ERR_FILE_TOO_BIG;
@@ -180,17 +223,10 @@ errcode_t e4_dirw_append(struct e4_dirw *w, uint64_t *lblk)
 		if (err)
 			return err;
 	}
-	err = e4_map_append_block(fs, w->ino, &w->ib, w->nblocks, pblk, fresh);
-	if (err) {
-		if (fresh)
-			e4_block_mark(fs, pblk, r, 0, NULL);
-		return err;
-	}
-	*lblk = w->nblocks++;
-	size = w->nblocks * w->bs;
-	w->ib.inode.i_size_lo = e4_cpu_to_le32((uint32_t)size);
-	w->ib.inode.i_size_high = e4_cpu_to_le32((uint32_t)(size >> 32));
-	w->dirty = 1;
+	w->pend = 1;
+	w->pend_pblk = pblk;
+	w->pend_fresh = fresh;
+	*lblk = w->nblocks;
 	return 0;
 }
 
@@ -508,6 +544,8 @@ static errcode_t linear_insert(struct e4_dirw *w, const char *name, size_t len, 
 			err = e4_dirw_leaf_build(w, &e, 1, buf);
 		if (!err)
 			err = e4_dirw_write(w, lblk, buf);
+		if (!err)
+			err = e4_dirw_order_new(w);
 	}
 out:
 	free(buf);

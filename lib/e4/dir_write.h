@@ -129,8 +129,10 @@ errcode_t e4_dx_csum_set(e4_fs *fs, e4_ino_t dir, uint32_t generation, void *blo
  * (its entries kept), as e2fsprogs' expand does.  In an indexed directory
  * the block becomes the last leaf of the index: its entry, in the last
  * node, starts above every hash the last leaf holds, so no name moves
- * (e2fsprogs adds a block outside the index, which e2fsck reports);
- * E4_ERR_DIR_INDEX_FULL when that node is full or no hash is left above.
+ * (e2fsprogs adds a block outside the index, which e2fsck reports); a
+ * full last node is split, a full root gains a level (the insert path's
+ * rule).  E4_ERR_DIR_INDEX_FULL when the index is full at its largest
+ * depth or no hash is left above.
  * Errors of e4_dir_insert() that apply. */
 errcode_t e4_dir_expand(e4_fs *fs, e4_ino_t dir);
 

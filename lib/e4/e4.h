@@ -247,6 +247,12 @@ errcode_t e4_io_barrier(e4_io *io);
  * superblock last, which e4_alloc_flush() does itself). */
 errcode_t e4_order_point(e4_fs *fs);
 #define E4_IO_SYNC_BARRIERS	0x0008	/* e4_io_open(): fdatasync between epochs */
+/* e4_io_open(): O_DIRECT, the page cache bypassed.  Every transfer is
+ * aligned to the device's logical block size (BLKSSZGET) or, for an image
+ * file, 4096 bytes: through an aligned bounce buffer, a partial unit read
+ * first.  E4_ERR_DIRECT_IO when open() refuses O_DIRECT (EINVAL: tmpfs)
+ * or the size is not a multiple of the alignment. */
+#define E4_IO_DIRECT		0x0010
 
 /* ---- I/O as a stack (io_layer.c; DESIGN.md "I/O layers stack") ---------
  * Below the block cache, every device read, write, sync and ordering
@@ -331,6 +337,8 @@ int e4_io_crash_tripped(const e4_io_layer *crash);
 					   e4_super_validate_mount() refuses
 					   (e4debugfs -w: a debugger is where
 					   such fields get set right) */
+#define E4_OPEN_DIRECT		0x0080	/* the device opened with E4_IO_DIRECT
+					   (e4debugfs -D) */
 
 /* Decoded geometry, all values in CPU order. */
 struct e4_geom {

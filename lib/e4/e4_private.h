@@ -24,6 +24,10 @@ struct e4_fs {
 	 * bitmap, bit 2 descriptor) */
 	uint8_t *alloc_dirty;
 	int sb_dirty;
+	/* alloc.c: only the superblock's free counts changed (inside an
+	 * e4_ops_begin() window written by its end, not at each ordering
+	 * point) */
+	int sb_counts_dirty;
 	/* e4_gdt_load_copy(): the descriptors in memory are the copy kept
 	 * with group gdt_copy's superblock backup (0: the table the open
 	 * read); bitmaps and descriptors are then never written */
@@ -64,6 +68,10 @@ errcode_t e4_read_block(e4_fs *fs, e4_blk_t blk, void *buf);
  * first group of its meta group (write.c; section 4.5).  Uncached.
  * E4_ERR_GD_BAD_LOCATION, write errors. */
 errcode_t e4_gdt_write_primary(e4_fs *fs);
+/* The primary table's descriptor blocks i with which[i] set (all when
+ * which is NULL): what changed, not the whole table at each ordering
+ * point.  Errors as e4_gdt_write_primary(). */
+errcode_t e4_gdt_write_primary_blocks(e4_fs *fs, const uint8_t *which);
 /* With meta_bg: where group g keeps its copy of its meta group's
  * descriptor block (its first block, after a superblock copy; group 0 of
  * a 1 KiB-block filesystem from block 1).  group.c; section 4.5. */

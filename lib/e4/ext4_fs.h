@@ -342,6 +342,21 @@ struct ext4_inode {
 #define EXT4_INLINE_DATA_FL	0x10000000
 #define EXT4_PROJINHERIT_FL	0x20000000
 #define EXT4_CASEFOLD_FL	0x40000000
+#define EXT4_COMPRBLK_FL	0x00000200	/* compressed clusters (unused by ext4) */
+#define EXT4_NOCOMPR_FL		0x00000400	/* do not compress (unused by ext4) */
+/* The flags a new inode takes from its parent directory (the kernel's
+ * EXT4_FL_INHERITED), then masked by type: regular files drop DIRSYNC,
+ * TOPDIR, CASEFOLD and PROJINHERIT; other non-directories keep only NODUMP
+ * and NOATIME (ext4_mask_flags; measured on Linux 6.x: see
+ * tests/t/dbgw_inherit.sh). */
+#define EXT4_FL_INHERITED	(EXT4_SECRM_FL | EXT4_UNRM_FL | EXT4_COMPR_FL | EXT4_SYNC_FL | \
+				 EXT4_NODUMP_FL | EXT4_NOATIME_FL | EXT4_COMPRBLK_FL | \
+				 EXT4_NOCOMPR_FL | EXT4_JOURNAL_DATA_FL | EXT4_NOTAIL_FL | \
+				 EXT4_DIRSYNC_FL | EXT4_PROJINHERIT_FL | EXT4_CASEFOLD_FL | \
+				 EXT4_DAX_FL)
+#define EXT4_REG_FLMASK		(~(uint32_t)(EXT4_DIRSYNC_FL | EXT4_TOPDIR_FL | EXT4_CASEFOLD_FL | \
+					     EXT4_INDEX_FL | EXT4_PROJINHERIT_FL))
+#define EXT4_OTHER_FLMASK	(EXT4_NODUMP_FL | EXT4_NOATIME_FL)
 
 /* Extent tree (section 7.2) */
 #define EXT4_EXT_MAGIC		0xF30A

@@ -258,6 +258,10 @@ static errcode_t split_leaf(struct e4_dirw *w, struct e4_dx_path *p, uint8_t *le
 	e4_dir_leaf_csum_set(w->fs, w->ino, w->gen, nleaf);
 	e4_dir_leaf_csum_set(w->fs, w->ino, w->gen, leaf);
 	err = e4_dirw_write(w, nlblk, nleaf);
+	/* the new leaf, then the inode mapping it, before the old leaf
+	 * loses the moved entries and the index names the new one */
+	if (!err)
+		err = e4_dirw_order_new(w);
 	if (!err)
 		err = e4_dirw_write(w, lblk, leaf);
 	if (!err)
@@ -292,7 +296,8 @@ static errcode_t new_node_from(struct e4_dirw *w, const struct e4_dx_frame *f, u
 		err = dx_write(w, *nlblk, nb, E4_DX_NODE_COUNT_OFF);
 	}
 	free(nb);
-	return err;
+	/* on disk, with the inode mapping it, before an index names it */
+	return err ? err : e4_dirw_order_new(w);
 }
 
 /* Split the full node p->fr[k + 1] in two halves; its parent p->fr[k] has
@@ -328,6 +333,28 @@ static errcode_t add_level(struct e4_dirw *w, struct e4_dx_path *p)
 	e4_dx_put_entry(root->buf, root->off, 0, 0, (uint32_t)nlblk);
 	root->buf[0x1E] = (uint8_t)(p->levels + 1);
 	return frame_write(w, root);
+}
+
+errcode_t e4_dx_make_room(struct e4_dirw *w, struct e4_dx_path *p)
+{
+	unsigned k;
+	errcode_t err;
+
+	for (k = 0; k <= p->levels; k++) {
+		err = frame_writable(w, &p->fr[k]);
+		if (err)
+			return err;
+	}
+	/* Split the lowest full node whose parent has room, or add a level
+	 * when every node up to the root is full. */
+	for (k = p->levels; k > 0; k--)
+		if (p->fr[k - 1].count < p->fr[k - 1].limit)
+			break;
+	if (k > 0)
+		return split_node(w, p, k - 1);
+	if (p->levels < e4_dx_max_levels(w->fs))
+		return add_level(w, p);
+	return E4_ERR_DIR_INDEX_FULL;
 }
 
 /* ---- insert ------------------------------------------------------------------ */
@@ -395,18 +422,7 @@ static errcode_t dx_try(struct e4_dirw *w, const char *name, size_t len, e4_ino_
 		err = split_leaf(w, &p, leaf, lblk, name, len, ino, file_type, done);
 		goto out;
 	}
-	/* The node naming the leaf is full: split the lowest full node whose
-	 * parent has room, or add a level when every node up to the root is
-	 * full. */
-	for (k = p.levels; k > 0; k--)
-		if (p.fr[k - 1].count < p.fr[k - 1].limit)
-			break;
-	if (k > 0)
-		err = split_node(w, &p, k - 1);
-	else if (p.levels < e4_dx_max_levels(w->fs))
-		err = add_level(w, &p);
-	else
-		err = E4_ERR_DIR_INDEX_FULL;
+	err = e4_dx_make_room(w, &p);
 out:
 	e4_dx_path_free(&p);
 	return err;
@@ -483,6 +499,10 @@ errcode_t e4_dx_convert_insert(struct e4_dirw *w, const uint8_t *blk0, const cha
 	w->ib.inode.i_flags = e4_cpu_to_le32(e4_le32(w->ib.inode.i_flags) | EXT4_INDEX_FL);
 	w->dirty = 1;
 	err = e4_dirw_write(w, lblk, leaf);
+	/* the leaf holding the entries, then the inode mapping it, before
+	 * the root replaces block 0 */
+	if (!err)
+		err = e4_dirw_order_new(w);
 	if (!err)
 		err = dx_write(w, 0, root, E4_DX_ROOT_COUNT_OFF);
 	if (err)

@@ -5,6 +5,7 @@
  */
 #include "e4_private.h"
 
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
 
@@ -255,4 +256,22 @@ errcode_t e4_inode_init_flags(e4_fs *fs, e4_ino_t ino, uint16_t mode, uint32_t u
 	if (!err && as_is)
 		ib->inode.i_generation = e4_cpu_to_le32(generation);
 	return err;
+}
+
+void e4_inode_inherit(e4_fs *fs, const struct ext4_inode *parent, struct ext4_inode *child)
+{
+	uint32_t pf = e4_le32(parent->i_flags), fl = pf & EXT4_FL_INHERITED;
+	size_t off = offsetof(struct ext4_inode, i_projid);
+	uint16_t type = e4_le16(child->i_mode) & EXT4_S_IFMT;
+
+	if (type == EXT4_S_IFREG)
+		fl &= EXT4_REG_FLMASK;
+	else if (type != EXT4_S_IFDIR)
+		fl &= EXT4_OTHER_FLMASK;
+	child->i_flags = e4_cpu_to_le32(e4_le32(child->i_flags) | fl);
+	if ((pf & EXT4_PROJINHERIT_FL) &&
+	    e4_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_PROJECT) &&
+	    e4_inode_has_field(fs, parent, off, sizeof(parent->i_projid)) &&
+	    e4_inode_has_field(fs, child, off, sizeof(child->i_projid)))
+		child->i_projid = parent->i_projid;
 }

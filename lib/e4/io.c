@@ -118,12 +118,17 @@ errcode_t e4_io_open(const char *path, int flags, e4_io **ret)
 	uint64_t size;
 	errcode_t err;
 	int oflags = (flags & E4_IO_RW) ? O_RDWR : O_RDONLY;
+	unsigned align = 0;
 	int fd;
 
 	*ret = NULL;
+	if (flags & E4_IO_DIRECT)
+		oflags |= O_DIRECT;
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer; it is
 	 * refused below like every other non-device, non-file */
 	fd = open(path, oflags | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 && errno == EINVAL && (flags & E4_IO_DIRECT))
+		return E4_ERR_DIRECT_IO;	/* tmpfs and others refuse O_DIRECT */
 	if (fd < 0)
 		return io_errno();
 	if (fstat(fd, &st) < 0)
@@ -148,11 +153,26 @@ errcode_t e4_io_open(const char *path, int flags, e4_io **ret)
 	}
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
 		goto fail;
+	if (flags & E4_IO_DIRECT) {
+		int ss = 0;
+
+		/* the device's logical block size; 4096 for an image file
+		 * (a multiple of what any filesystem below asks) */
+		align = 4096;
+		if (S_ISBLK(st.st_mode) && ioctl(fd, BLKSSZGET, &ss) == 0 && ss >= 512 &&
+		    !(ss & (ss - 1)))
+			align = (unsigned)ss;
+		if (size % align) {
+			close(fd);
+			return E4_ERR_DIRECT_IO;
+		}
+	}
 	err = e4_io_base_fd(fd, flags, &base);
 	if (err) {
 		close(fd);
 		return err;
 	}
+	base->dio_align = align;
 	return io_new(base, flags, size, ret);
 fail:
 	err = io_errno();

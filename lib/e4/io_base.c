@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static errcode_t base_errno(void)
@@ -38,15 +39,59 @@ static errcode_t fd_io(struct e4_io_base *b, int write, uint64_t offset, uint8_t
 	return 0;
 }
 
+/* E4_IO_DIRECT: the transfer as O_DIRECT takes it, offset, length and
+ * buffer aligned to b->dio_align: as it is when they are, else through an
+ * aligned bounce buffer covering the aligned span (a write reads the
+ * span's partial first and last units first). */
+static errcode_t fd_io_direct(struct e4_io_base *b, int write, uint64_t offset, uint8_t *p,
+			      size_t len)
+{
+	uint64_t a = b->dio_align, at = offset + b->off;
+	uint64_t start = at & ~(a - 1), end = (at + len + a - 1) & ~(a - 1);
+	size_t span = (size_t)(end - start);
+	void *bounce;
+	errcode_t err;
+
+	if (b->off & (a - 1))
+		return E4_ERR_DIRECT_IO;	/* an origin inside a unit */
+	if (start == at && end == at + len && !((uintptr_t)p & (a - 1)))
+		return fd_io(b, write, offset, p, len);
+	if (posix_memalign(&bounce, (size_t)a, span))
+		return E4_ERR_NO_MEMORY;
+	/* offsets below are relative to b->off, as fd_io() takes them */
+	if (!write) {
+		err = fd_io(b, 0, start - b->off, bounce, span);
+		if (!err)
+			memcpy(p, (uint8_t *)bounce + (at - start), len);
+	} else {
+		err = 0;
+		if (at != start)
+			err = fd_io(b, 0, start - b->off, bounce, (size_t)a);
+		if (!err && (at + len) != end && (span > a || at == start))
+			err = fd_io(b, 0, end - a - b->off, (uint8_t *)bounce + span - a, (size_t)a);
+		if (!err) {
+			memcpy((uint8_t *)bounce + (at - start), p, len);
+			err = fd_io(b, 1, start - b->off, bounce, span);
+		}
+	}
+	free(bounce);
+	return err;
+}
+
 static errcode_t fd_read(e4_io_layer *l, uint64_t offset, void *buf, size_t len)
 {
-	return fd_io((struct e4_io_base *)l, 0, offset, buf, len);
+	struct e4_io_base *b = (struct e4_io_base *)l;
+
+	if (b->dio_align)
+		return fd_io_direct(b, 0, offset, buf, len);
+	return fd_io(b, 0, offset, buf, len);
 }
 
 static errcode_t fd_write(e4_io_layer *l, uint64_t offset, const void *buf, size_t len)
 {
 	struct e4_io_base *b = (struct e4_io_base *)l;
-	errcode_t err = fd_io(b, 1, offset, (uint8_t *)(uintptr_t)buf, len);
+	uint8_t *p = (uint8_t *)(uintptr_t)buf;
+	errcode_t err = b->dio_align ? fd_io_direct(b, 1, offset, p, len) : fd_io(b, 1, offset, p, len);
 
 	if (err)
 		return err;

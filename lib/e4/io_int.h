@@ -21,6 +21,8 @@ struct e4_io_base {
 	int unsynced;			/* written since the last sync */
 	uint64_t ahead;			/* e4_io_set_writeback_ahead(), bytes */
 	uint64_t unstarted;		/* written since writeback last started */
+	unsigned dio_align;		/* E4_IO_DIRECT: transfer alignment, bytes
+					 * (a power of two); 0: buffered */
 };
 
 /* A base over an open descriptor (taken over: closed by ops->free). */

@@ -169,14 +169,21 @@ errcode_t e4_ops_dir_recount(e4_fs *fs, e4_ino_t dir, union e4_inode_buf *ib)
 static errcode_t new_inode(e4_fs *fs, e4_ino_t dir, uint16_t mode, const struct e4_op_attr *attr,
 			   const struct e4_time *now, e4_ino_t *ino, union e4_inode_buf *ib)
 {
-	errcode_t err = e4_alloc_inode(fs, dir, mode, ino);
+	union e4_inode_buf *parent = malloc(sizeof(*parent));
+	errcode_t err = parent ? e4_inode_read(fs, dir, parent) : E4_ERR_NO_MEMORY;
 
+	if (!err)
+		err = e4_alloc_inode(fs, dir, mode, ino);
 	if (err)
-		return err;
+		goto out;
 	err = e4_inode_init(fs, *ino, mode, attr ? attr->uid : 0, attr ? attr->gid : 0, now,
 			    attr ? attr->generation : 0, ib);
 	if (err)
 		e4_alloc_free_inode(fs, *ino, mode);
+	else
+		e4_inode_inherit(fs, &parent->inode, &ib->inode);
+out:
+	free(parent);
 	return err;
 }
 

@@ -41,6 +41,15 @@ void e4_fs_now(e4_fs *fs, struct e4_time *t);
 errcode_t e4_inode_init(e4_fs *fs, e4_ino_t ino, uint16_t mode, uint32_t uid, uint32_t gid,
 			const struct e4_time *now, uint32_t generation, union e4_inode_buf *ib);
 
+/* What a new inode takes from its parent directory, as the kernel's
+ * ext4_new_inode does: the flags of EXT4_FL_INHERITED the parent has,
+ * masked by the child's type (regular: EXT4_REG_FLMASK; directory: all;
+ * others: NODUMP and NOATIME), added to child's; and with the project
+ * feature, i_projid when the parent has PROJINHERIT (0 otherwise, as
+ * e4_inode_init() left it), where both inodes hold the field.  In memory;
+ * call after e4_inode_init(), before the type's writers. */
+void e4_inode_inherit(e4_fs *fs, const struct ext4_inode *parent, struct ext4_inode *child);
+
 /* Bits of the timestamps e4_inode_times_set() writes. */
 #define E4_T_ATIME	(1u << E4_ATIME)
 #define E4_T_CTIME	(1u << E4_CTIME)

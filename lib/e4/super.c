@@ -671,7 +671,8 @@ static errcode_t open_fs(e4_io *io, const char *path, int flags, e4_blk_t superb
 		fs->io = io;
 		fs->io_borrowed = 1;
 	} else {
-		err = e4_io_open(path, (flags & E4_OPEN_RW) ? E4_IO_RW | E4_IO_NO_GROW : 0,
+		err = e4_io_open(path, ((flags & E4_OPEN_RW) ? E4_IO_RW | E4_IO_NO_GROW : 0) |
+					       ((flags & E4_OPEN_DIRECT) ? E4_IO_DIRECT : 0),
 				 &fs->io);
 		if (err)
 			goto fail;

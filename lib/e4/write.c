@@ -282,6 +282,11 @@ errcode_t e4_gdt_write(e4_fs *fs)
  * superblock, or with meta_bg in the first group of its meta group). */
 errcode_t e4_gdt_write_primary(e4_fs *fs)
 {
+	return e4_gdt_write_primary_blocks(fs, NULL);
+}
+
+errcode_t e4_gdt_write_primary_blocks(e4_fs *fs, const uint8_t *which)
+{
 	const struct e4_geom *g = &fs->geom;
 	errcode_t err;
 
@@ -289,6 +294,9 @@ errcode_t e4_gdt_write_primary(e4_fs *fs)
 		return E4_ERR_GDT_COPY;
 	for (uint32_t i = 0; i < g->desc_blocks; i++) {
 		e4_blk_t b = e4_group_desc_block(fs, 0, i);
+
+		if (which && !which[i])
+			continue;
 
 		if (b >= g->blocks_count)
 			return E4_ERR_GD_BAD_LOCATION;

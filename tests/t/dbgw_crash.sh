@@ -41,6 +41,21 @@
 # And with e4_op_unlink's steps swapped (the inode freed, then the entry
 # removed): 64 rm stops fail with "Entry 'victim' in /d (12) has
 # deleted/unused inode 76".
+# The hash seed is fixed so that "symlink /big/slow" on ext4 splits a full
+# leaf of /big (16 writes; with a random seed about 1 run in 6 did): the
+# split's inode mapped the new leaf before the leaf was written, and stops
+# 10-12 of 15 left a zeroed directory block on which the reference
+# e2fsck -fn aborts ("directory corrupted", exit 12).  Since the fix the
+# new leaf and the inode mapping it go first, so a stop may leave the moved
+# names in both leaves (link before unlink), which stop_ok accepts as a
+# duplicate of one name (e2fsck -fy clears it).
+# expand_dir also runs on /full1 (an index whose root is full: a new
+# level) and /full2 (its one node full: a split), 125 blocks and more, so
+# on ext2 past the direct blocks: before the fix that maps an appended
+# block only after it is written, stops 4 and 10 left an indirect block
+# naming a zeroed block ("directory corrupted", e2fsck -fn aborts); a stop
+# between that map and the inode's size leaves a size short of the mapped
+# blocks, which stop_ok accepts for a directory (e2fsck -fy grows it).
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
 MAXSTOPS=25	# stops per variant when it makes more writes
@@ -69,7 +84,9 @@ ea_set|ea_set -f $SRC/val2 /d/sub user.big
 expand_dir|expand_dir /d
 expand_dir|expand_dir /big
 expand_dir|expand_dir /
-expand_dir|expand_dir /d/sub'
+expand_dir|expand_dir /d/sub
+expand_dir|expand_dir /full1
+expand_dir|expand_dir /full2'
 
 # ---- one variant: all its stops (run by xargs in a child) ----------------
 # listing IMG OUT: the tree and xattrs as the reference debugfs reads them,
@@ -174,6 +191,10 @@ LONG=$(printf 'x%.0s' $(seq 1 300))
 	echo "ea_set -f $S/val /d/victim user.big"
 	echo "ea_set -f $S/val /d/small user.big"
 	echo "ea_set /d/sub user.dirattr dirvalue"
+	for d in full1 full2; do
+		echo "mkdir /$d"
+		for i in $(seq 1 40); do echo "mknod /$d/node_with_a_longish_name_$i p"; done
+	done
 } >"$T/base.cmd"
 # the xattrs the listing reads (ea_list; ea_get for the values it does not print)
 cat >"$S/ea.req" <<'EOF'
@@ -189,13 +210,36 @@ ea_get /d/f1 user.big
 ea_get /big user.x
 EOF
 
+# fill_last_node IMG DIR: expand_dir DIR until the last index node (the
+# root, or the last node one level below) is full -- one more expand when
+# it is full already
+fill_last_node() {
+	local cl n c l i
+	cl=$("$REF_DEBUGFS" -R "htree $2" "$1" 2>/dev/null |
+		awk '/^Number of entries \(count\)/ {c = $NF} /^Number of entries \(limit\)/ {l = $NF; if (!n++) {rc = c; rl = l} else {nc = c; nl = l}}
+		     END {if (n > 1) print nc, nl; else print rc, rl}')
+	read -r c l <<<"$cl"
+	[ -n "$c" ] && [ -n "$l" ] || fail "$2 is not indexed"
+	n=$((l - c))
+	[ $n -gt 0 ] || n=1
+	for ((i = 0; i < n; i++)); do echo "expand_dir $2"; done >"$T/fill.cmd"
+	"$E4DEBUGFS" -w -f "$T/fill.cmd" "$1" >/dev/null 2>"$T/fill.err" && [ ! -s "$T/fill.err" ] ||
+		fail "filling $2: $(head -2 "$T/fill.err")"
+}
 for t in ext4 ext2; do
 	img=$T/$t.img
-	"$REF_MKE2FS" -q -F -t $t -b 1024 -g 1024 -N 1024 "$img" 8M >/dev/null 2>&1 ||
+	# a fixed hash seed: with it the symlink into /big splits a full leaf
+	"$REF_MKE2FS" -q -F -t $t -b 1024 -g 1024 -N 1024 -U 19665b81-25fb-4812-af58-a23a1f1665d5 \
+		-E hash_seed=84f40d8f-dece-4b05-b5ee-617d7ad2ec80 "$img" 8M >/dev/null 2>&1 ||
 		fail "mke2fs -t $t failed"
 	"$E4DEBUGFS" -w -f "$T/base.cmd" "$img" >"$T/base.out" 2>&1 ||
 		fail "$t: the base script failed: $(grep -v '^e4debugfs' "$T/base.out" | head -3)"
 	grep -q '^[a-z_]*: ' "$T/base.out" && fail "$t: the base script: $(grep '^[a-z_]*: ' "$T/base.out" | head -3)"
+	# /full1: an index whose root is full (the next expand_dir adds a
+	# level); /full2: one level below, its only node full (the next
+	# expand_dir splits it)
+	fill_last_node "$img" /full1
+	for i in 1 2 3; do fill_last_node "$img" /full2; done
 	ref_clean "$img" || fail "$t: the base image is not clean"
 done
 export DBGW_SRC=$S DBGW_RES=$T/res

@@ -27,7 +27,8 @@
 #     inline directory becomes a one-block directory with its entries; an
 #     indexed one gains a leaf at the end of its index (clean, where the
 #     reference's block outside the index is an e2fsck error), and inserts
-#     after it keep every name.
+#     after it keep every name; 130 more fill the root (a new level) and
+#     split the last node (the reference's htree lists the last block).
 #  8. punch frees the range (size kept), truncate without an end frees to
 #     the end; fallocate makes unwritten extents (Uninit in the reference's
 #     extent dump); fallocate without an end fills the disk and stays clean
@@ -171,6 +172,17 @@ E "$img" "$T/s" || bad "expand_dir of an indexed directory failed: $(head -1 "$T
 clean "$img" "expand_dir of an indexed directory"
 [ "$(R "$img" "ls big" | grep -o 'a_rather_long_name_[0-9]*' | sort -u | wc -l)" = 160 ] ||
 	bad "names lost after expand_dir of an indexed directory"
+# 130 more: the root's 123 entries fill, the index gains a level, its last
+# node (126 entries) splits; the last leaf of the reference's htree dump is
+# the directory's last block
+for i in $(seq 1 130); do echo "expand_dir big"; done >"$T/s"
+E "$img" "$T/s" || bad "expand_dir of a full index failed: $(head -1 "$T/e.err")"
+nb=$(($(size "$img" big) / 1024))
+R "$img" "htree big" >"$T/ht"
+grepq "Indirect levels: 1" "$T/ht" || bad "expand_dir of a full root: no second index level"
+[ "$(grep '^Entry' "$T/ht" | tail -1 | sed 's/.*block //')" = $((nb - 1)) ] ||
+	bad "expand_dir of a full index: the last leaf is not block $((nb - 1)): $(grep '^Entry' "$T/ht" | tail -1)"
+clean "$img" "expand_dir of a full index"
 inl=$T/inl.img
 mk -t ext4 -b 4096 -O inline_data "$inl" 8M
 printf 'mkdir i\nwrite %s i/f\nexpand_dir i\n' "$T/small" >"$T/s"

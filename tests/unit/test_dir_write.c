@@ -846,6 +846,72 @@ static void expand(void **state)
 		model_free(&m[k]);
 }
 
+/* The logical block the last entry of the index of dir names, following
+ * the last entries from the root down (levels: the root's). */
+static uint32_t dx_last_leaf(e4_fs *fs, e4_ino_t dir, unsigned levels)
+{
+	union e4_inode_buf ib;
+	static uint8_t buf[65536];
+	unsigned off = 0x20, cnt;
+	uint32_t blk = 0;
+
+	assert_int_equal(e4_inode_read(fs, dir, &ib), 0);
+	for (unsigned k = 0;; k++) {
+		assert_int_equal(e4_dir_block_read(fs, dir, &ib.inode, blk, buf, NULL), 0);
+		cnt = e4_get_le16(buf + off + 2);
+		blk = e4_get_le32(buf + off + 8 * (cnt - 1) + 4);
+		if (k == levels)
+			return blk;
+		off = 8;
+	}
+}
+
+/* expand_dir on an indexed directory whose last index node is full
+ * (1 KiB blocks: a root holds 123 entries, a node 126): the full root
+ * gains a level (its entries move to a node below it), then the full
+ * last node splits in two; every new leaf is the index's last, every
+ * name still found, the reference e2fsck clean.  Before the fix the
+ * 124th leaf failed with E4_ERR_DIR_INDEX_FULL. */
+static void expand_full_index(void **state)
+{
+	const char *img;
+	e4_ino_t f, x;
+	e4_fs *fs = image("expfull", "-t ext4 -b 1024", "8M", &f, &img);
+	struct model m;
+	uint64_t nb, nb0;
+	unsigned lv, cnt, k, splits = 0;
+
+	(void)state;
+	x = new_dir(fs, "x");
+	model_init(&m, "/x", x, make_names(40, 20, 30, 811), 40);
+	for (size_t i = 0; i < m.n; i++) {
+		assert_int_equal(e4_dir_insert(fs, x, m.pool[i], strlen(m.pool[i]), f, 1), 0);
+		m.in[i] = 1;
+	}
+	dx_shape(fs, x, &lv, &cnt, &nb0);
+	assert_int_equal(lv, 0);
+	assert_true(cnt >= 2 && cnt < 123);
+	for (k = 0; k < 140; k++) {
+		unsigned lv1, cnt1;
+
+		assert_int_equal(e4_dir_expand(fs, x), 0);
+		dx_shape(fs, x, &lv1, &cnt1, &nb);
+		/* the new leaf, appended last, is the index's last */
+		assert_int_equal(dx_last_leaf(fs, x, lv1), nb - 1);
+		if (lv1 != lv || cnt1 != cnt)
+			splits++;
+		lv = lv1;
+		cnt = cnt1;
+	}
+	assert_int_equal(lv, 1);	/* the root went one level down */
+	assert_int_equal(cnt, 2);	/* and its node split once */
+	/* 140 leaves, one node for the new level, one for the split */
+	assert_int_equal(nb, nb0 + 140 + 2);
+	model_verify(fs, &m, f);
+	finish(fs, img, f, &m, 1);
+	model_free(&m);
+}
+
 /* The bulk builder where free space is all holes of one block (one
  * cluster with bigalloc): the directory is allocated piece by piece, so
  * its map holds hundreds of runs (an extent tree of depth 2, a block map,
@@ -1216,6 +1282,7 @@ int main(void)
 		cmocka_unit_test(refusals),
 		cmocka_unit_test(index_lookup),
 		cmocka_unit_test(expand),
+		cmocka_unit_test(expand_full_index),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
