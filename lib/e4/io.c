@@ -73,6 +73,7 @@ struct e4_io {
 	uint32_t ncur;			/* dirty slots of the current epoch */
 	uint32_t *dlist;		/* the dirty slots, ndirty of them */
 	struct io_order *order;		/* nslots, scratch of io_writeback_upto() */
+	size_t cache_bytes;		/* e4_io_set_cache_bytes(); 0: the default */
 };
 
 static void io_cache_update(e4_io *io, uint64_t offset, const uint8_t *buf, size_t len);
@@ -444,6 +445,11 @@ errcode_t e4_io_set_offset(e4_io *io, uint64_t offset)
 	return 0;
 }
 
+void e4_io_set_cache_bytes(e4_io *io, size_t bytes)
+{
+	io->cache_bytes = bytes;
+}
+
 errcode_t e4_io_set_blksize(e4_io *io, unsigned blocksize)
 {
 	uint32_t n;
@@ -470,7 +476,8 @@ errcode_t e4_io_set_blksize(e4_io *io, unsigned blocksize)
 	io->order = NULL;
 	io->nslots = io->ndirty = io->ncur = 0;
 	io->min_epoch = io->epoch;
-	n = (io->base->mem ? E4_IO_MEM_CACHE_BYTES : E4_IO_CACHE_BYTES) / blocksize;
+	n = (io->cache_bytes ? io->cache_bytes :
+	     io->base->mem ? E4_IO_MEM_CACHE_BYTES : E4_IO_CACHE_BYTES) / blocksize;
 	if (n < E4_IO_CACHE_MIN)
 		n = E4_IO_CACHE_MIN;
 	io->slots = calloc(n, sizeof(*io->slots));
