@@ -252,6 +252,21 @@ static errcode_t make_inode(struct popw *w, const struct pop_entry *e, e4_ino_t 
 	return e4_inode_write(w->fs, ino, &ib);
 }
 
+/* -E root_selinux= (mke2fs 1.47.1): the root's security.selinux, the
+ * label's bytes without a NUL as mke2fs stores it; *ib is the root's
+ * inode, updated and written. */
+static errcode_t root_label(struct mkfs *m, e4_fs *fs, union e4_inode_buf *ib)
+{
+	struct e4_xattr_opts xo = { .now = m->now, .share_blk = 0 };
+	const char *suffix;
+	size_t slen;
+	uint8_t idx;
+	errcode_t err = e4_xattr_name_parse("security.selinux", &idx, &suffix, &slen);
+
+	return err ? err : e4_xattr_set(fs, EXT4_ROOT_INO, ib, idx, suffix, slen, m->root_selinux,
+					strlen(m->root_selinux), &xo);
+}
+
 /* The root: the source's owner, mode, times and attributes unless
  * -E root_owner= / root_perms= say otherwise. */
 static errcode_t root_attrs(struct popw *w, const struct pop_entry *e)
@@ -263,6 +278,12 @@ static errcode_t root_attrs(struct popw *w, const struct pop_entry *e)
 	err = e4_inode_read(w->fs, EXT4_ROOT_INO, &ib);
 	if (!err)
 		err = set_xattrs(w, EXT4_ROOT_INO, &ib, e);
+	/* the option wins over the source root's label (mke2fs 1.47.4
+	 * keeps the source's: the option given is then silently lost) */
+	if (!err && w->m->root_selinux) {
+		w->what = "-E root_selinux=";
+		err = root_label(w->m, w->fs, &ib);
+	}
 	if (err)
 		return err;
 	if (w->m->root_owner_set)
@@ -430,7 +451,8 @@ static uint64_t *super_offsets(e4_fs *fs, size_t *n)
 	return o;
 }
 
-/* Zero the superblock copies at offs: the device holds no filesystem
+/* Zero the superblock copies at offs (from the filesystem's start, which
+ * is -E offset= into the device): the device holds no filesystem
  * until mkfs_populate() writes them again.  0 or -1 (message printed). */
 static int zap_supers(struct mkfs *m, const uint64_t *offs, size_t n)
 {
@@ -438,7 +460,8 @@ static int zap_supers(struct mkfs *m, const uint64_t *offs, size_t n)
 	int fd = open(m->device, O_WRONLY | O_CLOEXEC), bad = fd < 0;
 
 	for (size_t i = 0; !bad && i < n; i++)
-		bad = pwrite(fd, zero, sizeof(zero), (off_t)offs[i]) != (ssize_t)sizeof(zero);
+		bad = pwrite(fd, zero, sizeof(zero), (off_t)(m->offset + offs[i])) !=
+		      (ssize_t)sizeof(zero);
 	if (!bad && fsync(fd) < 0 && errno != EINVAL)
 		bad = 1;
 	if (bad)
@@ -474,6 +497,49 @@ static errcode_t finish(e4_fs *fs)
 	return err ? err : e4_alloc_flush(fs);
 }
 
+/* Open the filesystem mkfs_write() made on m->device (at -E offset=)
+ * read-write.  Every metadata block is written about once, in order: a
+ * small cache keeps the peak memory low at no cost in time (bench/
+ * populate.sh: 16 MiB of cache was half of the peak).  *io stays open
+ * after e4_close(*fs): the caller closes it. */
+static errcode_t open_dev(struct mkfs *m, e4_io **io, e4_fs **fs)
+{
+	errcode_t err = e4_io_open(m->device, E4_IO_RW | E4_IO_NO_GROW, io);
+
+	if (!err && m->offset)
+		err = e4_io_set_offset(*io, m->offset);
+	if (!err) {
+		e4_io_set_cache_bytes(*io, POPW_CACHE);
+		err = e4_open_io(*io, m->device, E4_OPEN_RW, 0, 0, fs);
+	}
+	return err;
+}
+
+int mkfs_root_label(struct mkfs *m)
+{
+	union e4_inode_buf ib;
+	e4_io *io = NULL;
+	e4_fs *fs = NULL;
+	errcode_t err, cerr;
+
+	err = open_dev(m, &io, &fs);
+	if (!err)
+		err = e4_inode_read(fs, EXT4_ROOT_INO, &ib);
+	if (!err)
+		err = root_label(m, fs, &ib);
+	if (!err)
+		err = e4_alloc_flush(fs);
+	cerr = e4_close(fs);
+	if (!err)
+		err = cerr;
+	if (io)
+		e4_io_close(io);
+	if (err)
+		fprintf(stderr, "%s: %s: -E root_selinux=: %s\n", m->prog, m->device,
+			error_message(err));
+	return err ? -1 : 0;
+}
+
 int mkfs_populate(struct mkfs *m, struct pop_src *src)
 {
 	struct popw w;
@@ -502,14 +568,7 @@ int mkfs_populate(struct mkfs *m, struct pop_src *src)
 		printf("Copying %u entries and %llu bytes from %s: ", w.count - 1,
 		       (unsigned long long)w.total_bytes, m->pop_source);
 	fflush(stdout);
-	/* every metadata block is written about once, in order: a small
-	 * cache keeps the peak memory low at no cost in time (bench/
-	 * populate.sh: 16 MiB of cache was half of the peak) */
-	err = e4_io_open(m->device, E4_IO_RW | E4_IO_NO_GROW, &io);
-	if (!err) {
-		e4_io_set_cache_bytes(io, POPW_CACHE);
-		err = e4_open_io(io, m->device, E4_OPEN_RW, 0, 0, &w.fs);
-	}
+	err = open_dev(m, &io, &w.fs);
 	/* crash tests: E4_CRASH_AFTER_WRITES counts this handle's writes */
 	if (!err)
 		err = crashpoint_install(e4_fs_io(w.fs));

@@ -183,7 +183,7 @@ pop_row() {
 }
 
 # rows 1.47.0 refuses whose option e4mkfs now takes (checked apart)
-NEWER=(m_root_perms)
+NEWER=(m_root_perms m_root_selinux)
 populated=0 populated_names=() created=0 mustfail=0 mustfail_names=() newer=0 skipped=() skipped_names=() failed=()
 while IFS=$'\t' read -r name opts size fsize envs confrel _ _ _ _ acc upstream _; do
 	[ "$name" = name ] && continue
@@ -237,12 +237,16 @@ while IFS=$'\t' read -r name opts size fsize envs confrel _ _ _ _ acc upstream _
 			rc=$?
 			perms=$(echo " $opts" | sed -n 's/.*root_perms=\([0-7]*\).*/\1/p')
 			mode=$("$REF_DEBUGFS" -R 'stat <2>' "$img" 2>/dev/null | sed -n 's/.*Mode: *\([0-7]*\).*/\1/p')
+			sel=$(echo " $opts" | sed -n 's/.*root_selinux=\([^ ,]*\).*/\1/p')
+			label=$("$REF_DEBUGFS" -R 'ea_get -V / security.selinux' "$img" 2>/dev/null)
 			if [ $rc != 0 ]; then
 				echo "FAIL $name: e4mkfs exited $rc: $(head -2 "$img.out" | tr '\n' ' ')"
 			elif ! fsck_clean "$img"; then
 				echo "FAIL $name: $MKFS_WHY"
 			elif [ -n "$perms" ] && [ "$((8#$mode))" != "$((8#$perms))" ]; then
 				echo "FAIL $name: root mode $mode, not $perms"
+			elif [ -n "$sel" ] && [ "$label" != "$sel" ]; then
+				echo "FAIL $name: root label '$label', not '$sel'"
 			else
 				echo "NEWER $name"
 			fi
