@@ -313,7 +313,7 @@ static int read_names(struct pop_src *s, int fd, const char *rel, struct listing
 		return fail_rel(s, rel, "cannot read directory", e);
 	}
 	closedir(d);
-	if (l)
+	if (l && l->n)	/* an empty directory has no arrays */
 		qsort_r(l->offs, l->n, sizeof(*l->offs), cmp_names, l->names);
 	return 0;
 nomem:
