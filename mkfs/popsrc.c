@@ -1,8 +1,10 @@
 /*
- * popsrc.c: the catalogue of an e4mkfs -d source, its order and its walk
- * (popsrc.h says the stream's rules).  The readers (popsrc_dir.c,
- * popsrc_tar.c) fill nodes; pop_finish() sorts each directory's children
- * by name bytes, numbers the stream and forms the link groups.
+ * popsrc.c: the catalogue of an e4mkfs -d archive, its order and its walk
+ * (popsrc.h says the stream's rules).  The archive reader (popsrc_tar.c)
+ * fills nodes; pop_finish() sorts each directory's children by name
+ * bytes, numbers the stream and forms the link groups.  A directory
+ * source has no catalogue: popsrc_dir.c streams it, using one scratch
+ * node and this file's helpers (arena, attributes, ACLs, data runs).
  */
 #include <errno.h>
 #include <fcntl.h>
