@@ -598,6 +598,8 @@ static int list_dir(struct pop_src *s, struct dwalk *w, int fd, size_t plen, str
 		rc = deliver(s, w, fd, &e);
 	}
 	w->path[plen] = 0;
+	free(l.offs);	/* the names stay (until dir_end, popsrc.h); subs[] has the rest */
+	l.offs = NULL;
 	if (!rc && w->ops && w->ops->dir_end) {
 		/* the directory's own entry, as delivered, without attributes */
 		dir->e.path = w->path;
@@ -682,6 +684,14 @@ int pop_dir_scan(struct pop_src *s)
 	if (pop_dir_walk(s, NULL, NULL))
 		return -1;
 	s->dir_checked = 1;
+	if (s->dir_count < s->cchk) {	/* the walk's growth slack back */
+		uint32_t *q = realloc(s->chk, (size_t)s->dir_count * sizeof(*q));
+
+		if (q) {
+			s->chk = q;
+			s->cchk = s->dir_count;
+		}
+	}
 	return 0;
 }
 

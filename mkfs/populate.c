@@ -48,7 +48,7 @@
 #include "popsize.h"
 #include "popsrc.h"
 
-#define POPW_CHUNK	(256u << 10)	/* bytes read from the source at a time */
+#define POPW_CHUNK	(64u << 10)	/* bytes read from the source at a time */
 #define POPW_CACHE	(256u << 10)	/* block cache budget, bytes */
 
 struct popw {
