@@ -458,7 +458,12 @@ errcode_t e4_io_set_blksize(e4_io *io, unsigned blocksize)
 	if (blocksize < 512 || blocksize > EXT4_MAX_BLOCK_SIZE ||
 	    (blocksize & (blocksize - 1)))
 		return E4_ERR_INVALID_ARGUMENT;
-	if (io->blksize == blocksize && io->slots)
+	n = (io->cache_bytes ? io->cache_bytes :
+	     io->base->mem ? E4_IO_MEM_CACHE_BYTES : E4_IO_CACHE_BYTES) / blocksize;
+	if (n < E4_IO_CACHE_MIN)
+		n = E4_IO_CACHE_MIN;
+	/* the same size and budget: nothing to do */
+	if (io->blksize == blocksize && io->slots && io->nslots == n)
 		return 0;
 	if (io->slots && (io->flags & E4_IO_RW)) {
 		err = io_writeback_upto(io, io->epoch);
@@ -476,10 +481,6 @@ errcode_t e4_io_set_blksize(e4_io *io, unsigned blocksize)
 	io->order = NULL;
 	io->nslots = io->ndirty = io->ncur = 0;
 	io->min_epoch = io->epoch;
-	n = (io->cache_bytes ? io->cache_bytes :
-	     io->base->mem ? E4_IO_MEM_CACHE_BYTES : E4_IO_CACHE_BYTES) / blocksize;
-	if (n < E4_IO_CACHE_MIN)
-		n = E4_IO_CACHE_MIN;
 	io->slots = calloc(n, sizeof(*io->slots));
 	io->data = malloc((size_t)n * blocksize);
 	io->ra_buf = malloc((size_t)E4_IO_RA_MAX * blocksize);
