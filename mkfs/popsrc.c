@@ -564,6 +564,7 @@ void pop_close(struct pop_src *s)
 	free(s->dirs);
 	free(s->hash);
 	free(s->chk);
+	free(s->hasxa);
 	free(s->lnk);
 	free(s->spec);
 	free(s->xbuf);

@@ -81,10 +81,12 @@ static int read_xattrs(struct pop_src *s, uint32_t n, int dirfd, const char *nam
 	ssize_t len, vl;
 	char *val = s->xbuf;
 
+	s->xa_listed = 0;
 	if (s->opts.no_xattrs)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dirfd, name);
 	len = llistxattr(path, NULL, 0);
+	s->xa_listed = len > 0;
 	if (len < 0 && (errno == ENOTSUP || errno == ENODATA))
 		return 0;
 	if (len > 0) {
@@ -390,13 +392,20 @@ static int check(struct pop_src *s, uint32_t idx, uint32_t nkids, const char *re
 		if (idx >= s->cchk) {
 			uint32_t c = s->cchk ? s->cchk * 2 : 1024;
 			uint32_t *q = realloc(s->chk, (size_t)c * sizeof(*q));
+			uint8_t *b = q ? realloc(s->hasxa, c / 8) : NULL;
 
-			if (!q)
+			if (q)
+				s->chk = q;
+			if (!b)
 				return pop_fail(s, "%s: out of memory", s->spec);
-			s->chk = q;
+			s->hasxa = b;
 			s->cchk = c;
 		}
 		s->chk[idx] = w;
+		if ((idx & 7) == 0)
+			s->hasxa[idx >> 3] = 0;
+		if (s->xa_listed)
+			s->hasxa[idx >> 3] |= (uint8_t)(1u << (idx & 7));
 		return 0;
 	}
 	if (idx >= s->dir_count || s->chk[idx] != w)
@@ -444,7 +453,11 @@ static int stat_one(struct pop_src *s, struct dwalk *w, int dirfd, const char *n
 		nd->target_off = off;
 		nd->target_len = (uint32_t)l;
 	}
-	if (read_xattrs(s, SCRATCH, dirfd, *name ? name : ".", rel))
+	/* later walks list the attributes of the entries pop_open's walk
+	 * found some on (adding one moves the ctime: the check word) */
+	if (s->dir_checked && !(s->hasxa[idx >> 3] & (1u << (idx & 7))))
+		s->xa_listed = 0;
+	else if (read_xattrs(s, SCRATCH, dirfd, *name ? name : ".", rel))
 		return -1;
 	nd = &s->nodes[SCRATCH];
 	if (nd->type != POP_DIR && nd->stnlink > 1) {

@@ -83,6 +83,8 @@ struct pop_src {
 	uint32_t dir_count;	/* entries (the root included) */
 	uint64_t dir_bytes;	/* data bytes (each inode once) */
 	uint32_t *chk, cchk;	/* check word of each entry, by stream index */
+	uint8_t *hasxa;		/* bit per entry: pop_open's walk listed attributes */
+	int xa_listed;		/* the last read_xattrs() listed some */
 	struct pop_lnk *lnk;	/* hard-linked inodes, open addressing */
 	uint32_t nlnk, clnk;
 
