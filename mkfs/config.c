@@ -114,7 +114,7 @@ int mkfs_parse_revision(struct mkfs *m, const char *v)
 
 static const char *const unsupported_ext[] = {
 	"quotatype", "encoding", "encoding_flags", "mmp_update_interval",
-	"android_sparse", "root_selinux", "fname_encoding",
+	"android_sparse", "fname_encoding",
 	NULL
 };
 
@@ -181,6 +181,12 @@ int mkfs_parse_extended(struct mkfs *m, const char *list)
 				bad = 1;
 			else
 				m->root_perms = (int)p;
+		} else if (!strcmp(tok, "root_selinux")) {
+			/* mke2fs 1.47.1: the root directory's SELinux label */
+			free(m->root_selinux);
+			m->root_selinux = val && *val ? strdup(val) : NULL;
+			if (!m->root_selinux)
+				bad = 1;
 		} else if (!strcmp(tok, "no_copy_xattrs")) {
 			m->no_copy_xattrs = 1;
 		} else if (!strcmp(tok, "populate_margin")) {

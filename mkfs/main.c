@@ -713,10 +713,15 @@ int main(int argc, char **argv)
 
 	}
 	m.lo.itable_zeroed = 0;
+	if (m.super_only && m.root_selinux) {
+		fprintf(stderr, "%s: -E root_selinux= cannot be combined with -S\n", m.prog);
+		goto out;
+	}
 	if (m.pop_source) {
-		if (m.super_only || m.offset) {
-			fprintf(stderr, "%s: -d cannot be combined with %s\n", m.prog,
-				m.super_only ? "-S" : "-E offset=");
+		/* -S keeps the inode tables: nothing to copy into (mke2fs
+		 * 1.47.0 tries, fails and leaves no filesystem) */
+		if (m.super_only) {
+			fprintf(stderr, "%s: -d cannot be combined with -S\n", m.prog);
 			goto out;
 		}
 		if (pick_time(m.prog, &m.now) || mkfs_pop_open(&m, &src))
@@ -971,6 +976,8 @@ int main(int argc, char **argv)
 		goto out;
 	if (src && mkfs_populate(&m, src))
 		goto out;
+	if (!src && m.root_selinux && !m.super_only && mkfs_root_label(&m))
+		goto out;
 	rc = 0;
 out:
 	if (src)
@@ -979,5 +986,6 @@ out:
 	e4_profile_free(m.profile);
 	free(features);
 	free(ext_opts);
+	free(m.root_selinux);
 	return rc;
 }

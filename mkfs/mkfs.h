@@ -59,6 +59,7 @@ struct mkfs {
 	int pop_repro;			/* UUID, seed, times from poprepro.c */
 	int root_owner_set;		/* -E root_owner= given */
 	int root_perms;			/* -E root_perms=: 07777 bits, -1: none */
+	char *root_selinux;		/* -E root_selinux=: the root's label (malloc'd) */
 	int no_copy_xattrs;		/* -E no_copy_xattrs */
 	unsigned pop_margin;		/* -E populate_margin=: percent */
 	int pop_autosize;		/* size the new image from the source */
@@ -86,6 +87,9 @@ struct pop_src;
  * nothing that passes as a filesystem is left (a created image removed,
  * else every superblock copy zeroed). */
 int mkfs_populate(struct mkfs *m, struct pop_src *src);
+/* populate.c: without -d, -E root_selinux= on the filesystem
+ * mkfs_write() made: 0, or -1 with a message. */
+int mkfs_root_label(struct mkfs *m);
 /* populate.c: open m->pop_source (messages printed); 0 or -1. */
 int mkfs_pop_open(struct mkfs *m, struct pop_src **src);
 /* populate.c: with m->l computed for a provisional size, set m->lo's

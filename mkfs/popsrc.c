@@ -1,8 +1,10 @@
 /*
- * popsrc.c: the catalogue of an e4mkfs -d source, its order and its walk
- * (popsrc.h says the stream's rules).  The readers (popsrc_dir.c,
- * popsrc_tar.c) fill nodes; pop_finish() sorts each directory's children
- * by name bytes, numbers the stream and forms the link groups.
+ * popsrc.c: the catalogue of an e4mkfs -d archive, its order and its walk
+ * (popsrc.h says the stream's rules).  The archive reader (popsrc_tar.c)
+ * fills nodes; pop_finish() sorts each directory's children by name
+ * bytes, numbers the stream and forms the link groups.  A directory
+ * source has no catalogue: popsrc_dir.c streams it, using one scratch
+ * node and this file's helpers (arena, attributes, ACLs, data runs).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -530,7 +532,7 @@ int pop_open(const char *spec, const struct pop_opts *o, struct pop_src **ret,
 	for (int k = 0; k < 4; k++)
 		s->nodes[0].t[k].sec = s->opts.default_time;
 	rc = s->archive ? pop_tar_scan(s) : pop_dir_scan(s);
-	if (!rc)
+	if (!rc && s->archive)
 		rc = pop_finish(s);
 	if (rc) {
 		snprintf(err, errlen, "%s", s->err);
@@ -561,6 +563,9 @@ void pop_close(struct pop_src *s)
 	free(s->by_order);
 	free(s->dirs);
 	free(s->hash);
+	free(s->chk);
+	free(s->hasxa);
+	free(s->lnk);
 	free(s->spec);
 	free(s->xbuf);
 	free(s->acl);
@@ -580,13 +585,15 @@ int pop_is_archive(const struct pop_src *s)
 
 uint32_t pop_count(const struct pop_src *s)
 {
-	return s->nnodes;
+	return s->archive ? s->nnodes : s->dir_count;
 }
 
 uint64_t pop_data_bytes(const struct pop_src *s)
 {
 	uint64_t n = 0;
 
+	if (!s->archive)
+		return s->dir_bytes;
 	for (uint32_t i = 0; i < s->nnodes; i++) {
 		const struct pop_node *nd = &s->nodes[i];
 
@@ -606,22 +613,11 @@ struct walk {
 	uint32_t cxa;
 };
 
-static int fill(struct pop_src *s, struct walk *w, uint32_t n, struct pop_entry *e)
+/* The metadata of node h into e: type, mode, owner, times, device,
+ * target, size and attributes (their array in *xa, grown as needed). */
+int pop_entry_meta(struct pop_src *s, const struct pop_node *h, struct pop_entry *e,
+		   struct pop_xattr **xa, uint32_t *cxa)
 {
-	const struct pop_node *nd = &s->nodes[n], *h = &s->nodes[nd->holder];
-	size_t at = w->dirlen;
-	uint32_t i;
-
-	if (at)
-		w->path[at++] = '/';
-	memcpy(w->path + at, s->arena + nd->name_off, nd->name_len);
-	w->path[at + nd->name_len] = 0;
-	memset(e, 0, sizeof(*e));
-	e->index = nd->order;
-	e->parent = n ? s->nodes[nd->parent].order : 0;
-	e->path = n ? w->path : "";
-	e->name = n ? w->path + at : "";
-	e->name_len = nd->name_len;
 	e->type = h->type;
 	e->mode = h->mode;
 	e->uid = h->uid;
@@ -635,27 +631,47 @@ static int fill(struct pop_src *s, struct walk *w, uint32_t n, struct pop_entry 
 	e->rdev_minor = h->minor;
 	e->target = s->arena + h->target_off;
 	e->target_len = h->target_len;
-	if (h->nxa > w->cxa) {
-		struct pop_xattr *q = realloc(w->xa, h->nxa * sizeof(*q));
+	e->size = h->type == POP_SYMLINK ? h->target_len : h->size;
+	if (h->nxa > *cxa) {
+		struct pop_xattr *q = realloc(*xa, h->nxa * sizeof(*q));
 
 		if (!q)
 			return pop_fail(s, "%s: out of memory", s->spec);
-		w->xa = q;
-		w->cxa = h->nxa;
+		*xa = q;
+		*cxa = h->nxa;
 	}
-	for (i = 0; i < h->nxa; i++) {
+	for (uint32_t i = 0; i < h->nxa; i++) {
 		const struct pop_xa *x = &s->xas[h->xa_first + i];
 
-		w->xa[i].name = s->arena + x->name_off;
-		w->xa[i].value = (const uint8_t *)s->arena + x->val_off;
-		w->xa[i].len = x->len;
+		(*xa)[i].name = s->arena + x->name_off;
+		(*xa)[i].value = (const uint8_t *)s->arena + x->val_off;
+		(*xa)[i].len = x->len;
 	}
-	e->xattrs = w->xa;
+	e->xattrs = *xa;
 	e->nxattrs = h->nxa;
+	return 0;
+}
+
+static int fill(struct pop_src *s, struct walk *w, uint32_t n, struct pop_entry *e)
+{
+	const struct pop_node *nd = &s->nodes[n], *h = &s->nodes[nd->holder];
+	size_t at = w->dirlen;
+
+	if (at)
+		w->path[at++] = '/';
+	memcpy(w->path + at, s->arena + nd->name_off, nd->name_len);
+	w->path[at + nd->name_len] = 0;
+	memset(e, 0, sizeof(*e));
+	e->index = nd->order;
+	e->parent = n ? s->nodes[nd->parent].order : 0;
+	e->path = n ? w->path : "";
+	e->name = n ? s->arena + nd->name_off : "";	/* stable: see popsrc.h */
+	e->name_len = nd->name_len;
+	if (pop_entry_meta(s, h, e, &w->xa, &w->cxa))
+		return -1;
 	e->link_group = nd->group;
 	e->nlink = nd->nlink;
 	e->nchildren = nd->nkids;
-	e->size = h->type == POP_SYMLINK ? h->target_len : h->size;
 	if (nd->group == nd->order && h->nseg) {
 		e->segs = s->segs + h->seg_first;
 		e->nsegs = h->nseg;
@@ -692,8 +708,6 @@ static int list_dir(struct pop_src *s, struct walk *w, const struct pop_ops *ops
 
 	pop_node_path(s, d, w->path, POP_PATH_MAX + 1);
 	w->dirlen = strlen(w->path);
-	if (!s->archive && pop_dir_enter(s, d, w->path))
-		return -1;
 	for (k = 0; k < nd->nkids; k++) {
 		rc = deliver(s, w, ops, arg, s->kids[nd->kid_first + k]);
 		if (rc)
@@ -719,6 +733,8 @@ int pop_walk(struct pop_src *s, const struct pop_ops *ops, void *arg)
 	uint32_t i;
 	int rc;
 
+	if (!s->archive)
+		return pop_dir_walk(s, ops, arg);
 	w.path = malloc(POP_PATH_MAX + 1 + POP_NAME_MAX + 2);
 	if (!w.path)
 		return pop_fail(s, "%s: out of memory", s->spec);
@@ -736,7 +752,7 @@ int pop_read(struct pop_src *s, const struct pop_entry *e, uint64_t off, void *b
 {
 	uint32_t n = s->cur_node, i;
 
-	if (n == POP_NONE || s->nodes[n].order != e->index)
+	if (n == POP_NONE || (s->archive ? s->nodes[n].order : n) != e->index)
 		return pop_fail(s, "%s: read outside the entry being delivered", e->path);
 	for (i = 0; i < e->nsegs; i++)
 		if (off >= e->segs[i].off && off + len <= e->segs[i].off + e->segs[i].len)
@@ -746,5 +762,5 @@ int pop_read(struct pop_src *s, const struct pop_entry *e, uint64_t off, void *b
 				len, (unsigned long long)off);
 	if (s->archive)
 		return pop_tar_read(s, s->nodes[n].holder, off, buf, len);
-	return pop_dir_read(s, n, e->path, off, buf, len);
+	return pop_dir_read(s, e, off, buf, len);
 }

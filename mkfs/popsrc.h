@@ -1,10 +1,12 @@
 /*
- * popsrc.h: the source of e4mkfs -d: a directory or a tar archive read
- * into a catalogue, then delivered as one stream of entries in an order
- * that depends on nothing but the content (popsrc.c: catalogue, order,
- * walk; popsrc_dir.c: directories; popsrc_tar.c: archives through
- * libarchive; popsize.c: size estimate; poprepro.c: reproducible UUID,
- * hash seed and times).
+ * popsrc.h: the source of e4mkfs -d: a directory or a tar archive
+ * delivered as one stream of entries in an order that depends on nothing
+ * but the content.  An archive is read once into a catalogue (popsrc.c:
+ * catalogue, order, walk; popsrc_tar.c: libarchive); a directory is
+ * streamed, read again by each walk one directory at a time (popsrc_dir.c:
+ * memory for the directories on the current path only; pop_open's walk
+ * checks it and later walks fail if it changed).  popsize.c: size
+ * estimate; poprepro.c: reproducible UUID, hash seed and times.
  *
  * The stream.  Entry 0 is the root.  Then, for each directory D taken in
  * stream order (root first): D's children, sorted by name bytes
@@ -70,7 +72,9 @@ struct pop_entry {
 	uint32_t parent;	/* index of the parent directory (root: 0) */
 	const char *path;	/* relative path, bytes, "" for the root; valid
 				   during the callback */
-	const char *name;	/* last component inside path, name_len bytes */
+	const char *name;	/* last component, name_len bytes; valid until
+				   the dir_end of its directory (a writer
+				   can list it without a copy) */
 	uint32_t name_len;
 	enum pop_type type;
 	uint32_t mode;		/* permission bits with 07000 (no type bits) */
@@ -104,11 +108,13 @@ struct pop_opts {
 				   $TMPDIR, else /tmp) */
 };
 
-/* Open spec and read its catalogue: a directory (walked whole, regular
- * files' data runs found with SEEK_DATA/SEEK_HOLE, data read later), or
- * an archive file or "-" (standard input), read through libarchive once:
- * metadata into memory, file data spooled to an unlinked temporary file.
- * 0 and *ret, or -1 with the message in err (errlen bytes). */
+/* Open spec: a directory (walked whole once to check it and count it:
+ * every entry stated, attributes read, regular files' data runs found
+ * with SEEK_DATA/SEEK_HOLE; nothing kept but a check word per entry and
+ * the hard-linked inodes; data read during the walks), or an archive file
+ * or "-" (standard input), read through libarchive once: metadata into
+ * memory, file data spooled to an unlinked temporary file.  0 and *ret,
+ * or -1 with the message in err (errlen bytes). */
 int pop_open(const char *spec, const struct pop_opts *o, struct pop_src **ret,
 	     char *err, size_t errlen);
 void pop_close(struct pop_src *s);
@@ -126,7 +132,9 @@ struct pop_ops {
 	/* Each entry once, in stream order.  Its data can be read with
 	 * pop_read() during the call.  Nonzero stops the walk. */
 	int (*entry)(void *arg, struct pop_src *s, const struct pop_entry *e);
-	/* Directory dir's children were all delivered (may be NULL). */
+	/* Directory dir's children were all delivered (may be NULL).  dir
+	 * is its entry as delivered, but its attributes, target and data
+	 * runs may be absent. */
 	int (*dir_end)(void *arg, struct pop_src *s, const struct pop_entry *dir);
 };
 

@@ -35,6 +35,13 @@ struct pop_node {
 	uint8_t type, has_cr, implicit;
 };
 
+/* A hard-linked inode of a directory source (st_nlink > 1). */
+struct pop_lnk {
+	uint64_t dev, ino;
+	uint32_t nlink;		/* its paths in the tree; 0: a free slot */
+	uint32_t group;		/* stream index of its first path in this walk */
+};
+
 struct pop_xa {
 	uint64_t name_off, val_off;
 	uint32_t len;
@@ -67,11 +74,19 @@ struct pop_src {
 	uint32_t *hash;
 	uint32_t hcap;
 
-	/* directory source */
+	/* directory source: streamed (popsrc_dir.c), no catalogue */
 	int rootfd;
 	int walk_dirfd;		/* the directory being listed by pop_walk */
 	int cur_fd;		/* data of the entry being delivered */
-	uint32_t cur_node;
+	uint32_t cur_node;	/* archives: its node; directories: its index */
+	int dir_checked;	/* pop_open's walk done: later walks verify */
+	uint32_t dir_count;	/* entries (the root included) */
+	uint64_t dir_bytes;	/* data bytes (each inode once) */
+	uint32_t *chk, cchk;	/* check word of each entry, by stream index */
+	uint8_t *hasxa;		/* bit per entry: pop_open's walk listed attributes */
+	int xa_listed;		/* the last read_xattrs() listed some */
+	struct pop_lnk *lnk;	/* hard-linked inodes, open addressing */
+	uint32_t nlnk, clnk;
 
 	/* archive source */
 	int spool_fd;
@@ -95,6 +110,10 @@ int pop_xa_add(struct pop_src *s, uint32_t n, const char *name, const void *val,
  * posix_acl_* values converted from the VFS encoding (-1 with a message
  * naming what for an invalid one); an access ACL equal to the mode dropped. */
 int pop_xa_finish(struct pop_src *s, uint32_t n, const char *what);
+/* The metadata of node h into e (type, mode, owner, times, device,
+ * target, size, attributes in *xa grown to *cxa); -1 on memory. */
+int pop_entry_meta(struct pop_src *s, const struct pop_node *h, struct pop_entry *e,
+		   struct pop_xattr **xa, uint32_t *cxa);
 /* The relative path of node n into buf (size len), "" for the root. */
 void pop_node_path(const struct pop_src *s, uint32_t n, char *buf, size_t len);
 /* Archives: the child of parent named name, or POP_NONE; insert n. */
@@ -102,10 +121,12 @@ uint32_t pop_lookup(struct pop_src *s, uint32_t parent, const char *name, size_t
 int pop_hash_insert(struct pop_src *s, uint32_t n);
 
 /* popsrc_dir.c / popsrc_tar.c */
+/* pop_dir_scan: pop_open's checking walk; pop_dir_walk: pop_walk of a
+ * directory; pop_dir_read: pop_read of the entry being delivered. */
 int pop_dir_scan(struct pop_src *s);
-int pop_dir_read(struct pop_src *s, uint32_t holder, const char *path, uint64_t off, void *buf,
+int pop_dir_walk(struct pop_src *s, const struct pop_ops *ops, void *arg);
+int pop_dir_read(struct pop_src *s, const struct pop_entry *e, uint64_t off, void *buf,
 		 size_t len);
-int pop_dir_enter(struct pop_src *s, uint32_t dir, const char *path);
 int pop_tar_scan(struct pop_src *s);
 int pop_tar_read(struct pop_src *s, uint32_t holder, uint64_t off, void *buf, size_t len);
 

@@ -702,3 +702,18 @@ k64_ensure() {
 		timeout 900 bash "$2/setup.sh" "$1"' k64 "$E4_K64_DIR" "$K64_TOOLS" >"$T/k64setup.log" 2>&1 ||
 		skip "kernel64k setup failed: $(tail -2 "$T/k64setup.log" | tr '\n' ' ')"
 }
+
+# k64_read_back IMG SCRIPT: the 64 KiB-page kernel mounts IMG read-only
+# and runs SCRIPT (kernel64k's format); the test fails unless every line
+# succeeds, nothing EXT4-fs is logged and the guest saw 64 KiB blocks (the
+# script must print `stat -f -c %S /mnt`).  The report is in $T/k64.log.
+k64_read_back() {
+	if ! K64_READONLY=1 K64_TIMEOUT=300 bash "$K64_TOOLS/run.sh" "$E4_K64_DIR" "$1" "$2" \
+		>"$T/k64.log" 2>&1; then
+		grep -E 'K64:(RC [0-9]+ [1-9]|END|DMESG.*EXT4-fs (error|warning))' "$T/k64.log" >&2
+		fail "the 64 KiB-page kernel does not read $1 back: $(grep 'K64:END' "$T/k64.log")"
+	fi
+	grep -q 'K64:END status=0 mount=0 .* failed=0 completed=yes umount=0 kernel_errors=0' "$T/k64.log" ||
+		fail "kernel64k: $(grep 'K64:END' "$T/k64.log")"
+	grep -qx 65536 "$T/k64.log" || fail "the guest did not see 64 KiB blocks"
+}

@@ -169,6 +169,11 @@ uint64_t e4_io_size(e4_io *io);
 errcode_t e4_io_set_offset(e4_io *io, uint64_t offset);
 /* Set the block size (bytes) used by block calls; drops the cache. */
 errcode_t e4_io_set_blksize(e4_io *io, unsigned blocksize);
+/* The block cache's budget in bytes (at least 64 blocks), from the next
+ * e4_io_set_blksize() on (e4_open_io() calls it); 0: the default (16 MiB,
+ * 256 KiB for a memory device).  For writers that touch each block once
+ * and care about peak memory (e4mkfs -d). */
+void e4_io_set_cache_bytes(e4_io *io, size_t bytes);
 /* Byte-addressed uncached read/write.  Reading past the end:
  * E4_ERR_SHORT_READ; writing read-only: E4_ERR_READ_ONLY. */
 errcode_t e4_io_pread(e4_io *io, uint64_t offset, void *buf, size_t len);

@@ -73,6 +73,7 @@ struct e4_io {
 	uint32_t ncur;			/* dirty slots of the current epoch */
 	uint32_t *dlist;		/* the dirty slots, ndirty of them */
 	struct io_order *order;		/* nslots, scratch of io_writeback_upto() */
+	size_t cache_bytes;		/* e4_io_set_cache_bytes(); 0: the default */
 };
 
 static void io_cache_update(e4_io *io, uint64_t offset, const uint8_t *buf, size_t len);
@@ -464,6 +465,11 @@ errcode_t e4_io_set_offset(e4_io *io, uint64_t offset)
 	return 0;
 }
 
+void e4_io_set_cache_bytes(e4_io *io, size_t bytes)
+{
+	io->cache_bytes = bytes;
+}
+
 errcode_t e4_io_set_blksize(e4_io *io, unsigned blocksize)
 {
 	uint32_t n;
@@ -472,7 +478,12 @@ errcode_t e4_io_set_blksize(e4_io *io, unsigned blocksize)
 	if (blocksize < 512 || blocksize > EXT4_MAX_BLOCK_SIZE ||
 	    (blocksize & (blocksize - 1)))
 		return E4_ERR_INVALID_ARGUMENT;
-	if (io->blksize == blocksize && io->slots)
+	n = (io->cache_bytes ? io->cache_bytes :
+	     io->base->mem ? E4_IO_MEM_CACHE_BYTES : E4_IO_CACHE_BYTES) / blocksize;
+	if (n < E4_IO_CACHE_MIN)
+		n = E4_IO_CACHE_MIN;
+	/* the same size and budget: nothing to do */
+	if (io->blksize == blocksize && io->slots && io->nslots == n)
 		return 0;
 	if (io->slots && (io->flags & E4_IO_RW)) {
 		err = io_writeback_upto(io, io->epoch);
@@ -490,9 +501,6 @@ errcode_t e4_io_set_blksize(e4_io *io, unsigned blocksize)
 	io->order = NULL;
 	io->nslots = io->ndirty = io->ncur = 0;
 	io->min_epoch = io->epoch;
-	n = (io->base->mem ? E4_IO_MEM_CACHE_BYTES : E4_IO_CACHE_BYTES) / blocksize;
-	if (n < E4_IO_CACHE_MIN)
-		n = E4_IO_CACHE_MIN;
 	io->slots = calloc(n, sizeof(*io->slots));
 	io->data = malloc((size_t)n * blocksize);
 	io->ra_buf = malloc((size_t)E4_IO_RA_MAX * blocksize);

@@ -72,7 +72,9 @@ for f in quota project mmp encrypt casefold verity fast_commit ea_inode journal_
 	expect_refusal "feature $f" "$img" "not supported yet" -F -t ext4 -O "$f" "$img"
 done
 expect_refusal "-d with a missing source" "$img" "No such file" -F -d "$T/no_such_dir" "$img"
-expect_refusal "-E root_selinux (later)" "$img" "not supported yet" -F -d "$T" -E root_selinux=x "$img"
+expect_refusal "-E root_selinux= empty" "$img" "extended option" -F -E root_selinux= "$img"
+expect_refusal "-E root_selinux= with -S" "$img" "root_selinux.*-S" -F -S -E root_selinux=x "$img"
+expect_refusal "-d with -S" "$img" "d cannot be combined with -S" -F -S -d "$T" "$img"
 expect_refusal "bad -E" "$img" "extended option" -F -E no_such_thing=1 "$img"
 expect_refusal "orphan_file without a journal" "$img" "journal" -F -t ext4 -O ^has_journal,orphan_file "$img"
 # a bad value in a configuration file names the file and the key

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <archive.h>
@@ -294,7 +295,7 @@ static void dir_changed(void **state)
 	char err[1100], p[600], want[700];
 
 	(void)state;
-	for (int how = 0; how < 3; how++) {
+	for (int how = 0; how < 4; how++) {
 		newtmp();
 		mk("d", NULL);
 		mk("d/f", "12345");
@@ -305,6 +306,15 @@ static void dir_changed(void **state)
 		} else if (how == 2) {
 			usleep(10000);			/* a later ctime */
 			mk("d/f", "54321");		/* rewritten, the same size */
+		} else if (how == 3) {
+			/* an attribute where pop_open found none: the walk that
+			 * lists only the attributed entries must notice */
+			usleep(10000);
+			if (setxattr(p, "user.late", "1", 1, 0)) {
+				pop_close(s);
+				rmtmp();
+				continue;	/* no user.* attributes here */
+			}
 		} else {
 			/* another inode (maybe of the same number) and size: the
 			 * directory changed */
