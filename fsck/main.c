@@ -774,9 +774,12 @@ static void print_summary(struct e4fsck *ctx)
  * (the directory checks did not run, so nothing is declared clean), and
  * 0 for a routine reason, as before passes 1 and 5 existed (the counters
  * that made it due are left alone: it stays due).  A recorded error state
- * is not cleared (left: 4). */
+ * or an unclean unmount is not cleared (left: 4); a reason the full check
+ * itself answers (a problem pass 0 left to it, a backup superblock) is
+ * not. */
 static void full_check(struct e4fsck *ctx, int damage)
 {
+	uint16_t state = e4_le16(e4_super(ctx->fs)->s_state);
 	int nothing;
 
 	if (ctx->gd_copy || ctx->gd_damaged) {
@@ -789,7 +792,8 @@ static void full_check(struct e4fsck *ctx, int damage)
 	if (e4fsck_full_check(ctx))
 		return;
 	nothing = !ctx->found && !ctx->fixed && !ctx->uncorrected;
-	if (damage)
+	/* the recorded state stays as it is: passes 2-4 did not run */
+	if ((state & EXT4_ERROR_FS) || !(state & EXT4_VALID_FS))
 		e4fsck_left(ctx);
 	print_summary(ctx);
 	if (nothing && (ctx->force || damage)) {

@@ -122,14 +122,13 @@ static void check_inline(struct ichk *c)
 		c->changed = 1;
 }
 
-/* Device, FIFO and socket inodes: no map flags, nothing in i_block past
- * the device number's words. */
+/* Device, FIFO and socket inodes: no map flags, size 0 (the device
+ * number lives in i_block; what else i_block holds the kernel ignores). */
 static void check_special(struct ichk *c)
 {
 	const uint32_t bad_fl = EXT4_INDEX_FL | EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL;
 	struct problem_ctx pctx = { 0 };
 	uint32_t fl = e4_le32(c->in->i_flags);
-	int any = 0;
 
 	if (fl & bad_fl) {
 		pctx.num = fl & bad_fl;
@@ -138,12 +137,9 @@ static void check_special(struct ichk *c)
 			c->changed = 1;
 		}
 	}
-	for (unsigned k = 4; k < EXT4_N_BLOCKS; k++)
-		any |= c->in->i_block[k] != 0;
-	if (any && say(c, PR_1_SPECIAL_BLOCKS, &pctx)) {
-		memset(&c->in->i_block[4], 0, (EXT4_N_BLOCKS - 4) * sizeof(c->in->i_block[0]));
+	pctx.num = e4_inode_size(c->in);
+	if (pctx.num && say(c, PR_1_SPECIAL_SIZE, &pctx) && !e4_inode_size_set(c->p->fs, c->in, 0))
 		c->changed = 1;
-	}
 }
 
 /* A fast symlink's size is its target's length (text up to the first NUL

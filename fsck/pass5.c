@@ -139,7 +139,8 @@ static errcode_t check_counts(struct e4fsck *ctx, const struct e4fsck_pass5_inpu
 		    check_count(ctx, PR_5_FREE_DIR_COUNT_GROUP, g, snap[g].used_dirs, in->dirs[g]))
 			err = e4_group_set_field(fs, g, E4_GDF_USED_DIRS, in->dirs[g]);
 		*dirty |= !ctx->read_only && (snap[g].free_blocks != fc ||
-					      snap[g].free_inodes != fi);
+					      snap[g].free_inodes != fi ||
+					      (in->dirs && snap[g].used_dirs != in->dirs[g]));
 	}
 	if (err)
 		return err;

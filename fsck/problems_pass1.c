@@ -53,9 +53,8 @@ static const struct problem_row rows[] = {
 	M(PR_1_SPECIAL_FLAGS,
 	  "Device, FIFO or socket inode %i has flags %x set, which such inodes never carry.\n",
 	  PROMPT_FIX, PR_PREEN_OK, 50),
-	M(PR_1_SPECIAL_BLOCKS,
-	  "Device, FIFO or socket inode %i has block pointers where only a device number "
-	  "belongs.\n",
+	M(PR_1_SPECIAL_SIZE,
+	  "Device, FIFO or socket inode %i has size %n; such inodes have none.\n",
 	  PROMPT_FIX, PR_PREEN_OK, 50),
 	R(PR_1_INLINE_NO_FEATURE,
 	  "Inode %i keeps its data inline, but the filesystem lacks the inline_data feature.\n"
