@@ -774,7 +774,8 @@ static void print_summary(struct e4fsck *ctx)
  * (the directory checks did not run, so nothing is declared clean), and
  * 0 for a routine reason, as before passes 1 and 5 existed (the counters
  * that made it due are left alone: it stays due).  A recorded error state
- * or an unclean unmount is not cleared (left: 4); a reason the full check
+ * or an unclean unmount is not cleared (left: 4, which already says the
+ * filesystem is not clean, so no 8 is added); a reason the full check
  * itself answers (a problem pass 0 left to it, a backup superblock) is
  * not. */
 static void full_check(struct e4fsck *ctx, int damage)
@@ -791,10 +792,10 @@ static void full_check(struct e4fsck *ctx, int damage)
 	}
 	if (e4fsck_full_check(ctx))
 		return;
-	nothing = !ctx->found && !ctx->fixed && !ctx->uncorrected;
 	/* the recorded state stays as it is: passes 2-4 did not run */
 	if ((state & EXT4_ERROR_FS) || !(state & EXT4_VALID_FS))
 		e4fsck_left(ctx);
+	nothing = !ctx->found && !ctx->fixed && !ctx->uncorrected;
 	print_summary(ctx);
 	if (nothing && (ctx->force || damage)) {
 		fprintf(stderr, "%s: %s: passes 1 and 5 found nothing to repair, but passes 2-4 "

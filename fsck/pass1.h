@@ -43,6 +43,7 @@ struct pass1 {
 
 	int quota_said;
 	int scan_failed;		/* an inode table chunk could not be read */
+	int maps_unsure;		/* blocks claimed twice, or a map left damaged */
 	errcode_t err;			/* an operational error in a callback */
 };
 

@@ -368,6 +368,8 @@ static errcode_t check_in_use(struct ichk *c)
 		pctx.blkcount = c->p->ndup << c->p->geo->cluster_bits;
 		say(c, PR_1_DUP_BLOCKS, &pctx);
 	}
+	if (c->p->ndup || c->map_left)
+		c->p->maps_unsure = 1;
 	return 0;
 }
 

@@ -21,7 +21,7 @@ static const struct problem_row rows[] = {
 	R(PR_1_DIR_PASSES_NOT_RUN,
 	  "Passes 2-4 (directory structure, connectivity, reference counts) are not in this "
 	  "version of e4fsck: they did not run.\n",
-	  PROMPT_NONE, PR_PREEN_NOMSG | PR_NOT_A_FIX),
+	  PROMPT_NONE, PR_NOT_A_FIX),
 	M(PR_1_MAP_DAMAGED,
 	  "Inode %i has a damaged block map (%e).\n",
 	  PROMPT_NONE, PR_LEFT, 50),
@@ -96,6 +96,10 @@ static const struct problem_row rows[] = {
 	  "Pass 5 is skipped: pass 1 could not read every inode, so its maps are "
 	  "incomplete.\n",
 	  PROMPT_NONE, PR_LEFT),
+	R(PR_1_PASS5_NO_REPAIR,
+	  "Pass 5 only reports: pass 1 left blocks claimed twice or a damaged block map, "
+	  "and bitmaps rebuilt from its maps could free blocks a file still uses.\n",
+	  PROMPT_NONE, PR_NOT_A_FIX),
 };
 
 const struct problem_pass e4fsck_problems_pass1 = {
