@@ -57,14 +57,14 @@ static const struct problem_row rows[] = {
 	  "Device, FIFO or socket inode %i has size %n; such inodes have none.\n",
 	  PROMPT_FIX, PR_PREEN_OK, 50),
 	R(PR_1_INLINE_NO_FEATURE,
-	  "Inode %i keeps its data inline, but the filesystem lacks the inline_data feature.\n"
-	  "Turn the feature on",
+	  "Inode %i keeps its data inline, but the filesystem lacks the inline_data feature "
+	  "(the fix turns the feature on).\n",
 	  PROMPT_FIX, 0),
 	M(PR_1_INLINE_BAD,
 	  "Inode %i's inline data cannot be read (%e).\n",
 	  PROMPT_NONE, PR_LEFT, 50),
 	M(PR_1_INLINE_SIZE,
-	  "Inode %i's size is %n, but its inline data holds %N bytes.\n",
+	  "Directory inode %i's size is %n, but its inline data holds %N bytes.\n",
 	  PROMPT_FIX, PR_PREEN_OK, 50),
 	M(PR_1_XATTR_BLOCK_RANGE,
 	  "Inode %i names extended attribute block %b, which lies outside the filesystem.\n",
