@@ -27,7 +27,7 @@ struct ichk {
 	int map_left;		/* the map checker left damage: sizes not judged */
 	int has_map;
 	int xattr_block;	/* a valid xattr block counts in i_blocks */
-	uint64_t ea_sectors;	/* values in EA inodes charged to i_blocks */
+	int ea_values;		/* values in EA inodes: i_blocks not judged */
 	struct check_map_result res;
 };
 
@@ -152,7 +152,9 @@ static void check_fast_symlink(struct ichk *c)
 	size_t len = strnlen((const char *)c->in->i_block, sizeof(c->in->i_block));
 	uint64_t size = e4_inode_size(c->in);
 
-	if (size == len || !len || len >= sizeof(c->in->i_block))
+	/* an encrypted target is binary (a length, then ciphertext) */
+	if (size == len || !len || len >= sizeof(c->in->i_block) ||
+	    (e4_le32(c->in->i_flags) & EXT4_ENCRYPT_FL))
 		return;
 	pctx.num = size;
 	pctx.num2 = len;
@@ -168,14 +170,15 @@ static int no_entry(e4_fs *fs, const struct e4_xattr *x, void *priv)
 	return 0;
 }
 
-/* Values kept in EA inodes: their clusters count in the owner's i_blocks,
- * as the kernel charges them. */
-static int ea_charge(e4_fs *fs, const struct e4_xattr *x, void *priv)
+/* An attribute whose value lives in an EA inode: whether its clusters
+ * count in the owner's i_blocks the kernel (quota charge) and the
+ * reference (1.47.0 does not count them) disagree, so i_blocks is not
+ * judged for such an owner. */
+static int names_ea_inode(e4_fs *fs, const struct e4_xattr *x, void *priv)
 {
-	uint64_t csize = e4_geom(fs)->cluster_size;
-
+	(void)fs;
 	if (x->value_inum)
-		*(uint64_t *)priv += (x->value_len + csize - 1) / csize * (csize / 512);
+		*(int *)priv = 1;
 	return 0;
 }
 
@@ -248,12 +251,12 @@ static void check_size(struct ichk *c)
 }
 
 /* i_blocks against what the inode holds: its map's blocks (clusters with
- * bigalloc), its xattr block's cluster, its values in EA inodes. */
+ * bigalloc) and its xattr block's cluster. */
 static void check_i_blocks(struct ichk *c)
 {
 	const struct e4_geom *geo = c->p->geo;
 	struct problem_ctx pctx = { 0 };
-	uint64_t want = c->ea_sectors, have = e4_inode_blocks(c->p->fs, c->in);
+	uint64_t want = 0, have = e4_inode_blocks(c->p->fs, c->in);
 
 	if (geo->cluster_bits)
 		want += (p1_inode_clusters(c->p) << geo->cluster_bits) * (geo->block_size / 512);
@@ -275,7 +278,11 @@ static void check_type_fields(struct ichk *c)
 	struct problem_ctx pctx = { 0 };
 	uint32_t fl = e4_le32(c->in->i_flags);
 
-	if ((c->ino == EXT4_ROOT_INO || c->ino >= c->p->geo->first_ino) && !type_known(c->type)) {
+	/* reserved inodes other than the root have uses of their own (an
+	 * unused one may hold anything the reference accepts) */
+	if (c->ino != EXT4_ROOT_INO && c->ino < c->p->geo->first_ino)
+		return;
+	if (!type_known(c->type)) {
 		pctx.num = e4_le16(c->in->i_mode);
 		say(c, PR_1_BAD_MODE, &pctx);
 	}
@@ -305,13 +312,15 @@ static errcode_t check_blocks(struct ichk *c)
 			return 0;
 	}
 	if (e4_has_incompat(p->fs, EXT4_FEATURE_INCOMPAT_EA_INODE) &&
-	    e4_xattr_iterate(p->fs, c->ino, c->in, ea_charge, &c->ea_sectors))
-		c->map_left = 1;	/* damaged xattrs: i_blocks not judged */
-	if (c->map_left)
+	    e4_xattr_iterate(p->fs, c->ino, c->in, names_ea_inode, &c->ea_values))
+		c->ea_values = 1;	/* damaged xattrs: i_blocks not judged */
+	/* the bad-block list's size and count follow rules of their own */
+	if (c->map_left || c->ino == EXT4_BAD_INO)
 		return 0;
 	if (c->has_map)
 		check_size(c);
-	check_i_blocks(c);
+	if (!c->ea_values)
+		check_i_blocks(c);
 	return 0;
 }
 
@@ -345,13 +354,28 @@ static errcode_t clear_inode(struct ichk *c)
 	return mark_in_use(c, 0);
 }
 
+/* A reserved inode below s_first_ino that nothing uses (the boot loader,
+ * undelete and exclude inodes, quota inodes without the feature): the
+ * reference judges none of its fields. */
+static int reserved_unused(struct pass1 *p, e4_ino_t ino)
+{
+	struct ext4_super_block *sb = e4_super(p->fs);
+
+	if (ino >= p->geo->first_ino || ino == EXT4_BAD_INO || ino == EXT4_ROOT_INO ||
+	    ino == EXT4_RESIZE_INO)
+		return 0;
+	return ino != e4_le32(sb->s_journal_inum) && ino != e4_le32(sb->s_usr_quota_inum) &&
+	       ino != e4_le32(sb->s_grp_quota_inum) && ino != e4_le32(sb->s_prj_quota_inum) &&
+	       ino != e4_le32(sb->s_orphan_file_inum);
+}
+
 static errcode_t check_in_use(struct ichk *c)
 {
 	struct problem_ctx pctx = { 0 };
 	errcode_t err;
 
 	err = mark_in_use(c, 1);
-	if (err)
+	if (err || reserved_unused(c->p, c->ino))
 		return err;
 	check_dtime(c, 1);
 	check_extra_isize(c);

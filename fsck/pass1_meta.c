@@ -222,7 +222,9 @@ static enum claim_verdict claim_blocks(struct pass1 *p, e4_blk_t pblk, uint64_t 
 	if (!e4_bmap_range_all_clear(p->meta, pblk, len))
 		return CLAIM_META;
 	to_clusters(p, pblk, len, &c0, &n);
-	if (!e4_bmap_range_all_clear(p->inuse, c0, n))
+	/* shared_blocks: files share blocks on purpose (a read-only image) */
+	if (!e4_bmap_range_all_clear(p->inuse, c0, n) &&
+	    !e4_has_ro_compat(p->fs, EXT4_FEATURE_RO_COMPAT_SHARED_BLOCKS))
 		err = note_dups(p, c0, n);
 	if (!err)
 		err = e4_bmap_set_range(p->inuse, c0, n);
@@ -236,9 +238,18 @@ static enum claim_verdict claim_blocks(struct pass1 *p, e4_blk_t pblk, uint64_t 
 static enum claim_verdict claim_cb(void *priv, e4_ino_t ino, e4_blk_t pblk, uint64_t len,
 				   int meta)
 {
-	(void)ino;
+	struct pass1 *p = priv;
+	uint64_t c0, n;
+
 	(void)meta;
-	return claim_blocks(priv, pblk, len, 1);
+	if (ino != EXT4_BAD_INO)
+		return claim_blocks(p, pblk, len, 1);
+	/* the bad-block list: its blocks are in use whatever else holds
+	 * them (a bad block inside metadata is a problem of its own) */
+	to_clusters(p, pblk, len, &c0, &n);
+	if (e4_bmap_set_range(p->inuse, c0, n) && !p->err)
+		p->err = E4_ERR_NO_MEMORY;
+	return CLAIM_OK;
 }
 
 /* Take [c0, c0 + n) out of the current inode's ranges. */
