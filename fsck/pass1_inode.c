@@ -56,13 +56,16 @@ static void check_dtime(struct ichk *c, int in_use)
 {
 	struct problem_ctx pctx = { 0 };
 	uint32_t dtime = e4_le32(c->in->i_dtime);
+	/* an orphan list not released (as under -n) links through i_dtime */
+	int orphan_link = e4_le32(e4_super(c->p->fs)->s_last_orphan) &&
+			  dtime <= c->p->geo->inodes_count;
 
 	if (!in_use && e4_le16(c->in->i_mode) && !dtime) {
 		if (say(c, PR_1_ZERO_DTIME, &pctx)) {
 			c->in->i_dtime = e4_cpu_to_le32((uint32_t)c->p->ctx->now);
 			c->changed = 1;
 		}
-	} else if (in_use && dtime && c->ino >= c->p->geo->first_ino) {
+	} else if (in_use && dtime && c->ino >= c->p->geo->first_ino && !orphan_link) {
 		pctx.num = dtime;
 		if (say(c, PR_1_SET_DTIME, &pctx)) {
 			c->in->i_dtime = 0;
