@@ -58,6 +58,9 @@ errcode_t p1_mark_metadata(struct pass1 *p);
 extern const struct check_map_ops p1_claim_ops;
 /* Start inode ino's accounting. */
 void p1_inode_begin(struct pass1 *p, e4_ino_t ino);
+/* The current inode is cleared: release the clusters it claimed (but
+ * those claimed twice) and, with xattr, its last xattr block reference. */
+void p1_inode_release(struct pass1 *p, int xattr);
 /* Clusters the current inode claimed (each counted once). */
 uint64_t p1_inode_clusters(struct pass1 *p);
 /* Inode ino names xattr block blk (inside the filesystem, not metadata):

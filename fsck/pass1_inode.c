@@ -348,12 +348,14 @@ static errcode_t mark_in_use(struct ichk *c, int add)
 	return add ? e4_bmap_set(p->inodes, c->ino) : e4_bmap_clear(p->inodes, c->ino);
 }
 
-/* The map checker cleared the inode (the user agreed). */
+/* The map checker cleared the inode (the user agreed): what it claimed
+ * is released, its xattr block reference dropped. */
 static errcode_t clear_inode(struct ichk *c)
 {
 	c->in->i_links_count = 0;
 	c->in->i_dtime = e4_cpu_to_le32((uint32_t)c->p->ctx->now);
 	c->changed = 1;
+	p1_inode_release(c->p, c->xattr_block);
 	return mark_in_use(c, 0);
 }
 

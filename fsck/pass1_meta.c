@@ -296,6 +296,18 @@ static void unclaim_cb(void *priv, e4_ino_t ino, e4_blk_t pblk, uint64_t len, in
 
 const struct check_map_ops p1_claim_ops = { claim_cb, unclaim_cb };
 
+void p1_inode_release(struct pass1 *p, int xattr)
+{
+	while (p->nown) {
+		struct p1_range r = p->own[p->nown - 1];
+
+		unclaim_cb(p, p->ino, r.first << p->geo->cluster_bits,
+			   r.len << p->geo->cluster_bits, 0);
+	}
+	if (xattr && p->nxrefs)
+		p->nxrefs--;	/* the reference this inode added last */
+}
+
 /* ---- xattr blocks --------------------------------------------------------- */
 
 enum claim_verdict p1_xattr_ref(struct pass1 *p, e4_ino_t ino, e4_blk_t blk)
@@ -325,12 +337,31 @@ static int blk_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* An xattr block claimed by an inode cleared afterwards, that no other
+ * inode names: no longer in use (unless claimed twice). */
+static int drop_unnamed(uint64_t first, uint64_t len, void *priv)
+{
+	struct pass1 *p = priv;
+
+	for (uint64_t b = first; b < first + len; b++) {
+		uint64_t c = b >> p->geo->cluster_bits;
+
+		if (!bsearch(&b, p->xrefs, p->nxrefs, sizeof(*p->xrefs), blk_cmp) &&
+		    !e4_bmap_test(p->dup, c) && e4_bmap_clear(p->inuse, c))
+			return 1;
+	}
+	return 0;
+}
+
 errcode_t p1_xattr_refcounts(struct pass1 *p)
 {
 	struct problem_ctx pctx = { 0 };
 	errcode_t err = 0;
 
 	qsort(p->xrefs, p->nxrefs, sizeof(*p->xrefs), blk_cmp);
+	if (e4_bmap_iterate(p->xattr, e4_bmap_start(p->xattr), e4_bmap_end(p->xattr),
+			    drop_unnamed, p))
+		return E4_ERR_NO_MEMORY;
 	for (size_t k = 0, n; k < p->nxrefs && !err; k += n) {
 		uint32_t refs;
 
