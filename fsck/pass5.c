@@ -13,7 +13,7 @@
  * Repairs are written in a safe order: bitmaps, then the primary
  * descriptor table, then the superblock last (e4_flush_primary()).
  *
- * Not wired into a run yet: pass 1, which builds the maps, does not exist.
+ * Run by the full check (pass1.c, e4fsck_full_check()) on pass 1's maps.
  */
 #include "e4fsck.h"
 

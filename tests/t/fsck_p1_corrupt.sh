@@ -12,6 +12,9 @@
 #  - e4fsck -fy exits 1; afterwards the reference e2fsck -fn is clean, the
 #    kernel mounts the result, and a second e4fsck -fn finds nothing
 #    (exit 8: passes 2-4 did not run);
+#  - e4fsck -fp repairs it too (exit 1, reference clean), but for the
+#    kinds in PREEN_STOPS (clearing an xattr block reference, turning a
+#    feature on), where it stops with UNEXPECTED INCONSISTENCY (exit 4);
 #  - the reference e2fsck -fy on the same damage exits 1 as well (every
 #    kind here is repaired by passes 1 and 5 alone; a kind where the
 #    reference answers otherwise says why in its row).
@@ -125,6 +128,9 @@ inline_dir_size|inline|sif /small_dir size 300|Directory inode [0-9]*'s size is 
 EOF
 )
 
+# kinds whose repair is not one preen makes alone
+PREEN_STOPS="acl_magic inline_feature"
+
 bad=()
 n=0
 while IFS='|' read -r name b damage msg want_ref; do
@@ -160,11 +166,26 @@ while IFS='|' read -r name b damage msg want_ref; do
 		[ "$(cat "$T/$name.again.rc")" = 8 ] ||
 			bad+=("$name: a second e4fsck -fn after -fy: $(describe_rc "$(cat "$T/$name.again.rc")"), expected 8: $(grep -v '^Pass' "$T/$name.again.out" | head -3 | tr '\n' ' ')")
 	fi
+	# preen: repairs what is safe without a human (exit 1, reference
+	# clean), stops on the rest (exit 4, UNEXPECTED INCONSISTENCY)
+	cp "$img" "$T/$name.p.img"
+	runcap "$T/$name.p" 30 "$E4FSCK" -fp "$T/$name.p.img"
+	san_report "$T/$name.p.err" && fail "$name -fp: sanitizer report: $(head -5 "$T/$name.p.err")"
+	want_p=1
+	[[ " $PREEN_STOPS " != *" $name "* ]] || want_p=4
+	if [ "$(cat "$T/$name.p.rc")" != $want_p ]; then
+		bad+=("$name: e4fsck -fp: $(describe_rc "$(cat "$T/$name.p.rc")"), expected $want_p: $(head -3 "$T/$name.p.out" | tr '\n' ' ')")
+	elif [ $want_p = 1 ]; then
+		ref_clean "$T/$name.p.img" ||
+			bad+=("$name: after e4fsck -fp the reference -fn is not clean: $(grep -v '^Pass\|^e2fsck' <<<"$REF_CLEAN_OUT" | head -4 | tr '\n' ' ')")
+	else
+		grep -q "UNEXPECTED INCONSISTENCY" "$T/$name.p.out" || bad+=("$name -fp: stopped without saying so")
+	fi
 	cp "$img" "$T/$name.r.img"
 	"$REF_E2FSCK" -fy "$T/$name.r.img" >"$T/$name.r.out" 2>&1 </dev/null
 	rc=$?
 	[ "$rc" = "$want_ref" ] || bad+=("$name: the reference e2fsck -fy exits $rc, the row says $want_ref")
-	rm -f "$img" "$T/$name".[nyr].img
+	rm -f "$img" "$T/$name".[nypr].img
 done <<<"$KINDS"
 
 # ---- kinds left for passes this version does not have ----
