@@ -174,7 +174,8 @@ uint64_t p1_inode_clusters(struct pass1 *p)
 {
 	uint64_t total = 0, end = 0;
 
-	qsort(p->own, p->nown, sizeof(*p->own), range_cmp);
+	if (p->nown > 1)
+		qsort(p->own, p->nown, sizeof(*p->own), range_cmp);
 	for (size_t k = 0; k < p->nown; k++) {
 		uint64_t f = p->own[k].first, e = f + p->own[k].len;
 
@@ -346,7 +347,7 @@ static int drop_unnamed(uint64_t first, uint64_t len, void *priv)
 	for (uint64_t b = first; b < first + len; b++) {
 		uint64_t c = b >> p->geo->cluster_bits;
 
-		if (!bsearch(&b, p->xrefs, p->nxrefs, sizeof(*p->xrefs), blk_cmp) &&
+		if ((!p->nxrefs || !bsearch(&b, p->xrefs, p->nxrefs, sizeof(*p->xrefs), blk_cmp)) &&
 		    !e4_bmap_test(p->dup, c) && e4_bmap_clear(p->inuse, c))
 			return 1;
 	}
@@ -358,7 +359,8 @@ errcode_t p1_xattr_refcounts(struct pass1 *p)
 	struct problem_ctx pctx = { 0 };
 	errcode_t err = 0;
 
-	qsort(p->xrefs, p->nxrefs, sizeof(*p->xrefs), blk_cmp);
+	if (p->nxrefs > 1)
+		qsort(p->xrefs, p->nxrefs, sizeof(*p->xrefs), blk_cmp);
 	if (e4_bmap_iterate(p->xattr, e4_bmap_start(p->xattr), e4_bmap_end(p->xattr),
 			    drop_unnamed, p))
 		return E4_ERR_NO_MEMORY;
