@@ -81,6 +81,10 @@ struct e4fsck {
 	 * whether the run stopped. */
 	e4_journal *journal;
 	void *owned[3];
+	/* a pass's state a stop frees (stop_free(stop_free_priv)), set
+	 * while the pass runs */
+	void (*stop_free)(void *priv);
+	void *stop_free_priv;
 	void *stop_jmp;
 	int stopped;
 };

@@ -546,6 +546,10 @@ errcode_t e4fsck_close(struct e4fsck *ctx)
 
 int e4fsck_stop(struct e4fsck *ctx)
 {
+	if (ctx->stop_free) {
+		ctx->stop_free(ctx->stop_free_priv);
+		ctx->stop_free = NULL;
+	}
 	for (unsigned k = 0; k < sizeof(ctx->owned) / sizeof(ctx->owned[0]); k++) {
 		free(ctx->owned[k]);
 		ctx->owned[k] = NULL;

@@ -33,17 +33,16 @@ static errcode_t scan_inodes(struct pass1 *p)
 {
 	union e4_inode_buf ib;
 	const struct ext4_inode *inode;
-	e4_inode_scan *s;
 	e4_ino_t ino;
 	uint32_t count;
 	int csum_ok;
 	errcode_t err;
 
-	err = e4_inode_scan_open(p->fs, 0, 0, &s);
+	err = e4_inode_scan_open(p->fs, 0, 0, &p->scan);
 	if (err)
 		return err;
 	for (;;) {
-		err = e4_inode_scan_next(s, &ino, &inode, &count, &csum_ok);
+		err = e4_inode_scan_next(p->scan, &ino, &inode, &count, &csum_ok);
 		if (err == E4_ERR_NOT_FOUND) {
 			err = 0;
 			break;
@@ -60,7 +59,8 @@ static errcode_t scan_inodes(struct pass1 *p)
 		if (err)
 			break;
 	}
-	e4_inode_scan_close(s);
+	e4_inode_scan_close(p->scan);
+	p->scan = NULL;
 	return err;
 }
 
@@ -107,12 +107,21 @@ static errcode_t pass5_report_only(struct e4fsck *ctx, const struct e4fsck_pass5
 	return err;
 }
 
+/* A stop inside a question (preen, quit) frees the maps. */
+static void free_maps(void *priv)
+{
+	p1_maps_free(priv);
+}
+
 errcode_t e4fsck_full_check(struct e4fsck *ctx)
 {
 	struct pass1 p;
 	struct e4fsck_pass5_input in;
 	errcode_t err;
 
+	memset(&p, 0, sizeof(p));
+	ctx->stop_free = free_maps;
+	ctx->stop_free_priv = &p;
 	err = e4fsck_pass1(ctx, &p);
 	if (!err)
 		fix_problem(ctx, PR_1_DIR_PASSES_NOT_RUN, NULL);
@@ -124,6 +133,7 @@ errcode_t e4fsck_full_check(struct e4fsck *ctx)
 		in.dirs = p.dirs;
 		err = p.maps_unsure ? pass5_report_only(ctx, &in) : e4fsck_pass5(ctx, &in);
 	}
+	ctx->stop_free = NULL;
 	p1_maps_free(&p);
 	return err;
 }

@@ -29,6 +29,7 @@ struct pass1 {
 	struct e4_bmap *xattr;		/* xattr blocks claimed (blocks) */
 	uint32_t *dirs;			/* per group: directories in use */
 	uint8_t *buf;			/* one block (xattr block reads) */
+	e4_inode_scan *scan;		/* the scan while it runs */
 
 	/* one entry per inode naming an xattr block (sorted at the end) */
 	e4_blk_t *xrefs;
@@ -49,6 +50,7 @@ struct pass1 {
 
 /* pass1_meta.c */
 errcode_t p1_maps_create(struct pass1 *p);
+/* Free the maps (and close the scan, if open: a stop inside pass 1). */
 void p1_maps_free(struct pass1 *p);
 /* Every metadata block into p->meta (blocks) and p->inuse (clusters):
  * superblock, descriptor and reserved GDT copies, bitmaps, inode tables,

@@ -42,6 +42,9 @@ errcode_t p1_maps_create(struct pass1 *p)
 
 void p1_maps_free(struct pass1 *p)
 {
+	if (p->scan)
+		e4_inode_scan_close(p->scan);
+	p->scan = NULL;
 	e4_bmap_free(p->inuse);
 	e4_bmap_free(p->dup);
 	e4_bmap_free(p->inodes);
