@@ -3,7 +3,7 @@
  * problem.c (the problem engine and the answer policy; its rows and codes:
  * problem.h, problems_pass*.c), pass0_journal.c (journal checks, replay,
  * orphans), super_check.c (superblock and descriptor checks) and pass5.c
- * (bitmaps and counts; not wired into a run yet).
+ * (bitmaps and counts), pass1*.c (inodes and blocks, and the full check).
  */
 #ifndef E4FSCK_H
 #define E4FSCK_H
@@ -81,6 +81,10 @@ struct e4fsck {
 	 * whether the run stopped. */
 	e4_journal *journal;
 	void *owned[3];
+	/* a pass's state a stop frees (stop_free(stop_free_priv)), set
+	 * while the pass runs */
+	void (*stop_free)(void *priv);
+	void *stop_free_priv;
 	void *stop_jmp;
 	int stopped;
 };
@@ -147,5 +151,9 @@ struct e4fsck_pass5_input {
  * ranges, repairs written bitmaps first, superblock last.  0, or an
  * operational error (said; load, store, write, memory). */
 errcode_t e4fsck_pass5(struct e4fsck *ctx, const struct e4fsck_pass5_input *in);
+/* The full check as this version has it (pass1.c): pass 1, the notice
+ * that passes 2-4 did not run, pass 5 (skipped when pass 1 could not read
+ * every inode).  0, or an operational error (said). */
+errcode_t e4fsck_full_check(struct e4fsck *ctx);
 
 #endif

@@ -8,11 +8,9 @@
  * Flow: open (a backup superblock when the primary is unusable, a backup
  * descriptor table when the primary's is unsound) -> journal (validate,
  * replay, reopen) -> descriptor checksums -> orphans -> superblock-level
- * checks -> the decision whether a full check is due.  Passes 1-5 do not exist yet, and
- * e4fsck never claims them: when one is due it says so; where the reason
- * is possible damage it exits with "errors left uncorrected" (4), for a
- * routine reason (mount count, interval) with 0, and when -f asked for
- * it with "operational error" (8).
+ * checks -> the decision whether a full check is due -> the full check
+ * (pass1.c: pass 1, then pass 5; passes 2-4 do not exist yet, and e4fsck
+ * never claims them: see full_check() for the exit status).
  */
 #include "config.h"
 #include "e4fsck.h"
@@ -548,6 +546,10 @@ errcode_t e4fsck_close(struct e4fsck *ctx)
 
 int e4fsck_stop(struct e4fsck *ctx)
 {
+	if (ctx->stop_free) {
+		ctx->stop_free(ctx->stop_free_priv);
+		ctx->stop_free = NULL;
+	}
 	for (unsigned k = 0; k < sizeof(ctx->owned) / sizeof(ctx->owned[0]); k++) {
 		free(ctx->owned[k]);
 		ctx->owned[k] = NULL;
@@ -755,6 +757,61 @@ static void print_clean(struct e4fsck *ctx)
 	       (unsigned long long)blocks, (unsigned long long)g->blocks_count);
 }
 
+/* The summary line after a full check: never "clean" (passes 2-4 did
+ * not run). */
+static void print_summary(struct e4fsck *ctx)
+{
+	struct ext4_super_block *sb = e4_super(ctx->fs);
+	const struct e4_geom *g = e4_geom(ctx->fs);
+
+	printf("%s: %u/%u files, %llu/%llu blocks\n", ctx->device,
+	       g->inodes_count - e4_le32(sb->s_free_inodes_count), g->inodes_count,
+	       (unsigned long long)(g->blocks_count - e4_sb_free_blocks_count(sb)),
+	       (unsigned long long)g->blocks_count);
+}
+
+/* The full check (passes 1 and 5; passes 2-4 do not exist yet), due for
+ * damage (the superblock records errors, an unclean unmount, ...), for a
+ * routine reason, or asked for with -f.  The exit status never claims
+ * more than was done: what was found is fixed (1) or left (4); a check
+ * that found nothing exits 8 when it was asked for or due for damage
+ * (the directory checks did not run, so nothing is declared clean), and
+ * 0 for a routine reason, as before passes 1 and 5 existed (the counters
+ * that made it due are left alone: it stays due).  A recorded error state
+ * or an unclean unmount is not cleared (left: 4, which already says the
+ * filesystem is not clean, so no 8 is added); a reason the full check
+ * itself answers (a problem pass 0 left to it, a backup superblock) is
+ * not. */
+static void full_check(struct e4fsck *ctx, int damage)
+{
+	uint16_t state = e4_le16(e4_super(ctx->fs)->s_state);
+	int nothing;
+
+	if (ctx->gd_copy || ctx->gd_damaged) {
+		/* pass 5 would compare against descriptors not trusted */
+		printf("%s: the group descriptors are not sound: the full check (passes 1-5) "
+		       "cannot run; it stays due.\n", ctx->device);
+		e4fsck_left(ctx);
+		return;
+	}
+	if (e4fsck_full_check(ctx))
+		return;
+	/* the recorded state stays as it is: passes 2-4 did not run */
+	if ((state & EXT4_ERROR_FS) || !(state & EXT4_VALID_FS))
+		e4fsck_left(ctx);
+	nothing = !ctx->found && !ctx->fixed && !ctx->uncorrected;
+	print_summary(ctx);
+	if (nothing && (ctx->force || damage)) {
+		fprintf(stderr, "%s: %s: passes 1 and 5 found nothing to repair, but passes 2-4 "
+			"(directories, connectivity, link counts) are not available in this version: "
+			"the filesystem is not declared clean\n", ctx->prog, ctx->device);
+		e4fsck_fail(ctx);
+	} else if (nothing) {
+		printf("%s: passes 1 and 5 found nothing to repair; passes 2-4 are not available "
+		       "in this version, so the routine check stays due.\n", ctx->device);
+	}
+}
+
 static double now_seconds(void)
 {
 	struct timeval tv;
@@ -834,23 +891,11 @@ static int run_checks(struct e4fsck *ctx, double t0)
 	}
 	if (reason && (damage || !ctx->force))
 		printf("%s %s, check forced.\n", ctx->device, reason);
-	if (damage)
-		e4fsck_left(ctx);
-	if (ctx->force) {
-		/* Asked for and not done: an operational error, never "clean". */
-		fprintf(stderr, "%s: %s: -f: the full check (passes 1-5) is not available "
-			"in this version of e4fsck\n", ctx->prog, ctx->device);
-		e4fsck_fail(ctx);
+	if (!reason && !ctx->force) {
+		print_clean(ctx);
 		goto out;
 	}
-	if (reason) {
-		/* A routine check (mount count, interval) exits 0; the counters
-		 * that made it due are left as they are. */
-		printf("%s: the full check (passes 1-5) is not available in this version "
-		       "of e4fsck.\n", ctx->device);
-		goto out;
-	}
-	print_clean(ctx);
+	full_check(ctx, damage);
 out:
 	if (ctx->fixed && ctx->answer != ANSWER_PREEN && !ctx->read_only)
 		printf("\n%s: ***** FILE SYSTEM WAS MODIFIED *****\n", ctx->device);

@@ -13,7 +13,7 @@
  * Repairs are written in a safe order: bitmaps, then the primary
  * descriptor table, then the superblock last (e4_flush_primary()).
  *
- * Not wired into a run yet: pass 1, which builds the maps, does not exist.
+ * Run by the full check (pass1.c, e4fsck_full_check()) on pass 1's maps.
  */
 #include "e4fsck.h"
 
@@ -139,7 +139,8 @@ static errcode_t check_counts(struct e4fsck *ctx, const struct e4fsck_pass5_inpu
 		    check_count(ctx, PR_5_FREE_DIR_COUNT_GROUP, g, snap[g].used_dirs, in->dirs[g]))
 			err = e4_group_set_field(fs, g, E4_GDF_USED_DIRS, in->dirs[g]);
 		*dirty |= !ctx->read_only && (snap[g].free_blocks != fc ||
-					      snap[g].free_inodes != fi);
+					      snap[g].free_inodes != fi ||
+					      (in->dirs && snap[g].used_dirs != in->dirs[g]));
 	}
 	if (err)
 		return err;

@@ -38,6 +38,7 @@ const char *e4fsck_prompt_question(enum prompt p)
 static const struct problem_pass *const passes[] = {
 	&e4fsck_problems_pass0,
 	&e4fsck_problems_pass5,
+	&e4fsck_problems_pass1,
 };
 
 const struct problem_pass *const *e4fsck_problem_passes(size_t *n)

@@ -196,6 +196,35 @@ struct problem_state {
 #define PR_0_GD_UNINIT_COUNT		0x00002e
 #define PR_0_ROOT_UNMOUNTABLE		0x00002f
 
+/* Pass 1: inodes, blocks and sizes (problems_pass1.c: the driver,
+ * 0x010000-0x0101FF; the map checker's rows follow from 0x010200). */
+#define PR_1_PASS_HEADER		0x010000
+#define PR_1_DIR_PASSES_NOT_RUN		0x010001
+#define PR_1_MAP_DAMAGED		0x010002
+#define PR_1_ZERO_DTIME			0x010003
+#define PR_1_SET_DTIME			0x010004
+#define PR_1_BAD_MODE			0x010005
+#define PR_1_BAD_I_SIZE			0x010006
+#define PR_1_BAD_I_BLOCKS		0x010007
+#define PR_1_INODE_CSUM			0x010008
+#define PR_1_EXTRA_ISIZE		0x010009
+#define PR_1_FAST_SYMLINK_SIZE		0x01000a
+#define PR_1_SPECIAL_FLAGS		0x01000b
+#define PR_1_SPECIAL_SIZE		0x01000c
+#define PR_1_INLINE_NO_FEATURE		0x01000d
+#define PR_1_INLINE_BAD			0x01000e
+#define PR_1_INLINE_SIZE		0x01000f
+#define PR_1_XATTR_BLOCK_RANGE		0x010010
+#define PR_1_XATTR_BLOCK_BAD		0x010011
+#define PR_1_XATTR_REFCOUNT		0x010012
+#define PR_1_DUP_BLOCKS			0x010013
+#define PR_1_QUOTA_NOT_VERIFIED		0x010014
+#define PR_1_SCAN_ERROR			0x010015
+#define PR_1_XATTR_BLOCK_CSUM		0x010016
+#define PR_1_XATTR_BLOCK_META		0x010017
+#define PR_1_PASS5_SKIPPED		0x010018
+#define PR_1_PASS5_NO_REPAIR		0x010019
+
 /* Pass 5: bitmaps and counts (problems_pass5.c). */
 #define PR_5_PASS_HEADER		0x050000
 #define PR_5_BLOCK_BITMAP_HEADER	0x050001
@@ -251,6 +280,7 @@ int e4fsck_exit_code(const struct e4fsck *ctx);
 
 /* The tables: every pass's rows, and lookups. */
 extern const struct problem_pass e4fsck_problems_pass0, e4fsck_problems_pass5;
+extern const struct problem_pass e4fsck_problems_pass1;
 /* The passes' tables in order; *n gets their number. */
 const struct problem_pass *const *e4fsck_problem_passes(size_t *n);
 /* The row of code, or NULL. */

@@ -53,6 +53,8 @@ SAN_TESTS="$SAN_TESTS tests/t/dbgw_write_cmds.sh"
 SAN_TESTS="$SAN_TESTS tests/t/dbgw_corpus_asan.sh"
 # e4fsck -fn, -fy, -fn on every corpus image (about 40 s)
 SAN_TESTS="$SAN_TESTS tests/t/fsck_corpus_asan.sh"
+# e4fsck's passes 1 and 5: 32 corruption kinds, -n, -y and -p (about 15 s)
+SAN_TESTS="$SAN_TESTS tests/t/fsck_p1_corrupt.sh"
 
 need_kb=$((6 * 1024 * 1024))
 avail_kb=$(df -Pk "$src" | awk 'NR==2 {print $4}')

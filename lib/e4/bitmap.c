@@ -42,21 +42,14 @@ static void synth_block_bitmap(e4_fs *fs, e4_group_t g, uint8_t *buf)
 {
 	const struct e4_geom *geo = &fs->geom;
 	struct e4_group d;
-	e4_blk_t sb_blk;
-	uint32_t gdt, res;
+	e4_blk_t first;
+	uint32_t count;
 	uint64_t nclusters = group_clusters(fs, g), bits = (uint64_t)geo->block_size * 8;
 
 	memset(buf, 0, geo->block_size);
-	e4_group_super_blocks(fs, g, &sb_blk, &gdt, &res);
-	if (sb_blk || (g == 0 && e4_group_has_super(fs, 0))) {
-		e4_blk_t start = e4_group_first_block(fs, g);
-		/* Group 0 of a 1 KiB fs with first_data_block 0 (bigalloc)
-		 * also owns block 0. */
-		mark_range(fs, g, buf, start, (sb_blk - start) + 1 + gdt + res);
-	} else if (gdt) {
-		/* meta_bg descriptor block without a superblock copy */
-		mark_range(fs, g, buf, e4_group_first_block(fs, g), gdt);
-	}
+	e4_group_super_area(fs, g, &first, &count);
+	if (count)
+		mark_range(fs, g, buf, first, count);
 	if (!e4_group_get(fs, g, &d)) {
 		mark_range(fs, g, buf, d.block_bitmap, 1);
 		mark_range(fs, g, buf, d.inode_bitmap, 1);

@@ -577,6 +577,12 @@ e4_blk_t e4_group_desc_block(e4_fs *fs, e4_group_t sb_group, uint32_t i);
 /* Superblock, GDT and reserved-GDT blocks in group g (counts in blocks). */
 void e4_group_super_blocks(e4_fs *fs, e4_group_t g, e4_blk_t *sb_blk,
 			   uint32_t *gdt_blocks, uint32_t *reserved_gdt);
+/* The blocks group g's superblock copy, descriptor blocks and reserved GDT
+ * blocks take (meta_bg: its descriptor block), with any block before the
+ * superblock in the group (group 0 of a 1 KiB bigalloc filesystem owns
+ * block 0): [*first, *first + *count), *count 0 when the group holds
+ * none.  The rule the synthesised BLOCK_UNINIT bitmap follows. */
+void e4_group_super_area(e4_fs *fs, e4_group_t g, e4_blk_t *first, uint32_t *count);
 
 /* Where a group's block bitmap, inode bitmap and inode table may lie, as
  * the kernel checks them at mount (ext4_check_descriptors) and e2fsprogs
@@ -826,6 +832,9 @@ errcode_t e4_bmap(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 typedef int (*e4_map_cb)(e4_fs *fs, const struct e4_map_extent *ext, void *priv);
 errcode_t e4_map_iterate(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 			 unsigned flags, e4_map_cb cb, void *priv);
+/* 1 if i_block is a block map or extent root at all (not a device number,
+ * inline data or fast symlink target; map.c): what e4_map_iterate() walks. */
+int e4_inode_has_map(e4_fs *fs, const struct ext4_inode *inode);
 
 /* One entry of an extent tree node, as e4_extent_entries() reports it. */
 struct e4_extent_entry {
@@ -1024,6 +1033,15 @@ typedef int (*e4_xattr_cb)(e4_fs *fs, const struct e4_xattr *x, void *priv);
  * E4_ERR_XATTR_CORRUPT, E4_ERR_XATTR_CSUM (unless IGNORE_CSUM). */
 errcode_t e4_xattr_iterate(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 			   e4_xattr_cb cb, void *priv);
+/* Read xattr block blk into buf (one block) and check it as
+ * e4_xattr_iterate() does; then report its entries to cb (xattr.c).
+ * E4_ERR_BAD_BLOCK_NUM, E4_ERR_XATTR_MAGIC, E4_ERR_XATTR_CORRUPT,
+ * E4_ERR_XATTR_CSUM (unless IGNORE_CSUM), read errors, or cb's value. */
+errcode_t e4_xattr_block_iterate(e4_fs *fs, e4_blk_t blk, void *buf, e4_xattr_cb cb,
+				 void *priv);
+/* The counterpart of e4_inode_file_acl() (inode.c; format doc 6.1): the
+ * high half only with 64bit.  (i_blocks: e4_inode_blocks_set().) */
+void e4_inode_file_acl_set(e4_fs *fs, struct ext4_inode *inode, e4_blk_t blk);
 /* Value of xattr fullname ("user.foo") in a malloc'd buffer (caller frees).
  * E4_ERR_XATTR_NOT_FOUND. */
 errcode_t e4_xattr_get(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,

@@ -115,9 +115,6 @@ static inline int e4_iter_pass_over(unsigned flags, errcode_t *first, errcode_t 
 		*first = err;
 	return 1;
 }
-/* 1 if i_block is a block map or extent root at all (not a device number,
- * inline data or fast symlink target; map.c). */
-int e4_inode_has_map(e4_fs *fs, const struct ext4_inode *inode);
 
 /* Directory, htree and xattr internals (dir.c, htree.c, xattr.c). */
 /* Map and read logical block lblk of a directory (one fs block into buf;
@@ -145,14 +142,5 @@ errcode_t e4_xattr_ibody_find(e4_fs *fs, const struct ext4_inode *inode, uint8_t
 			      const char *name, size_t name_len, const void **value,
 			      uint32_t *value_len);
 
-/* The counterpart of e4_inode_file_acl() (inode.c; format doc 6.1): the
- * high half only with 64bit.  (i_blocks: e4_inode_blocks_set() in e4.h.) */
-void e4_inode_file_acl_set(e4_fs *fs, struct ext4_inode *inode, e4_blk_t blk);
-/* Read xattr block blk into buf (one block) and check it as
- * e4_xattr_iterate() does; then report its entries to cb (xattr.c).
- * E4_ERR_BAD_BLOCK_NUM, E4_ERR_XATTR_MAGIC, E4_ERR_XATTR_CORRUPT,
- * E4_ERR_XATTR_CSUM (unless IGNORE_CSUM), read errors, or cb's value. */
-errcode_t e4_xattr_block_iterate(e4_fs *fs, e4_blk_t blk, void *buf, e4_xattr_cb cb,
-				 void *priv);
 
 #endif

@@ -239,6 +239,19 @@ void e4_group_super_blocks(e4_fs *fs, e4_group_t g, e4_blk_t *sb_blk,
 	}
 }
 
+void e4_group_super_area(e4_fs *fs, e4_group_t g, e4_blk_t *first, uint32_t *count)
+{
+	e4_blk_t sb_blk, start = e4_group_first_block(fs, g);
+	uint32_t gdt, res;
+
+	e4_group_super_blocks(fs, g, &sb_blk, &gdt, &res);
+	*first = start;
+	if (sb_blk || (g == 0 && e4_group_has_super(fs, 0)))
+		*count = (uint32_t)(sb_blk - start) + 1 + gdt + res;
+	else
+		*count = gdt;	/* meta_bg descriptor block without a superblock copy */
+}
+
 /* ---- descriptor locations ------------------------------------------- */
 
 /* A run of metadata blocks for the overlap sweep: a group's item, or

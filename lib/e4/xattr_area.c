@@ -411,3 +411,55 @@ void e4_xattr_ibody_encode(e4_fs *fs, union e4_inode_buf *ib, const struct e4_xl
 	area_encode(ib->raw + start + 4, fs->geom.inode_size - start - 4, 0, l, 0);
 }
 
+
+/* ---- reference counts (e4fsck) ----------------------------------------- */
+
+/* Read xattr block blk into a new buffer and check its magic. */
+static errcode_t block_read_hdr(e4_fs *fs, e4_blk_t blk, uint8_t **out)
+{
+	uint8_t *buf;
+	errcode_t err;
+
+	if (blk < fs->geom.first_data_block || blk >= fs->geom.blocks_count)
+		return E4_ERR_BAD_BLOCK_NUM;
+	buf = malloc(fs->geom.block_size);
+	if (!buf)
+		return E4_ERR_NO_MEMORY;
+	err = e4_read_block(fs, blk, buf);
+	if (!err && e4_le32(((struct ext4_xattr_header *)buf)->h_magic) != EXT4_XATTR_MAGIC)
+		err = E4_ERR_XATTR_MAGIC;
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*out = buf;
+	return 0;
+}
+
+errcode_t e4_xattr_block_refcount(e4_fs *fs, e4_blk_t blk, uint32_t *refcount)
+{
+	uint8_t *buf;
+	errcode_t err = block_read_hdr(fs, blk, &buf);
+
+	if (err)
+		return err;
+	*refcount = e4_le32(((struct ext4_xattr_header *)buf)->h_refcount);
+	free(buf);
+	return 0;
+}
+
+errcode_t e4_xattr_block_refcount_set(e4_fs *fs, e4_blk_t blk, uint32_t refcount)
+{
+	uint8_t *buf;
+	errcode_t err;
+
+	if (!(e4_open_flags(fs) & E4_OPEN_RW))
+		return E4_ERR_READ_ONLY;
+	err = block_read_hdr(fs, blk, &buf);
+	if (err)
+		return err;
+	((struct ext4_xattr_header *)buf)->h_refcount = e4_cpu_to_le32(refcount);
+	err = e4_xattr_block_write(fs, blk, buf);
+	free(buf);
+	return err;
+}

@@ -118,6 +118,16 @@ errcode_t e4_xattr_remove_all(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
 errcode_t e4_xattr_block_share(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, e4_blk_t blk,
 			       const struct e4_xattr_opts *opts);
 
+/* The reference count (h_refcount, CPU order) of xattr block blk as
+ * stored: the block read and its magic checked, nothing else (e4fsck
+ * compares it with the inodes naming the block).  E4_ERR_BAD_BLOCK_NUM,
+ * E4_ERR_XATTR_MAGIC, E4_ERR_NO_MEMORY, read errors. */
+errcode_t e4_xattr_block_refcount(e4_fs *fs, e4_blk_t blk, uint32_t *refcount);
+/* Set it, the block's checksum rewritten (metadata_csum), written
+ * through the block cache: also the repair of a block whose checksum
+ * alone is wrong.  E4_ERR_READ_ONLY and the errors above, write errors. */
+errcode_t e4_xattr_block_refcount_set(e4_fs *fs, e4_blk_t blk, uint32_t refcount);
+
 /* Set (value != NULL) or remove (value NULL) an attribute in the inode
  * body of the image ib only: no I/O, no block, no EA inode (the inline
  * data writer's system.data).  The value is stored in place; nothing else

@@ -1,0 +1,84 @@
+/*
+ * pass1.h: pass 1's state and its subject files (issue 15).
+ *
+ * pass1.c drives the inode scan and then pass 5; pass1_meta.c builds the
+ * maps (filesystem metadata, clusters claimed, claimed twice, xattr block
+ * references); pass1_inode.c checks one inode's fields.  All state lives
+ * in struct pass1, so the scan can later be split by block group.
+ */
+#ifndef E4FSCK_PASS1_H
+#define E4FSCK_PASS1_H
+
+#include "e4fsck.h"
+#include "check_map.h"
+
+/* A range of clusters one inode claimed. */
+struct p1_range {
+	uint64_t first, len;
+};
+
+struct pass1 {
+	struct e4fsck *ctx;
+	e4_fs *fs;
+	const struct e4_geom *geo;
+
+	struct e4_bmap *inuse;		/* clusters in use (e4_bmap_new_blocks()) */
+	struct e4_bmap *meta;		/* blocks of filesystem metadata */
+	struct e4_bmap *dup;		/* clusters claimed more than once */
+	struct e4_bmap *inodes;		/* inodes in use (e4_bmap_new_inodes()) */
+	struct e4_bmap *xattr;		/* xattr blocks claimed (blocks) */
+	uint32_t *dirs;			/* per group: directories in use */
+	uint8_t *buf;			/* one block (xattr block reads) */
+	e4_inode_scan *scan;		/* the scan while it runs */
+
+	/* one entry per inode naming an xattr block (sorted at the end) */
+	e4_blk_t *xrefs;
+	size_t nxrefs, capxrefs;
+
+	/* the inode being checked: the clusters it claimed, and how many
+	 * of them another inode or the metadata holds too */
+	e4_ino_t ino;
+	struct p1_range *own;
+	size_t nown, capown;
+	uint64_t ndup;
+
+	int quota_said;
+	int scan_failed;		/* an inode table chunk could not be read */
+	int maps_unsure;		/* blocks claimed twice, or a map left damaged */
+	errcode_t err;			/* an operational error in a callback */
+};
+
+/* pass1_meta.c */
+errcode_t p1_maps_create(struct pass1 *p);
+/* Free the maps (and close the scan, if open: a stop inside pass 1). */
+void p1_maps_free(struct pass1 *p);
+/* Every metadata block into p->meta (blocks) and p->inuse (clusters):
+ * superblock, descriptor and reserved GDT copies, bitmaps, inode tables,
+ * the MMP block. */
+errcode_t p1_mark_metadata(struct pass1 *p);
+/* The claim callbacks the map checker calls (priv: struct pass1). */
+extern const struct check_map_ops p1_claim_ops;
+/* Start inode ino's accounting. */
+void p1_inode_begin(struct pass1 *p, e4_ino_t ino);
+/* The current inode is cleared: release the clusters it claimed (but
+ * those claimed twice) and, with xattr, its last xattr block reference. */
+void p1_inode_release(struct pass1 *p, int xattr);
+/* Clusters the current inode claimed (each counted once). */
+uint64_t p1_inode_clusters(struct pass1 *p);
+/* Inode ino names xattr block blk (inside the filesystem, not metadata):
+ * the first time the block is claimed (for ino); every time counted.
+ * Returns the claim's verdict. */
+enum claim_verdict p1_xattr_ref(struct pass1 *p, e4_ino_t ino, e4_blk_t blk);
+/* After the scan: each xattr block's h_refcount against the inodes
+ * naming it (PR_1_XATTR_REFCOUNT).  0 or an operational error. */
+errcode_t p1_xattr_refcounts(struct pass1 *p);
+
+/* pass1_inode.c: check inode ino (its image in *ib, csum_ok from the
+ * scan), mark it and what it claims; write it back when repaired.  0 or
+ * an operational error. */
+errcode_t p1_check_inode(struct pass1 *p, e4_ino_t ino, union e4_inode_buf *ib, int csum_ok);
+
+/* pass1.c: pass 1 into p (maps kept for pass 5; p1_maps_free() after). */
+errcode_t e4fsck_pass1(struct e4fsck *ctx, struct pass1 *p);
+
+#endif

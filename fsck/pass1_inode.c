@@ -1,0 +1,427 @@
+/*
+ * pass1_inode.c: pass 1's checks of one inode's fields (issue 15).
+ *
+ * An inode without links (and not reserved) is unused: only its deletion
+ * time is looked at.  An inode in use is marked (and counted in its
+ * group's directories), then checked field by field, each problem its own
+ * row with a repair that changes that field alone: deletion time, extra
+ * field size, file type (left for the directory passes), inline data,
+ * device/FIFO/socket fields, fast symlink size, xattr block, the block
+ * map (check_map.h: claims every block), then i_size and i_blocks against
+ * the map, then the checksum (rewritten only when nothing else was wrong).
+ * A repaired inode is written back with its checksum.
+ */
+#include "pass1.h"
+
+#include <string.h>
+
+/* One inode under check. */
+struct ichk {
+	struct pass1 *p;
+	e4_ino_t ino;
+	union e4_inode_buf *ib;
+	struct ext4_inode *in;
+	uint16_t type;		/* i_mode & EXT4_S_IFMT */
+	int changed;		/* repaired in memory: write it */
+	int said;		/* a problem was said about it */
+	int map_left;		/* the map checker left damage: sizes not judged */
+	int has_map;
+	int xattr_block;	/* a valid xattr block counts in i_blocks */
+	int ea_values;		/* values in EA inodes: i_blocks not judged */
+	struct check_map_result res;
+};
+
+/* Say code about the inode: 1 when the repair is to be made. */
+static int say(struct ichk *c, uint32_t code, struct problem_ctx *pctx)
+{
+	c->said = 1;
+	pctx->ino = c->ino;
+	return fix_problem(c->p->ctx, code, pctx) && !c->p->ctx->read_only;
+}
+
+static int is_special(uint16_t type)
+{
+	return type == EXT4_S_IFCHR || type == EXT4_S_IFBLK || type == EXT4_S_IFIFO ||
+	       type == EXT4_S_IFSOCK;
+}
+
+static int type_known(uint16_t type)
+{
+	return type == EXT4_S_IFREG || type == EXT4_S_IFDIR || type == EXT4_S_IFLNK ||
+	       is_special(type);
+}
+
+/* Deletion time: set on a deleted inode, clear on one in use. */
+static void check_dtime(struct ichk *c, int in_use)
+{
+	struct problem_ctx pctx = { 0 };
+	uint32_t dtime = e4_le32(c->in->i_dtime);
+	/* an orphan list not released (as under -n) links through i_dtime */
+	int orphan_link = e4_le32(e4_super(c->p->fs)->s_last_orphan) &&
+			  dtime <= c->p->geo->inodes_count;
+
+	if (!in_use && e4_le16(c->in->i_mode) && !dtime) {
+		if (say(c, PR_1_ZERO_DTIME, &pctx)) {
+			c->in->i_dtime = e4_cpu_to_le32((uint32_t)c->p->ctx->now);
+			c->changed = 1;
+		}
+	} else if (in_use && dtime && c->ino >= c->p->geo->first_ino && !orphan_link) {
+		pctx.num = dtime;
+		if (say(c, PR_1_SET_DTIME, &pctx)) {
+			c->in->i_dtime = 0;
+			c->changed = 1;
+		}
+	}
+}
+
+/* i_extra_isize: 0, or 4 to inode_size - 128 in steps of 4. */
+static void check_extra_isize(struct ichk *c)
+{
+	const struct e4_geom *geo = c->p->geo;
+	struct problem_ctx pctx = { 0 };
+	unsigned max = geo->inode_size - EXT4_GOOD_OLD_INODE_SIZE, v, want;
+
+	if (geo->inode_size <= EXT4_GOOD_OLD_INODE_SIZE)
+		return;
+	v = e4_le16(c->in->i_extra_isize);
+	if (!v || (v >= 4 && v <= max && !(v & 3)))
+		return;
+	pctx.num = v;
+	if (!say(c, PR_1_EXTRA_ISIZE, &pctx))
+		return;
+	want = e4_le16(e4_super(c->p->fs)->s_want_extra_isize);
+	if (v >= 4 && v <= max)
+		want = (v + 3) & ~3u;
+	else if (want < 4 || want > max || (want & 3))
+		want = max < 32 ? max : 32;
+	c->in->i_extra_isize = e4_cpu_to_le16((uint16_t)want);
+	c->changed = 1;
+}
+
+/* Inline data: the feature, a readable area, a directory's size. */
+static void check_inline(struct ichk *c)
+{
+	e4_fs *fs = c->p->fs;
+	struct problem_ctx pctx = { 0 };
+	size_t sz = 0;
+	uint64_t size = e4_inode_size(c->in);
+
+	pctx.err = e4_inline_data_size(fs, c->ino, c->in, &sz);
+	if (pctx.err) {
+		say(c, PR_1_INLINE_BAD, &pctx);
+		return;
+	}
+	if (!e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA) &&
+	    say(c, PR_1_INLINE_NO_FEATURE, &pctx)) {
+		e4_sb_feature_change(e4_super(fs), E4_FEAT_INCOMPAT,
+				     EXT4_FEATURE_INCOMPAT_INLINE_DATA, 1);
+		c->p->ctx->sb_dirty = 1;
+	}
+	/* a regular file may be longer than its inline data (the rest
+	 * reads as zeros: the kernel and the reference accept it) */
+	if (c->type != EXT4_S_IFDIR || size == sz)
+		return;
+	pctx.num = size;
+	pctx.num2 = sz;
+	if (say(c, PR_1_INLINE_SIZE, &pctx) && !e4_inode_size_set(fs, c->in, sz))
+		c->changed = 1;
+}
+
+/* Device, FIFO and socket inodes: no map flags, size 0 (the device
+ * number lives in i_block; what else i_block holds the kernel ignores). */
+static void check_special(struct ichk *c)
+{
+	const uint32_t bad_fl = EXT4_INDEX_FL | EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL;
+	struct problem_ctx pctx = { 0 };
+	uint32_t fl = e4_le32(c->in->i_flags);
+
+	if (fl & bad_fl) {
+		pctx.num = fl & bad_fl;
+		if (say(c, PR_1_SPECIAL_FLAGS, &pctx)) {
+			c->in->i_flags = e4_cpu_to_le32(fl & ~bad_fl);
+			c->changed = 1;
+		}
+	}
+	pctx.num = e4_inode_size(c->in);
+	if (pctx.num && say(c, PR_1_SPECIAL_SIZE, &pctx) && !e4_inode_size_set(c->p->fs, c->in, 0))
+		c->changed = 1;
+}
+
+/* A fast symlink's size is its target's length (text up to the first NUL
+ * of i_block); only a target of 1 to 59 bytes is taken as the truth. */
+static void check_fast_symlink(struct ichk *c)
+{
+	struct problem_ctx pctx = { 0 };
+	size_t len = strnlen((const char *)c->in->i_block, sizeof(c->in->i_block));
+	uint64_t size = e4_inode_size(c->in);
+
+	/* an encrypted target is binary (a length, then ciphertext) */
+	if (size == len || !len || len >= sizeof(c->in->i_block) ||
+	    (e4_le32(c->in->i_flags) & EXT4_ENCRYPT_FL))
+		return;
+	pctx.num = size;
+	pctx.num2 = len;
+	if (say(c, PR_1_FAST_SYMLINK_SIZE, &pctx) && !e4_inode_size_set(c->p->fs, c->in, len))
+		c->changed = 1;
+}
+
+static int no_entry(e4_fs *fs, const struct e4_xattr *x, void *priv)
+{
+	(void)fs;
+	(void)x;
+	(void)priv;
+	return 0;
+}
+
+/* An attribute whose value lives in an EA inode: whether its clusters
+ * count in the owner's i_blocks the kernel (quota charge) and the
+ * reference (1.47.0 does not count them) disagree, so i_blocks is not
+ * judged for such an owner. */
+static int names_ea_inode(e4_fs *fs, const struct e4_xattr *x, void *priv)
+{
+	(void)fs;
+	if (x->value_inum)
+		*(int *)priv = 1;
+	return 0;
+}
+
+/* The xattr block: inside the filesystem, an xattr block (checksum
+ * apart), not metadata; claimed once, every reference counted. */
+static void check_xattr_block(struct ichk *c)
+{
+	struct pass1 *p = c->p;
+	struct problem_ctx pctx = { 0 };
+	e4_blk_t blk = e4_inode_file_acl(p->fs, c->in);
+	uint32_t code = 0;
+
+	if (!blk)
+		return;
+	pctx.blk = blk;
+	if (blk < p->geo->first_data_block || blk >= p->geo->blocks_count) {
+		code = PR_1_XATTR_BLOCK_RANGE;
+	} else if (!e4_bmap_test(p->xattr, blk)) {
+		pctx.err = e4_xattr_block_iterate(p->fs, blk, p->buf, no_entry, NULL);
+		if (pctx.err == E4_ERR_XATTR_CSUM) {
+			uint32_t refs;
+
+			if (say(c, PR_1_XATTR_BLOCK_CSUM, &pctx) &&
+			    !e4_xattr_block_refcount(p->fs, blk, &refs))
+				p->err = e4_xattr_block_refcount_set(p->fs, blk, refs);
+		} else if (pctx.err) {
+			code = PR_1_XATTR_BLOCK_BAD;
+		}
+	}
+	if (!code && p1_xattr_ref(p, c->ino, blk) == CLAIM_META)
+		code = PR_1_XATTR_BLOCK_META;
+	if (!code) {
+		c->xattr_block = 1;
+		return;
+	}
+	if (say(c, code, &pctx)) {
+		e4_inode_file_acl_set(p->fs, c->in, 0);
+		c->changed = 1;
+	}
+}
+
+/* i_size against the map (as e2fsck judges it): a directory holds whole
+ * blocks, as many as it maps; a file's last initialised block lies
+ * within its size. */
+static void check_size(struct ichk *c)
+{
+	e4_fs *fs = c->p->fs;
+	struct problem_ctx pctx = { 0 };
+	uint64_t bs = c->p->geo->block_size, size = e4_inode_size(c->in);
+	uint64_t end = c->res.end_lblk, init = c->res.end_init_lblk;
+	int bad;
+
+	if (c->type == EXT4_S_IFDIR) {
+		uint64_t nblk = size / bs;
+		uint8_t prealloc = e4_super(fs)->s_prealloc_dir_blocks;
+
+		bad = (size % bs) || nblk > end || end - nblk > prealloc;
+	} else if (c->type == EXT4_S_IFREG || c->type == EXT4_S_IFLNK) {
+		bad = init && size < (init - 1) * bs &&
+		      !(e4_le32(c->in->i_flags) & EXT4_VERITY_FL);
+	} else {
+		return;
+	}
+	if (!bad)
+		return;
+	pctx.num = size;
+	pctx.num2 = end * bs;
+	if (say(c, PR_1_BAD_I_SIZE, &pctx) && !e4_inode_size_set(fs, c->in, end * bs))
+		c->changed = 1;
+}
+
+/* i_blocks against what the inode holds: its map's blocks (clusters with
+ * bigalloc) and its xattr block's cluster. */
+static void check_i_blocks(struct ichk *c)
+{
+	const struct e4_geom *geo = c->p->geo;
+	struct problem_ctx pctx = { 0 };
+	uint64_t want = 0, have = e4_inode_blocks(c->p->fs, c->in);
+
+	if (geo->cluster_bits)
+		want += (p1_inode_clusters(c->p) << geo->cluster_bits) * (geo->block_size / 512);
+	else if (c->has_map)
+		want += c->res.blocks * (geo->block_size / 512);
+	if (c->xattr_block)
+		want += geo->cluster_size / 512;
+	if (have == want)
+		return;
+	pctx.num = have;
+	pctx.num2 = want;
+	if (say(c, PR_1_BAD_I_BLOCKS, &pctx) && !e4_inode_blocks_set(c->p->fs, c->in, want))
+		c->changed = 1;
+}
+
+/* The inode's own type-dependent fields (before its map). */
+static void check_type_fields(struct ichk *c)
+{
+	struct problem_ctx pctx = { 0 };
+	uint32_t fl = e4_le32(c->in->i_flags);
+
+	/* reserved inodes other than the root have uses of their own (an
+	 * unused one may hold anything the reference accepts) */
+	if (c->ino != EXT4_ROOT_INO && c->ino < c->p->geo->first_ino)
+		return;
+	if (!type_known(c->type)) {
+		pctx.num = e4_le16(c->in->i_mode);
+		say(c, PR_1_BAD_MODE, &pctx);
+	}
+	if (is_special(c->type))
+		check_special(c);
+	else if (fl & EXT4_INLINE_DATA_FL)
+		check_inline(c);
+	else if (c->type == EXT4_S_IFLNK && e4_inode_is_fast_symlink(c->p->fs, c->in))
+		check_fast_symlink(c);
+}
+
+/* The map: claimed through the checker; then sizes and blocks. */
+static errcode_t check_blocks(struct ichk *c)
+{
+	struct pass1 *p = c->p;
+	unsigned left = p->ctx->uncorrected;
+	errcode_t err = 0;
+
+	c->has_map = e4_inode_has_map(p->fs, c->in);
+	if (c->has_map) {
+		err = e4fsck_check_map(p->ctx, c->ino, c->in, &p1_claim_ops, p, &c->res);
+		if (err)
+			return err;
+		c->changed |= c->res.inode_changed;
+		c->map_left = p->ctx->uncorrected != left;
+		if (c->res.clear_inode)
+			return 0;
+	}
+	if (e4_has_incompat(p->fs, EXT4_FEATURE_INCOMPAT_EA_INODE) &&
+	    e4_xattr_iterate(p->fs, c->ino, c->in, names_ea_inode, &c->ea_values))
+		c->ea_values = 1;	/* damaged xattrs: i_blocks not judged */
+	/* the bad-block list's size and count follow rules of their own */
+	if (c->map_left || c->ino == EXT4_BAD_INO)
+		return 0;
+	if (c->has_map)
+		check_size(c);
+	if (!c->ea_values)
+		check_i_blocks(c);
+	return 0;
+}
+
+/* The resize inode: its double-indirect block is metadata it owns (the
+ * reserved GDT blocks it maps are the groups' own). */
+static void claim_resize(struct ichk *c)
+{
+	e4_blk_t dind = e4_le32(c->in->i_block[EXT4_DIND_BLOCK]);
+
+	if (dind >= c->p->geo->first_data_block && dind < c->p->geo->blocks_count)
+		p1_claim_ops.claim(c->p, c->ino, dind, 1, 1);
+}
+
+/* Mark inode ino in use (and a directory in its group). */
+static errcode_t mark_in_use(struct ichk *c, int add)
+{
+	struct pass1 *p = c->p;
+	e4_group_t g = e4_group_of_ino(p->fs, c->ino);
+
+	if (c->type == EXT4_S_IFDIR && g < p->geo->group_count)
+		p->dirs[g] += add ? 1 : -1;
+	return add ? e4_bmap_set(p->inodes, c->ino) : e4_bmap_clear(p->inodes, c->ino);
+}
+
+/* The map checker cleared the inode (the user agreed): what it claimed
+ * is released, its xattr block reference dropped. */
+static errcode_t clear_inode(struct ichk *c)
+{
+	c->in->i_links_count = 0;
+	c->in->i_dtime = e4_cpu_to_le32((uint32_t)c->p->ctx->now);
+	c->changed = 1;
+	p1_inode_release(c->p, c->xattr_block);
+	return mark_in_use(c, 0);
+}
+
+/* A reserved inode below s_first_ino that nothing uses (the boot loader,
+ * undelete and exclude inodes, quota inodes without the feature): the
+ * reference judges none of its fields. */
+static int reserved_unused(struct pass1 *p, e4_ino_t ino)
+{
+	struct ext4_super_block *sb = e4_super(p->fs);
+
+	if (ino >= p->geo->first_ino || ino == EXT4_BAD_INO || ino == EXT4_ROOT_INO ||
+	    ino == EXT4_RESIZE_INO)
+		return 0;
+	return ino != e4_le32(sb->s_journal_inum) && ino != e4_le32(sb->s_usr_quota_inum) &&
+	       ino != e4_le32(sb->s_grp_quota_inum) && ino != e4_le32(sb->s_prj_quota_inum) &&
+	       ino != e4_le32(sb->s_orphan_file_inum);
+}
+
+static errcode_t check_in_use(struct ichk *c)
+{
+	struct problem_ctx pctx = { 0 };
+	errcode_t err;
+
+	err = mark_in_use(c, 1);
+	if (err || reserved_unused(c->p, c->ino))
+		return err;
+	check_dtime(c, 1);
+	check_extra_isize(c);
+	if (c->ino == EXT4_RESIZE_INO) {
+		claim_resize(c);
+		return 0;
+	}
+	check_type_fields(c);
+	check_xattr_block(c);
+	err = check_blocks(c);
+	if (err)
+		return err;
+	if (c->res.clear_inode)
+		return clear_inode(c);
+	if (c->p->ndup) {
+		pctx.blkcount = c->p->ndup << c->p->geo->cluster_bits;
+		say(c, PR_1_DUP_BLOCKS, &pctx);
+	}
+	if (c->p->ndup || c->map_left)
+		c->p->maps_unsure = 1;
+	return 0;
+}
+
+errcode_t p1_check_inode(struct pass1 *p, e4_ino_t ino, union e4_inode_buf *ib, int csum_ok)
+{
+	struct ichk c = { .p = p, .ino = ino, .ib = ib, .in = &ib->inode };
+	struct problem_ctx pctx = { 0 };
+	int in_use = e4_le16(ib->inode.i_links_count) || ino < p->geo->first_ino;
+	errcode_t err = 0;
+
+	c.type = e4_le16(c.in->i_mode) & EXT4_S_IFMT;
+	p1_inode_begin(p, ino);
+	if (!in_use)
+		check_dtime(&c, 0);
+	else
+		err = check_in_use(&c);
+	if (err)
+		return err;
+	if (in_use && !csum_ok && !c.changed && !c.said && say(&c, PR_1_INODE_CSUM, &pctx))
+		c.changed = 1;
+	if (c.changed && !p->ctx->read_only)
+		err = e4_inode_write(p->fs, ino, ib);
+	return err ? err : p->err;
+}

@@ -1,0 +1,109 @@
+/*
+ * problems_pass1.c: the rows of pass 1's driver (inodes, blocks and
+ * sizes: pass1.c, pass1_inode.c, pass1_meta.c), codes 0x010000-0x0101FF
+ * (problem.h), sorted by code.  The map checker's rows (0x010200 on)
+ * live in their own table.
+ *
+ * Repairs here change one inode field (or one xattr block's reference
+ * count) to what the rest of the filesystem says; what only the later
+ * passes can repair is said and left (PR_LEFT).
+ */
+#include "e4fsck.h"
+
+#define R(code, msg, prompt, flags) { code, #code, msg, prompt, flags, PR_LATCH_NONE, 0 }
+/* A row said at most max times (then summed up as "N more"). */
+#define M(code, msg, prompt, flags, max) { code, #code, msg, prompt, flags, PR_LATCH_NONE, max }
+
+static const struct problem_row rows[] = {
+	R(PR_1_PASS_HEADER,
+	  "Pass 1: Checking inodes, blocks, and sizes\n",
+	  PROMPT_NONE, PR_PREEN_NOMSG | PR_NOT_A_FIX),
+	R(PR_1_DIR_PASSES_NOT_RUN,
+	  "Passes 2-4 (directory structure, connectivity, reference counts) are not in this "
+	  "version of e4fsck: they did not run.\n",
+	  PROMPT_NONE, PR_NOT_A_FIX),
+	M(PR_1_MAP_DAMAGED,
+	  "Inode %i has a damaged block map (%e).\n",
+	  PROMPT_NONE, PR_LEFT, 50),
+	M(PR_1_ZERO_DTIME,
+	  "Inode %i is deleted (no links) but its deletion time is zero.\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_SET_DTIME,
+	  "Inode %i is in use but has a deletion time set (%n).\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_BAD_MODE,
+	  "Inode %i has mode %x: its file type is none the kernel knows (left for the "
+	  "directory checks).\n",
+	  PROMPT_NONE, PR_LEFT, 50),
+	M(PR_1_BAD_I_SIZE,
+	  "Inode %i's size is %n, but its blocks call for %N.\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_BAD_I_BLOCKS,
+	  "Inode %i's i_blocks is %n, but it holds %N (512-byte units).\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_INODE_CSUM,
+	  "Inode %i passes every check but its checksum does not match.\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_EXTRA_ISIZE,
+	  "Inode %i's extra field size (i_extra_isize) is %n, which is not valid here.\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_FAST_SYMLINK_SIZE,
+	  "Fast symlink %i has size %n, but the target it holds is %N bytes long.\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_SPECIAL_FLAGS,
+	  "Device, FIFO or socket inode %i has flags %x set, which such inodes never carry.\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_SPECIAL_SIZE,
+	  "Device, FIFO or socket inode %i has size %n; such inodes have none.\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	R(PR_1_INLINE_NO_FEATURE,
+	  "Inode %i keeps its data inline, but the filesystem lacks the inline_data feature "
+	  "(the fix turns the feature on).\n",
+	  PROMPT_FIX, 0),
+	M(PR_1_INLINE_BAD,
+	  "Inode %i's inline data cannot be read (%e).\n",
+	  PROMPT_NONE, PR_LEFT, 50),
+	M(PR_1_INLINE_SIZE,
+	  "Directory inode %i's size is %n, but its inline data holds %N bytes.\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_XATTR_BLOCK_RANGE,
+	  "Inode %i names extended attribute block %b, which lies outside the filesystem.\n",
+	  PROMPT_CLEAR, PR_PREEN_OK, 50),
+	M(PR_1_XATTR_BLOCK_BAD,
+	  "Inode %i's extended attribute block %b is not one (%e).\n",
+	  PROMPT_CLEAR, 0, 50),
+	M(PR_1_XATTR_REFCOUNT,
+	  "Extended attribute block %b has reference count %n, but %N inode(s) name it.\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_DUP_BLOCKS,
+	  "Inode %i has %C block(s) claimed by another inode or by filesystem metadata "
+	  "(left for the duplicate-block passes, not in this version).\n",
+	  PROMPT_NONE, PR_LEFT, 50),
+	R(PR_1_QUOTA_NOT_VERIFIED,
+	  "Note: the quota inodes are taken as in use; their contents (quota not verified) "
+	  "are not checked by this version.\n",
+	  PROMPT_NONE, PR_PREEN_NOMSG | PR_NOT_A_FIX),
+	M(PR_1_SCAN_ERROR,
+	  "The inode table of group %g cannot be read (%e): inodes %i-%n not checked.\n",
+	  PROMPT_NONE, PR_LEFT, 20),
+	M(PR_1_XATTR_BLOCK_CSUM,
+	  "Extended attribute block %b (of inode %i) does not match its checksum.\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_XATTR_BLOCK_META,
+	  "Inode %i names extended attribute block %b, which is filesystem metadata.\n",
+	  PROMPT_CLEAR, PR_PREEN_OK, 50),
+	R(PR_1_PASS5_SKIPPED,
+	  "Pass 5 is skipped: pass 1 could not read every inode, so its maps are "
+	  "incomplete.\n",
+	  PROMPT_NONE, PR_LEFT),
+	R(PR_1_PASS5_NO_REPAIR,
+	  "Pass 5 only reports: pass 1 left blocks claimed twice or a damaged block map, "
+	  "and bitmaps rebuilt from its maps could free blocks a file still uses.\n",
+	  PROMPT_NONE, PR_NOT_A_FIX),
+};
+
+const struct problem_pass e4fsck_problems_pass1 = {
+	1, "inodes, blocks and sizes",
+	rows, sizeof(rows) / sizeof(rows[0]),
+	NULL, 0,
+};
