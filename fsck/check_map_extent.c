@@ -105,6 +105,28 @@ static int peek_first(struct cm *c, e4_blk_t blk, int depth, uint64_t *first)
 
 static errcode_t scan_node(struct cm *c, void *node, unsigned level, uint64_t hi, int *dirty);
 
+/* The logical bound of index entry i's subtree, below hi: where the next
+ * entry's node starts (its own first key when it is readable, so a key
+ * that is too low cuts nothing), else the next key; a next entry that is
+ * itself implausible (a key not above this one, a child outside the
+ * filesystem) bounds nothing: it is judged on its own. */
+static uint64_t next_bound(struct cm *c, const void *node, unsigned i, uint64_t hi)
+{
+	struct e4_extent_node_head h;
+	struct e4_extent_raw cur, next;
+	uint64_t bound, first;
+
+	e4_extent_node_head(node, &h);
+	e4_extent_node_entry(node, i, &cur);
+	e4_extent_node_entry(node, i + 1, &next);
+	if (next.lblk <= cur.lblk || !cm_in_fs(c, next.pblk, 1))
+		return hi;
+	bound = next.lblk;
+	if (peek_first(c, next.pblk, (int)h.depth - 1, &first) && first > bound)
+		bound = first;
+	return bound < hi ? bound : hi;
+}
+
 /* The child of index entry i once read: its header judged (eh_max fixed
  * in place), its entries scanned, then written when changed.  *drop when
  * the entry is to go (answered yes) or the child was emptied by repairs;
@@ -248,19 +270,11 @@ static errcode_t scan_node(struct cm *c, void *node, unsigned level, uint64_t hi
 		if (h.depth == 0) {
 			v = leaf_entry(c, node, i, hi, dirty);
 		} else {
-			struct e4_extent_raw next;
-			uint64_t bound = hi, first;
+			uint64_t bound = hi;
 			errcode_t err;
 
-			if (i + 1 < h.entries) {
-				e4_extent_node_entry(node, i + 1, &next);
-				bound = next.lblk;
-				if (peek_first(c, next.pblk, (int)h.depth - 1, &first) &&
-				    first > bound)
-					bound = first;
-				if (bound > hi)
-					bound = hi;
-			}
+			if (i + 1 < h.entries)
+				bound = next_bound(c, node, i, hi);
 			err = index_entry(c, node, i, level, bound, dirty, &v);
 			if (err)
 				return err;
