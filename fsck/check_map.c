@@ -46,6 +46,40 @@ void cm_note_end(struct cm *c, uint64_t end, int unwritten)
 		c->res->end_init_lblk = end;
 }
 
+errcode_t cm_seen(struct cm *c, e4_blk_t blk, int *twice)
+{
+	size_t i;
+
+	if (2 * (c->nseen + 1) > c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		e4_blk_t *t = calloc(cap, sizeof(*t)), *old = c->seen;
+
+		if (!t)
+			return E4_ERR_NO_MEMORY;
+		c->seen = t;
+		c->cap = cap;
+		c->nseen = 0;
+		for (size_t j = 0; old && j < cap / 2; j++)
+			if (old[j]) {
+				int dummy;
+
+				cm_seen(c, old[j], &dummy);
+			}
+		free(old);
+	}
+	/* blk != 0: the callers have checked it lies in the filesystem */
+	for (i = (size_t)(blk * 0x9E3779B97F4A7C15ULL >> 7) & (c->cap - 1); c->seen[i];
+	     i = (i + 1) & (c->cap - 1))
+		if (c->seen[i] == blk) {
+			*twice = 1;
+			return 0;
+		}
+	c->seen[i] = blk;
+	c->nseen++;
+	*twice = 0;
+	return 0;
+}
+
 int cm_ask(struct cm *c, uint32_t code, struct problem_ctx *pctx)
 {
 	pctx->ino = c->ino;
@@ -128,5 +162,6 @@ errcode_t e4fsck_check_map(struct e4fsck *ctx, e4_ino_t ino, struct ext4_inode *
 	for (i = 0; i < CM_LEVELS; i++)
 		free(c.buf[i]);
 	free(c.peek);
+	free(c.seen);
 	return err;
 }

@@ -220,6 +220,7 @@ static errcode_t index_entry(struct cm *c, void *node, unsigned i, unsigned leve
 	struct e4_extent_raw e;
 	struct problem_ctx p = { 0 };
 	errcode_t err;
+	int twice;
 
 	e4_extent_node_entry(node, i, &e);
 	p.blk = e.pblk;
@@ -228,9 +229,12 @@ static errcode_t index_entry(struct cm *c, void *node, unsigned i, unsigned leve
 		*v = cm_ask(c, PR_1_MAP_NODE_BAD_BLOCK, &p) ? CM_DROP : CM_SKIP;
 		return 0;
 	}
-	if (++c->nodes > c->blocks_count) {
-		cm_ask(c, PR_1_MAP_NODE_LOOP, &p);
-		*v = CM_SKIP;
+	err = cm_seen(c, e.pblk, &twice);
+	if (err)
+		return err;
+	if (twice) {
+		/* a node with two parents: walked once */
+		*v = cm_ask(c, PR_1_MAP_NODE_TWICE, &p) ? CM_DROP : CM_SKIP;
 		return 0;
 	}
 	if (cm_claim(c, e.pblk, 1, 1) == CLAIM_META) {

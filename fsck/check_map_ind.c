@@ -104,7 +104,7 @@ static errcode_t ind_block(struct cm *c, uint32_t b, unsigned level, uint64_t ba
 	struct problem_ctx p = { 0 };
 	uint8_t *buf = c->buf[level];
 	unsigned apb = c->bs / 4, bad = 0, used = 0;
-	int dirty = 0;
+	int dirty = 0, twice;
 	errcode_t err;
 
 	p.blk = b;
@@ -113,8 +113,12 @@ static errcode_t ind_block(struct cm *c, uint32_t b, unsigned level, uint64_t ba
 		*v = cm_ask(c, PR_1_MAP_IND_BAD, &p) ? CM_DROP : CM_SKIP;
 		return 0;
 	}
-	if (++c->nodes > c->blocks_count) {
-		*v = CM_SKIP;	/* a loop: not walked again */
+	err = cm_seen(c, b, &twice);
+	if (err)
+		return err;
+	if (twice) {
+		/* an indirect block with two parents: walked once */
+		*v = cm_ask(c, PR_1_MAP_NODE_TWICE, &p) ? CM_DROP : CM_SKIP;
 		return 0;
 	}
 	if (cm_claim(c, b, 1, 1) == CLAIM_META) {

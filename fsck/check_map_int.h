@@ -24,7 +24,9 @@ struct cm {
 	uint32_t first_data;
 	int is_dir;
 	uint64_t prev_end;	/* extents: one past the last extent kept so far */
-	uint64_t nodes;		/* tree / indirect blocks visited (loop guard) */
+	e4_blk_t *seen;		/* tree / indirect blocks met so far: an open-
+				   addressing set (0: empty slot) of nseen of cap */
+	size_t nseen, cap;
 	uint8_t *buf[CM_LEVELS];	/* one block per tree level */
 	uint8_t *peek;		/* a block to look at a sibling node */
 };
@@ -44,6 +46,10 @@ enum claim_verdict cm_claim(struct cm *c, e4_blk_t pblk, uint64_t len, int meta)
 void cm_unclaim(struct cm *c, e4_blk_t pblk, uint64_t len, int meta);
 /* A logical range kept: res->end_lblk / end_init_lblk follow. */
 void cm_note_end(struct cm *c, uint64_t end, int unwritten);
+/* Note tree / indirect block blk as met: 0 the first time, 1 when the map
+ * named it before (a second parent: walking it again could repeat the
+ * walk without end), E4_ERR_NO_MEMORY. */
+errcode_t cm_seen(struct cm *c, e4_blk_t blk, int *twice);
 /* Ask code about pctx: 1 if the fix is to be made. */
 int cm_ask(struct cm *c, uint32_t code, struct problem_ctx *pctx);
 

@@ -106,10 +106,9 @@ static const struct problem_row rows[] = {
 	  "Directory inode %i has an unwritten extent (logical %n, physical %b, "
 	  "length %N).\n",
 	  PROMPT_FIX, PR_PREEN_OK),
-	R(PR_1_MAP_NODE_LOOP,
-	  "Inode %i's extent tree names more tree blocks than the filesystem has (a "
-	  "loop); the rest of it is not checked.\n",
-	  PROMPT_NONE, PR_LEFT),
+	M(PR_1_MAP_NODE_TWICE,
+	  "Inode %i's map names block %b as a tree or indirect block a second time.\n",
+	  PROMPT_CLEAR, 0),
 	/* ---- block maps ---- */
 	M(PR_1_MAP_BLOCK_BAD,
 	  "Inode %i's block %b (logical %n) is outside the filesystem.\n",

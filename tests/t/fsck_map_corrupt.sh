@@ -11,13 +11,14 @@
 #  blocks in i_block), directory /d.  ext2: /big (300 KiB: direct, single
 #  and double indirect blocks), /mid (20 KiB: single indirect).
 #
-# For each of 28 kinds (root header, node block out of range / in
-# metadata, node magic / depth / eh_max / empty / checksum, index key,
+# For each of 30 rows (34 cases: root header, node block out of range / in
+# metadata / named twice, node magic / depth / eh_max / empty /
+# checksum, index key,
 # extent length 0 / out of range / in metadata / out of order / past the
 # next key / starting past it / past 2^32, unwritten extent in a
 # directory, the extents flag and feature, block pointers direct and
 # indirect out of range or in metadata, a garbage indirect block, a size
-# past what a block map addresses): the checker under -n names exactly its
+# past what a block map addresses): the checker under -n names its
 # row and writes nothing; under -y it names it again and repairs; a second
 # -n finds nothing in that inode; after the repair the reference
 # e2fsck -fn says nothing about that inode in pass 1 (its pass 5 bitmap
@@ -32,6 +33,8 @@
 # child (every key "mismatched"); a dropped entry not removed from its
 # node (second -n finds it again); the extent's length decoded without
 # the unwritten bit (every unwritten extent "too long").
+# Not made here: a read error in a tree or indirect block (needs a device
+# that fails reads).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -172,6 +175,8 @@ mapcase root_magic "$E4" "$I_TWO" PR_1_MAP_ROOT_BAD "extent tree root is unusabl
 	'dbgw "$W" "sif /two block[0] 0x0003f30b"'
 mapcase root_max "$E4" "$I_TWO" PR_1_MAP_ROOT_MAX "root has eh_max 7, expected 4" \
 	'dbgw "$W" "sif /two block[1] 0x00010007"'
+mapcase root_empty_index "$E4" "$I_TWO" PR_1_MAP_ROOT_EMPTY_INDEX "an index node without entries" \
+	'dbgw "$W" "sif /two block[0] 0x0000f30a"'
 mapcase root_entries "$E4" "$I_SMALL" PR_1_MAP_ROOT_ENTRIES "root claims 6 entries" \
 	'dbgw "$W" "sif /small block[0] 0x0006f30a"'
 # index entries of the root of /two: entry 1's child, entry 1's key
@@ -179,6 +184,8 @@ mapcase node_range "$E4" "$I_TWO" PR_1_MAP_NODE_BAD_BLOCK "outside the filesyste
 	'dbgw "$W" "sif /two block[7] 99999999"'
 mapcase node_meta "$E4" "$I_TWO" PR_1_MAP_NODE_IN_META "overlaps filesystem metadata" \
 	'dbgw "$W" "sif /two block[7] $ITABLE"'
+mapcase node_twice "$E4" "$I_TWO" PR_1_MAP_NODE_TWICE "as a tree or indirect block a second time" \
+	'dbgw "$W" "sif /two block[7] $L1"'
 mapcase index_key "$E4" "$I_TWO" PR_1_MAP_INDEX_KEY "has key 170, but the node starts at logical block 168" \
 	'dbgw "$W" "sif /two block[6] 170"'
 mapcase index_key_low "$E4" "$I_TWO" PR_1_MAP_INDEX_KEY "has key 100, but the node starts at logical block 168" \
@@ -230,12 +237,17 @@ mapcase ind_meta "$E2" "$I_BIG" PR_1_MAP_IND_IN_META "double indirect block $IBI
 # data): 256 numbers far outside the filesystem
 GARBAGE=$(for i in $(seq 25); do printf '%s' "This is not an indirect block, only text. "; done |
 	head -c 1024 | od -v -An -tx1 | tr -d ' \n')
+mapcase ind_twice "$E2" "$I_BIG" PR_1_MAP_NODE_TWICE "block $IND as a tree or indirect block a second time" \
+	'dbgw "$W" "sif /big block[DIND] $IND"'
 mapcase ind_garbage "$E2" "$I_BIG" PR_1_MAP_IND_GARBAGE "it is not an indirect block" \
 	'put "$W" $IND 0 "$GARBAGE"'
 mapcase dind_entry "$E2" "$I_BIG" PR_1_MAP_BLOCK_BAD "is outside the filesystem" \
 	'put "$W" $IND2 8 "$(le32 99999999)"'
 mapcase fl_no_feature "$E2" "$I_MID" PR_1_MAP_EXTENT_FL_NO_TREE "without the extent feature" \
 	'dbgw "$W" "sif /mid flags 0x80000"'
+# an (empty) extent tree put in /mid's i_block with EXTENTS_FL, on ext2
+mapcase ext_feature "$E2" "$I_MID" PR_1_MAP_EXTENT_FEATURE "lacks the extent feature" \
+	'dbgw "$W" "sif /mid block[0] 0xf30a"; dbgw "$W" "sif /mid block[1] 4"; dbgw "$W" "sif /mid flags 0x80000"'
 mapcase bm_size "$E2" "$I_MID" PR_1_MAP_BLOCKMAP_SIZE "a block map addresses" \
 	'dbgw "$W" "sif /mid size_hi 0x7fffffff"'
 
