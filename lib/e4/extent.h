@@ -183,7 +183,11 @@ enum e4_extent_node_fault {
 };
 /* Entries a node holds: 4 for the root, (block_size - 12) / 12 else. */
 unsigned e4_extent_node_cap(e4_fs *fs, int root);
+/* node's header fields as stored (nothing checked). */
 void e4_extent_node_head(const void *node, struct e4_extent_node_head *h);
+/* The first fault of node's header as a node of capacity entries and
+ * depth want_depth (< 0: the root, depth at most 5); E4_XNODE_OK.  The
+ * entries themselves are not looked at. */
 enum e4_extent_node_fault e4_extent_node_fault(const void *node, unsigned capacity,
 					       int want_depth);
 /* Entry i of node (leaf or index by the node's eh_depth); i < eh_entries

@@ -42,7 +42,7 @@ need_e4fsck
 need_oracle "$REF_MKE2FS" "$REF_DEBUGFS" "$REF_E2FSCK" "$REF_DUMPE2FS"
 need_root_loop
 need_cmd "$PYTHON"
-RUN=$E4_BUILDDIR/tests/unit/check_map_run
+RUN=${CHECK_MAP_RUN:-$E4_BUILDDIR/tests/unit/check_map_run}
 [ -x "$RUN" ] || make -s -C "$E4_BUILDDIR" tests/unit/check_map_run >/dev/null ||
 	fail "cannot build $RUN"
 
