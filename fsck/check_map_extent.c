@@ -127,6 +127,32 @@ static uint64_t next_bound(struct cm *c, const void *node, unsigned i, uint64_t 
 	return bound < hi ? bound : hi;
 }
 
+/* 1 if node's entries (at most capacity of them, at least one) read as
+ * entries of a node of depth `depth` are plausible: in logical order,
+ * blocks inside the filesystem, extents not empty.  For a node whose
+ * depth field alone disagrees with its parent's. */
+static int plausible_as(struct cm *c, const void *node, unsigned depth)
+{
+	struct e4_extent_node_head h;
+	struct e4_extent_raw e;
+	unsigned cap = e4_extent_node_cap(c->fs, 0);
+	uint64_t prev = 0;
+
+	memcpy(c->peek, node, c->bs);
+	e4_extent_node_head(c->peek, &h);
+	if (!h.entries || h.entries > cap)
+		return 0;
+	e4_extent_node_set_head(c->peek, h.entries, h.max, depth);
+	for (unsigned i = 0; i < h.entries; i++) {
+		e4_extent_node_entry(c->peek, i, &e);
+		if ((i && e.lblk <= prev) || !cm_in_fs(c, e.pblk, depth ? 1 : e.len) ||
+		    (!depth && !e.len))
+			return 0;
+		prev = e.lblk;
+	}
+	return 1;
+}
+
 /* The child of index entry i once read: its header judged (eh_max fixed
  * in place), its entries scanned, then written when changed.  *drop when
  * the entry is to go (answered yes) or the child was emptied by repairs;
@@ -148,19 +174,31 @@ static errcode_t child_node(struct cm *c, void *node, unsigned i, unsigned level
 	e4_extent_node_head(child, &h);
 	p.blk = e.pblk;
 	p.num = e.lblk;
+	csum_ok = e4_extent_node_csum_ok(c->fs, c->ino, c->gen, child);
 	f = e4_extent_node_fault(child, cap, (int)ph.depth - 1);
-	if (f == E4_XNODE_DEPTH) {
+	if (f != E4_XNODE_MAGIC && h.depth != ph.depth - 1)
+		f = E4_XNODE_DEPTH;	/* before an eh_max repair, whatever else */
+	if (f == E4_XNODE_DEPTH && plausible_as(c, child, ph.depth - 1)) {
+		/* the entries are what the parent's depth says: the depth
+		 * field alone is wrong */
 		p.num = h.depth;
 		p.num2 = ph.depth - 1;
-		*v = cm_ask(c, PR_1_MAP_NODE_DEPTH, &p) ? CM_DROP : CM_SKIP;
-		return 0;
+		if (!cm_ask(c, PR_1_MAP_NODE_DEPTH, &p)) {
+			*v = CM_SKIP;
+			return 0;
+		}
+		e4_extent_node_set_head(child, h.entries, h.max, ph.depth - 1);
+		cdirty = 1;
+		p.num = e.lblk;
+		e4_extent_node_head(child, &h);
+		f = e4_extent_node_fault(child, cap, (int)ph.depth - 1);
 	}
-	if (f == E4_XNODE_MAGIC || (f == E4_XNODE_ENTRIES && h.entries > cap)) {
+	if (f == E4_XNODE_MAGIC || f == E4_XNODE_DEPTH ||
+	    (f == E4_XNODE_ENTRIES && h.entries > cap)) {
 		p.str = fault_name(f);
 		*v = cm_ask(c, PR_1_MAP_NODE_HEADER, &p) ? CM_DROP : CM_SKIP;
 		return 0;
 	}
-	csum_ok = e4_extent_node_csum_ok(c->fs, c->ino, c->gen, child);
 	if (f == E4_XNODE_ENTRIES || f == E4_XNODE_MAX) {
 		/* the entries are there (at most cap of them): eh_max is what
 		 * is wrong */

@@ -58,8 +58,9 @@ static const struct problem_row rows[] = {
 	  "Inode %i's extent tree node at block %b (logical %n) has a bad header (%s).\n",
 	  PROMPT_CLEAR, 0),
 	M(PR_1_MAP_NODE_DEPTH,
-	  "Inode %i's extent tree node at block %b has depth %n, expected %N.\n",
-	  PROMPT_CLEAR, 0),
+	  "Inode %i's extent tree node at block %b has depth %n, expected %N (its "
+	  "entries are of depth %N).\n",
+	  PROMPT_FIX, PR_PREEN_OK),
 	M(PR_1_MAP_NODE_MAX,
 	  "Inode %i's extent tree node at block %b has eh_max %n, expected %N.\n",
 	  PROMPT_FIX, PR_PREEN_OK),

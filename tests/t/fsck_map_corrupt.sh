@@ -151,6 +151,8 @@ mapcase() {
 			fail "$name: e4fsck -fn does not say '$msg': $(head -20 "$T/$name.f.out")"
 		[ "$(cat "$T/$name.f.rc")" = 4 ] || fail "$name: e4fsck -fn exited $(cat "$T/$name.f.rc")"
 	fi
+	# what the reference says of the damage (shown with E4_VERBOSE=1)
+	verbose "$name: reference: $(ref_fsck_report "$W" | head -2 | tr '\n' ' ' | cut -c1-160)"
 	runcap "$T/$name.y" 30 "$RUN" -y "$W" "$ino"
 	[ "$(cat "$T/$name.y.rc")" = 0 ] || fail "$name: -y: $(cat "$T/$name.y.err")"
 	grepq -F "[$row]" "$T/$name.y.out" ||

@@ -357,6 +357,15 @@ static void d_ext2_magic(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib)
 	poke(fs, child_of(fs, ib, 0, 1, 2), 0, zero, 2);
 }
 
+static void d_ext2_depth(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib)
+{
+	static const uint8_t one[2] = { 1, 0 };
+
+	(void)ino;
+	/* a leaf saying depth 1: its entries are extents */
+	poke(fs, child_of(fs, ib, 0, 1, 1), 6, one, 2);
+}
+
 static void d_ext3_order(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib)
 {
 	uint8_t *buf = malloc(e4_geom(fs)->block_size);
@@ -423,6 +432,7 @@ static const struct mcase cases[] = {
 	{ "ext1_node_meta", K_EXT1, d_ext1_node_meta, { PR_1_MAP_NODE_IN_META } },
 	{ "ext2_key", K_EXT2, d_ext2_key, { PR_1_MAP_INDEX_KEY } },
 	{ "ext2_magic", K_EXT2, d_ext2_magic, { PR_1_MAP_NODE_HEADER } },
+	{ "ext2_depth", K_EXT2, d_ext2_depth, { PR_1_MAP_NODE_DEPTH } },
 	{ "ext3_order", K_EXT3, d_ext3_order, { PR_1_MAP_EXTENT_ORDER } },
 	/* the root of 2 entries says 9: 4 fit, the 2 unused slots are zeros
 	 * (child block 0): dropped on their own */
