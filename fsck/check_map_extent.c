@@ -263,7 +263,7 @@ static errcode_t index_entry(struct cm *c, void *node, unsigned i, unsigned leve
 	e4_extent_node_entry(node, i, &e);
 	p.blk = e.pblk;
 	p.num = e.lblk;
-	if (!cm_in_fs(c, e.pblk, 1) || e.pblk == c->first_data) {
+	if (!cm_in_fs(c, e.pblk, 1)) {
 		*v = cm_ask(c, PR_1_MAP_NODE_BAD_BLOCK, &p) ? CM_DROP : CM_SKIP;
 		return 0;
 	}

@@ -37,19 +37,54 @@ static inline void ptr_clear(uint8_t *b, unsigned i)
 	memset(b + 4 * (size_t)i, 0, 4);
 }
 
-/* Data block number at *slot (logical lblk): verdict; a yes clears it. */
+/* Data block b at logical lblk, alone: verdict (a yes clears it). */
 static enum cm_verdict data_ptr(struct cm *c, uint32_t b, uint64_t lblk)
 {
 	struct problem_ctx p = { 0 };
 
 	p.blk = b;
 	p.num = lblk;
-	if (!cm_in_fs(c, b, 1) || b == c->first_data)
+	if (!cm_in_fs(c, b, 1))
 		return cm_ask(c, PR_1_MAP_BLOCK_BAD, &p) ? CM_DROP : CM_SKIP;
 	if (cm_claim(c, b, 1, 0) == CLAIM_META)
 		return cm_ask(c, PR_1_MAP_BLOCK_IN_META, &p) ? CM_DROP : CM_SKIP;
 	cm_note_end(c, lblk + 1, 0);
 	return CM_KEEP;
+}
+
+/* Data block numbers slots[0..n) (le32) mapping logical base on: claimed
+ * a run of contiguous blocks at a time (one claim for a whole contiguous
+ * file), one by one where a run touches metadata; *dirty when a slot was
+ * cleared. */
+static void data_ptrs(struct cm *c, uint8_t *slots, unsigned n, uint64_t base, int *dirty)
+{
+	unsigned j = 0, k;
+
+	if (base >= (1ULL << 32))
+		return;	/* past 32-bit logical block numbers: nothing maps there */
+	if (base + n > (1ULL << 32))
+		n = (unsigned)((1ULL << 32) - base);
+	while (j < n) {
+		uint32_t b = ptr_get(slots, j);
+
+		if (!b) {
+			j++;
+			continue;
+		}
+		for (k = j + 1; k < n && ptr_get(slots, k) == b + (k - j) && cm_in_fs(c, b, k - j + 1);
+		     k++)
+			;
+		if (cm_in_fs(c, b, k - j) && cm_claim(c, b, k - j, 0) == CLAIM_OK) {
+			cm_note_end(c, base + k, 0);
+			j = k;
+			continue;
+		}
+		for (; j < k; j++)
+			if (data_ptr(c, ptr_get(slots, j), base + j) == CM_DROP) {
+				ptr_clear(slots, j);
+				*dirty = 1;
+			}
+	}
 }
 
 /* Logical blocks one entry of a level-`level` indirect block covers. */
@@ -73,19 +108,20 @@ static errcode_t ind_entries(struct cm *c, uint8_t *buf, unsigned level, uint64_
 	unsigned apb = c->bs / 4;
 	uint64_t s = span(c, level);
 
+	if (level == 1) {
+		data_ptrs(c, buf, apb, base, dirty);
+		return 0;
+	}
 	for (unsigned j = 0; j < apb; j++) {
 		uint32_t b = ptr_get(buf, j);
 		enum cm_verdict v;
-		errcode_t err = 0;
+		errcode_t err;
 
 		if (!b)
 			continue;
 		if (base + j * s >= (1ULL << 32))
 			break;	/* past 32-bit logical block numbers: nothing maps there */
-		if (level == 1)
-			v = data_ptr(c, b, base + j);
-		else
-			err = ind_block(c, b, level - 1, base + j * s, &v);
+		err = ind_block(c, b, level - 1, base + j * s, &v);
 		if (err)
 			return err;
 		if (v == CM_DROP) {
@@ -109,7 +145,7 @@ static errcode_t ind_block(struct cm *c, uint32_t b, unsigned level, uint64_t ba
 
 	p.blk = b;
 	p.str = level_name[level];
-	if (!cm_in_fs(c, b, 1) || b == c->first_data) {
+	if (!cm_in_fs(c, b, 1)) {
 		*v = cm_ask(c, PR_1_MAP_IND_BAD, &p) ? CM_DROP : CM_SKIP;
 		return 0;
 	}
@@ -176,29 +212,27 @@ errcode_t cm_check_blockmap(struct cm *c)
 {
 	uint32_t *ib = c->inode->i_block;
 	uint64_t base = EXT4_NDIR_BLOCKS;
+	int dirty = 0;
 	errcode_t err;
 
 	size_limit(c);
-	for (unsigned i = 0; i < EXT4_N_BLOCKS; i++) {
-		uint32_t b = e4_le32(ib[i]);
+	data_ptrs(c, (uint8_t *)ib, EXT4_NDIR_BLOCKS, 0, &dirty);
+	for (unsigned level = 1; level <= 3; level++) {
+		uint32_t b = e4_le32(ib[EXT4_NDIR_BLOCKS + level - 1]);
 		enum cm_verdict v;
 
-		if (!b)
-			goto next;
-		if (i < EXT4_NDIR_BLOCKS) {
-			v = data_ptr(c, b, i);
-		} else {
-			err = ind_block(c, b, i - EXT4_NDIR_BLOCKS + 1, base, &v);
+		if (b) {
+			err = ind_block(c, b, level, base, &v);
 			if (err)
 				return err;
+			if (v == CM_DROP) {
+				ib[EXT4_NDIR_BLOCKS + level - 1] = 0;
+				dirty = 1;
+			}
 		}
-		if (v == CM_DROP) {
-			ib[i] = 0;
-			c->res->inode_changed = 1;
-		}
-next:
-		if (i >= EXT4_NDIR_BLOCKS)
-			base += span(c, i - EXT4_NDIR_BLOCKS + 2);
+		base += span(c, level + 1);
 	}
+	if (dirty)
+		c->res->inode_changed = 1;
 	return 0;
 }
