@@ -5,10 +5,13 @@
  * Not installed.
  *
  * check_map_run -n|-y IMAGE INO...
- * check_map_run -n IMAGE all: every in-use inode with a map (not the bad
- * blocks and resize inodes, which pass 1 treats apart; not inline data,
- * fast symlinks, devices, fifos, sockets), printing only the problems and
- * a count: the "no false alarm" check on clean images.
+ * check_map_run -n|-y IMAGE all: every in-use inode with a map (not the
+ * bad blocks and resize inodes, which pass 1 treats apart; not inline
+ * data, fast symlinks, devices, fifos, sockets), printing only the
+ * problems and a count: the "no false alarm" check on clean images, and
+ * (-y, then -n) "a repaired map is clean" on damaged ones.  With -y an
+ * inode the checker gives up (clear_inode) is cleared as the driver would
+ * (links 0, dtime set).
  * Prints each problem's row name in brackets before its message, then per
  * inode "ino N: blocks B end E init I changed C clear X"; with -y the
  * changed inodes are written back (i_blocks set from the blocks the map
@@ -85,7 +88,13 @@ static int run_one(struct e4fsck *ctx, struct mapstub *st, e4_ino_t ino)
 					  res.blocks * (e4_geom(ctx->fs)->block_size / 512));
 		res.inode_changed = !err;
 	}
-	if (!ctx->read_only && res.inode_changed && !res.clear_inode) {
+	if (!ctx->read_only && res.clear_inode) {
+		/* what the driver does with a map it may not keep */
+		ib.inode.i_links_count = 0;
+		ib.inode.i_dtime = e4_cpu_to_le32(1);
+		res.inode_changed = 1;
+	}
+	if (!ctx->read_only && res.inode_changed) {
 		err = e4_inode_write(ctx->fs, ino, &ib);
 		if (err) {
 			fprintf(stderr, "check_map_run: writing inode %u: %s\n", ino,
@@ -122,7 +131,7 @@ int main(int argc, char **argv)
 		return 8;
 	}
 	mapstub_print = 1;
-	if (!strcmp(argv[3], "all") && ctx.read_only) {
+	if (!strcmp(argv[3], "all")) {
 		unsigned n = 0;
 
 		rc = run_all(&ctx, &st, &n);
