@@ -15,7 +15,9 @@
  * second -n says nothing, the library's strict map walk accepts the map,
  * res.blocks equals the blocks it walks (data and tree/indirect), and the
  * reference e2fsck -fn finds the whole image clean.  Each built image is
- * judged clean by the reference before it is damaged.
+ * judged clean by the reference before it is damaged.  Under -p a
+ * checksum is fixed without stopping and a dropped extent stops the run
+ * (preen does not drop data), twice the same.
  * Needs mke2fs (REF_MKE2FS or PATH) and e2fsck; skipped without them.
  * Catches (planted once each): an index key fixed to the wrong child's
  * first block (e2fsck: "index ... does not match"); a dropped extent whose
@@ -37,9 +39,13 @@
 #include "unit_files.h"
 #include "unit_mapstub.h"
 
+static jmp_buf *stop_at;	/* armed by the preen test */
+
 void e4fsck_exit(struct e4fsck *ctx)
 {
 	(void)ctx;
+	if (stop_at)
+		longjmp(*stop_at, 1);
 	fail_msg("the checker stopped the run");
 	abort();
 }
@@ -490,6 +496,80 @@ static void test_clean(void **state)
 	}
 }
 
+/* -p: a derived field (a checksum) is fixed without a question; dropping
+ * an extent is not preen's to do: the run stops (UNEXPECTED
+ * INCONSISTENCY) and nothing is written. */
+static int preen_run(const char *img, struct check_map_result *res)
+{
+	struct e4fsck ctx;
+	struct mapstub st;
+	union e4_inode_buf ib;
+	e4_ino_t ino;
+	jmp_buf jb;
+	volatile int stopped = 0;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.prog = "test";
+	ctx.device = img;
+	ctx.answer = ANSWER_PREEN;
+	assert_int_equal(e4_open(img, E4_OPEN_RW, 0, 0, &ctx.fs), 0);
+	assert_int_equal(mapstub_init(&st, ctx.fs), 0);
+	assert_int_equal(uf_open(ctx.fs, "/f0", &ino, &ib), 0);
+	mapstub_ncodes = 0;
+	stop_at = &jb;
+	cap_start();
+	if (setjmp(jb))
+		stopped = 1;
+	else
+		assert_int_equal(e4fsck_check_map(&ctx, ino, &ib.inode, &mapstub_ops, &st, res), 0);
+	cap_end();
+	stop_at = NULL;
+	mapstub_free(&st);
+	if (stopped)
+		e4_io_discard(e4_fs_io(ctx.fs));
+	e4_close(ctx.fs);
+	e4fsck_problem_release(&ctx);
+	return stopped;
+}
+
+static void test_preen(void **state)
+{
+	static const struct { void (*damage)(e4_fs *, e4_ino_t, union e4_inode_buf *); int stops;
+			      uint32_t code; } pc[] = {
+		{ d_ext1_csum, 0, PR_1_MAP_NODE_CSUM },
+		{ d_ext1_range, 1, PR_1_MAP_EXTENT_RANGE },
+	};
+
+	(void)state;
+	if (!imgs.ok)
+		skip();
+	for (unsigned i = 0; i < 2; i++) {
+		char img[160], cmd[400];
+		struct check_map_result res;
+		union e4_inode_buf ib;
+		e4_ino_t ino;
+		e4_fs *fs;
+
+		snprintf(img, sizeof(img), "%s/preen", imgs.dir);
+		snprintf(cmd, sizeof(cmd), "cp %s %s", ext4_base, img);
+		assert_int_equal(system(cmd), 0);
+		assert_int_equal(e4_open(img, E4_OPEN_RW | E4_OPEN_IGNORE_CSUM, 0, 0, &fs), 0);
+		assert_int_equal(uf_open(fs, "/f0", &ino, &ib), 0);
+		build_extents(fs, ino, &ib, 100);
+		pc[i].damage(fs, ino, &ib);
+		assert_int_equal(e4_inode_write(fs, ino, &ib), 0);
+		assert_int_equal(e4_alloc_flush(fs), 0);
+		assert_int_equal(e4_close(fs), 0);
+		assert_int_equal(preen_run(img, &res), pc[i].stops);
+		assert_int_equal(mapstub_ncodes, 1);
+		assert_int_equal(mapstub_codes[0], pc[i].code);
+		/* again: fixed (nothing said), or stopped again (nothing written) */
+		assert_int_equal(preen_run(img, &res), pc[i].stops);
+		assert_int_equal(mapstub_ncodes, (unsigned)pc[i].stops);
+		unlink(img);
+	}
+}
+
 static int setup(void **state)
 {
 	char opts[200];
@@ -515,10 +595,11 @@ static int teardown(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[1 + sizeof(cases) / sizeof(cases[0])];
+	struct CMUnitTest tests[2 + sizeof(cases) / sizeof(cases[0])];
 	size_t n = 0;
 
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_clean);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_preen);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		tests[n] = (struct CMUnitTest)cmocka_unit_test_prestate(test_case, (void *)&cases[i]);
 		tests[n++].name = cases[i].name;
