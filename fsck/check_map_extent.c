@@ -334,6 +334,22 @@ static errcode_t scan_node(struct cm *c, void *node, unsigned level, uint64_t hi
 	return 0;
 }
 
+/* 1 if i_block reads as a block map: some block numbers, every one
+ * inside the filesystem (random words rarely are). */
+static int blockmap_plausible(const struct cm *c)
+{
+	int any = 0;
+
+	for (unsigned i = 0; i < EXT4_N_BLOCKS; i++) {
+		uint32_t b = e4_le32(c->inode->i_block[i]);
+
+		if (b && !cm_in_fs(c, b, 1))
+			return 0;
+		any |= b != 0;
+	}
+	return any;
+}
+
 /* The root's header: 0 to go on (repairs made in i_block), 1 when the
  * root is unusable (res->clear_inode after a yes). */
 static int root_header(struct cm *c)
@@ -347,8 +363,16 @@ static int root_header(struct cm *c)
 	f = e4_extent_node_fault(in->i_block, 4, -1);
 	if (f == E4_XNODE_MAGIC || f == E4_XNODE_DEPTH) {
 		p.str = f == E4_XNODE_MAGIC ? "no extent header magic" : "deeper than 5 levels";
-		if (cm_ask(c, PR_1_MAP_ROOT_BAD, &p))
+		if (f == E4_XNODE_MAGIC && blockmap_plausible(c))
+			p.recoverable = "i_block holds block numbers inside the filesystem: a "
+					"block map with EXTENTS_FL set by mistake";
+		if (cm_ask(c, PR_1_MAP_ROOT_BAD, &p)) {
 			c->res->clear_inode = 1;
+		} else if (p.recoverable && cm_ask(c, PR_1_MAP_ROOT_AS_BLOCKMAP, &p)) {
+			in->i_flags = e4_cpu_to_le32(e4_le32(in->i_flags) & ~EXT4_EXTENTS_FL);
+			c->res->inode_changed = 1;
+			c->to_blockmap = 1;
+		}
 		return 1;
 	}
 	if (h.entries > 4) {
@@ -385,7 +409,7 @@ errcode_t cm_check_extents(struct cm *c)
 	errcode_t err;
 
 	if (root_header(c))
-		return 0;
+		return c->to_blockmap ? cm_check_blockmap(c) : 0;
 	/* the root's image: level 0 (the other levels' buffers are blocks) */
 	err = scan_node(c, in->i_block, 0, LBLK_LIMIT, &dirty);
 	if (dirty) {

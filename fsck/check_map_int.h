@@ -29,6 +29,7 @@ struct cm {
 	size_t nseen, cap;
 	uint8_t *buf[CM_LEVELS];	/* one block per tree level */
 	uint8_t *peek;		/* a block to look at a sibling node */
+	int to_blockmap;	/* EXTENTS_FL was dropped: check i_block as a block map */
 };
 
 /* A verdict on one entry. */

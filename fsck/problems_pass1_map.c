@@ -110,6 +110,10 @@ static const struct problem_row rows[] = {
 	M(PR_1_MAP_NODE_TWICE,
 	  "Inode %i's map names block %b as a tree or indirect block a second time.\n",
 	  PROMPT_CLEAR, 0),
+	R(PR_1_MAP_ROOT_AS_BLOCKMAP,
+	  "Inode %i's i_block reads as a block map: EXTENTS_FL is cleared and the map "
+	  "checked as one.\n",
+	  PROMPT_FIX, 0),
 	/* ---- block maps ---- */
 	M(PR_1_MAP_BLOCK_BAD,
 	  "Inode %i's block %b (logical %n) is outside the filesystem.\n",
@@ -140,9 +144,8 @@ static const struct problem_row rows[] = {
 static const struct problem_destructive destructive[] = {
 	D(PR_1_MAP_ROOT_BAD,
 	  "the inode (its tree blocks and data are left for pass 5 to free)",
-	  "never set by the check: a root without the extent magic or deeper than 5 "
-	  "levels names no node that can be read", 0,
-	  "the inode is left as it is"),
+	  "i_block has no extent magic but reads as a block map (block numbers, "
+	  "every one inside the filesystem)", PR_1_MAP_ROOT_AS_BLOCKMAP, NULL),
 };
 
 const struct problem_pass e4fsck_problems_pass1_map = {

@@ -12,8 +12,9 @@
 #  and double indirect blocks), /mid (20 KiB: single indirect).
 #
 # First the undamaged images (and the image matrix, when built) must give
-# no problem at all (no false alarm).  Then 34 cases of 30 rows, one
-# corruption each: the root header; a node block out of range, in
+# no problem at all (no false alarm).  Then 35 cases of 31 rows, one
+# corruption each: the root header (garbage, or a block map under
+# EXTENTS_FL: kept, the flag cleared); a node block out of range, in
 # metadata or named twice; node magic, depth, eh_max, emptiness,
 # checksum; index keys; extents of length 0, out of range, in metadata,
 # out of order, past the next key, starting past it, past 2^32; an
@@ -113,10 +114,11 @@ node_blk() {
 	"$REF_DEBUGFS" -R "ex $2" "$1" 2>/dev/null |
 		awk -v l="$3/" -v n="$4" '$1 == l && $3 == n"/" { print $(NF-1); exit }'
 }
-# leaf_of IMG PATH: "ex" lines of leaves: LBLK PBLK per entry
+# ext_pblk IMG PATH LBLK: the first physical block of the extent that
+# starts at logical LBLK ("ex": level, entries, "from - to", "from - to")
 ext_pblk() {
 	"$REF_DEBUGFS" -R "ex $2" "$1" 2>/dev/null |
-		awk -v lb="$3" '$4 == lb && $5 == "-" { print $7; exit }'
+		awk -v lb="$3" '$5 == lb && $6 == "-" { print $8; exit }'
 }
 # put IMG BLOCK OFFSET BYTES-AS-HEX: write bytes into block BLOCK (1 KiB)
 put() {
@@ -197,6 +199,15 @@ mapcase() {
 # root (i_block words: 0 magic|entries, 1 max|depth, then 3 per entry)
 mapcase root_magic "$E4" "$I_TWO" PR_1_MAP_ROOT_BAD "extent tree root is unusable" \
 	'dbgw "$W" "sif /two block[0] 0x0003f30b"'
+# /small's 5 blocks written into i_block as a block map, EXTENTS_FL kept:
+# not cleared (something to recover): the flag goes, the map is kept
+SMALL0=$(ext_pblk "$E4" /small 0)
+[ -n "$SMALL0" ] || fail "/small's first block not found"
+mapcase root_as_blockmap "$E4" "$I_SMALL" PR_1_MAP_ROOT_AS_BLOCKMAP "reads as a block map" \
+	'for w in $(seq 0 14); do
+		b=0; [ $w -lt 5 ] && b=$((SMALL0 + w))
+		echo "sif /small block[$w] $b"
+	done >"$T/bm.cmds"; "$REF_DEBUGFS" -w -f "$T/bm.cmds" "$W" >/dev/null 2>&1'
 mapcase root_max "$E4" "$I_TWO" PR_1_MAP_ROOT_MAX "root has eh_max 7, expected 4" \
 	'dbgw "$W" "sif /two block[1] 0x00010007"'
 mapcase root_empty_index "$E4" "$I_TWO" PR_1_MAP_ROOT_EMPTY_INDEX "an index node without entries" \
