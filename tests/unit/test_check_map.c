@@ -399,6 +399,23 @@ static void d_root_entries(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib)
 	e4_extent_node_set_head(ib->inode.i_block, 9, h.max, h.depth);
 }
 
+static void d_root_blockmap(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib)
+{
+	uint8_t *buf = malloc(e4_geom(fs)->block_size);
+	struct e4_extent_raw e;
+
+	(void)ino;
+	assert_non_null(buf);
+	/* the first leaf's first 5 data blocks as direct pointers */
+	assert_int_equal(e4_io_read_blk(e4_fs_io(fs), child_of(fs, ib, 0, 0, 0), 1, buf), 0);
+	memset(ib->inode.i_block, 0, sizeof(ib->inode.i_block));
+	for (unsigned i = 0; i < 5; i++) {
+		e4_extent_node_entry(buf, i, &e);
+		ib->inode.i_block[2 * i] = e4_cpu_to_le32((uint32_t)e.pblk);
+	}
+	free(buf);
+}
+
 static void d_ind_direct(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib)
 {
 	(void)ino;
@@ -444,6 +461,9 @@ static const struct mcase cases[] = {
 	 * (child block 0): dropped on their own */
 	{ "root_entries", K_EXT1, d_root_entries,
 	  { PR_1_MAP_ROOT_ENTRIES, PR_1_MAP_NODE_BAD_BLOCK, PR_1_MAP_NODE_BAD_BLOCK } },
+	/* not cleared: EXTENTS_FL goes, the block map stays */
+	{ "root_blockmap", K_EXT1, d_root_blockmap,
+	  { PR_1_MAP_ROOT_BAD, PR_1_MAP_ROOT_AS_BLOCKMAP } },
 	{ "ind_direct", K_IND, d_ind_direct, { PR_1_MAP_BLOCK_BAD } },
 	{ "ind_entry_meta", K_IND, d_ind_entry_meta, { PR_1_MAP_BLOCK_IN_META } },
 	{ "ind_pointer", K_IND, d_ind_pointer, { PR_1_MAP_IND_BAD } },
