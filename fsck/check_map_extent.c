@@ -160,10 +160,11 @@ static int plausible_as(struct cm *c, const void *node, unsigned depth)
 static errcode_t child_node(struct cm *c, void *node, unsigned i, unsigned level,
 			    uint64_t hi, int *dirty, enum cm_verdict *v)
 {
-	struct e4_extent_raw e;
+	struct e4_extent_raw e, first;
 	struct e4_extent_node_head h, ph;
 	struct problem_ctx p = { 0 };
 	uint8_t *child = c->buf[level + 1];
+	uint32_t orig_first;
 	unsigned cap = e4_extent_node_cap(c->fs, 0);
 	enum e4_extent_node_fault f;
 	int csum_ok, cdirty = 0;
@@ -214,6 +215,8 @@ static errcode_t child_node(struct cm *c, void *node, unsigned i, unsigned level
 		*v = cm_ask(c, PR_1_MAP_NODE_EMPTY, &p) ? CM_DROP : CM_KEEP;
 		return 0;
 	}
+	e4_extent_node_entry(child, 0, &first);
+	orig_first = first.lblk;
 	err = scan_node(c, child, level + 1, hi, &cdirty);
 	if (err)
 		return err;
@@ -230,19 +233,16 @@ static errcode_t child_node(struct cm *c, void *node, unsigned i, unsigned level
 		if (err)
 			return err;
 	}
-	/* the key is the child's first logical block */
-	{
-		struct e4_extent_raw first;
-
-		e4_extent_node_entry(child, 0, &first);
-		if (first.lblk != e.lblk) {
-			p.num = e.lblk;
-			p.num2 = first.lblk;
-			if (cm_ask(c, PR_1_MAP_INDEX_KEY, &p)) {
-				e.lblk = first.lblk;
-				e4_extent_node_set_entry(node, i, &e);
-				*dirty = 1;
-			}
+	/* The key is the child's first logical block: a key that was right
+	 * follows the repairs below it (the first entry dropped) unasked. */
+	e4_extent_node_entry(child, 0, &first);
+	if (first.lblk != e.lblk) {
+		p.num = e.lblk;
+		p.num2 = first.lblk;
+		if (orig_first == e.lblk || cm_ask(c, PR_1_MAP_INDEX_KEY, &p)) {
+			e.lblk = first.lblk;
+			e4_extent_node_set_entry(node, i, &e);
+			*dirty = 1;
 		}
 	}
 	*v = CM_KEEP;

@@ -9,7 +9,8 @@
  * checksum, or as raw bytes), then runs the checker with the stand-in
  * driver of unit_mapstub.h (metadata: superblocks, descriptors, bitmaps,
  * inode tables): under -n exactly the expected problem codes, in order,
- * and nothing written; under -y the same first code, i_blocks set from
+ * and nothing written; under -y the same codes (a repair's consequences,
+ * such as a key following a dropped first extent, are not asked), i_blocks set from
  * res.blocks and the blocks the map no longer holds freed in the bitmaps
  * (pass 5's part, done here so the whole image can be judged); then a
  * second -n says nothing, the library's strict map walk accepts the map,
@@ -235,7 +236,12 @@ static void run_case(const struct mcase *k)
 	}
 	/* -y, then nothing left */
 	check(img, ANSWER_YES, &res, &built);
-	assert_true(mapstub_ncodes >= 1 && mapstub_codes[0] == k->codes[0]);
+	/* the same problems: a repair's consequences are not asked again */
+	if (mapstub_ncodes != n || memcmp(mapstub_codes, k->codes, n * sizeof(uint32_t))) {
+		for (unsigned i = 0; i < mapstub_ncodes; i++)
+			print_message("%s: -y said 0x%06x\n", k->name, (unsigned)mapstub_codes[i]);
+		fail_msg("%s: -y: %u codes said, %u expected", k->name, mapstub_ncodes, n);
+	}
 	assert_int_equal(res.clear_inode, 0);
 	check(img, ANSWER_NO, &res, NULL);
 	if (mapstub_ncodes)
@@ -317,6 +323,13 @@ static void key_up(struct e4_extent_raw *e, e4_fs *fs) { (void)fs; e->lblk += 3;
 static void d_ext1_range(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib)
 {
 	edit_entry(fs, ino, ib, child_of(fs, ib, 0, 0, 0), 7, far_pblk);
+}
+
+static void d_ext2_first(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib)
+{
+	/* the first extent of a leaf (the second under the first index
+	 * node): dropping it moves the leaf's key, unasked */
+	edit_entry(fs, ino, ib, child_of(fs, ib, 0, 1, 1), 0, far_pblk);
 }
 
 static void d_ext1_zero(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib)
@@ -453,6 +466,7 @@ static const struct mcase cases[] = {
 	{ "ext1_meta", K_EXT1, d_ext1_meta, { PR_1_MAP_EXTENT_IN_META } },
 	{ "ext1_csum", K_EXT1, d_ext1_csum, { PR_1_MAP_NODE_CSUM } },
 	{ "ext1_node_meta", K_EXT1, d_ext1_node_meta, { PR_1_MAP_NODE_IN_META } },
+	{ "ext2_first", K_EXT2, d_ext2_first, { PR_1_MAP_EXTENT_RANGE } },
 	{ "ext2_key", K_EXT2, d_ext2_key, { PR_1_MAP_INDEX_KEY } },
 	{ "ext2_magic", K_EXT2, d_ext2_magic, { PR_1_MAP_NODE_HEADER } },
 	{ "ext2_depth", K_EXT2, d_ext2_depth, { PR_1_MAP_NODE_DEPTH } },
