@@ -18,7 +18,8 @@
  * reference e2fsck -fn finds the whole image clean.  Each built image is
  * judged clean by the reference before it is damaged.  Under -p a
  * checksum is fixed without stopping and a dropped extent stops the run
- * (preen does not drop data), twice the same.
+ * (preen does not drop data), twice the same.  A tree or indirect block
+ * whose read fails (a read hook) is said and kept: -y drops nothing.
  * Needs mke2fs (REF_MKE2FS or PATH) and e2fsck; skipped without them.
  * Catches (planted once each): an index key fixed to the wrong child's
  * first block (e2fsck: "index ... does not match"); a dropped extent whose
@@ -32,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -146,6 +148,18 @@ static int list_cb(e4_fs *fs, const struct e4_map_extent *e, void *priv)
 }
 
 /* ---- the run ----------------------------------------------------------------------- */
+static e4_blk_t fail_blk;	/* nonzero: reads of this block fail (EIO) */
+static unsigned fail_bs;
+static int last_exit;		/* e4fsck_exit_code() of the last check() */
+
+static errcode_t failing_read(void *priv, uint64_t offset, size_t len)
+{
+	uint64_t at = (uint64_t)fail_blk * fail_bs;
+
+	(void)priv;
+	return offset < at + fail_bs && at < offset + len ? EIO : 0;
+}
+
 /* Run the checker on f0 of img in mode a; the codes said are in
  * mapstub_codes.  With -y: the inode written (i_blocks from res.blocks)
  * and the blocks of built no longer claimed freed. */
@@ -167,6 +181,10 @@ static void check(const char *img, enum e4fsck_answer a, struct check_map_result
 	assert_int_equal(e4_open(img, ctx.read_only ? 0 : E4_OPEN_RW, 0, 0, &ctx.fs), 0);
 	assert_int_equal(mapstub_init(&st, ctx.fs), 0);
 	assert_int_equal(uf_open(ctx.fs, "/f0", &ino, &ib), 0);
+	if (fail_blk) {
+		fail_bs = e4_geom(ctx.fs)->block_size;
+		e4_io_set_read_hook(e4_fs_io(ctx.fs), failing_read, NULL);
+	}
 	mapstub_ncodes = 0;
 	cap_start();
 	err = e4fsck_check_map(&ctx, ino, &ib.inode, &mapstub_ops, &st, res);
@@ -175,7 +193,8 @@ static void check(const char *img, enum e4fsck_answer a, struct check_map_result
 		fail_msg("%s: %s", img, error_message(err));
 	if (getenv("E4_VERBOSE"))
 		print_message("%s", out);
-	if (a == ANSWER_YES) {
+	last_exit = e4fsck_exit_code(&ctx);
+	if (a == ANSWER_YES && built) {
 		unsigned spb = e4_geom(ctx.fs)->block_size / 512;
 
 		assert_int_equal(e4_inode_blocks_set(ctx.fs, &ib.inode, res->blocks * spb), 0);
@@ -530,6 +549,54 @@ static void test_clean(void **state)
 	}
 }
 
+/* A tree or indirect block that cannot be read: said (exit 4), kept; -y
+ * drops nothing and writes nothing (a read error is no verdict on the
+ * data). */
+static void test_read_error(void **state)
+{
+	(void)state;
+	if (!imgs.ok)
+		skip();
+	for (unsigned i = 0; i < 2; i++) {
+		char img[160], cmd[400];
+		struct check_map_result res;
+		union e4_inode_buf ib;
+		uint64_t before, after;
+		e4_ino_t ino;
+		e4_fs *fs;
+
+		snprintf(img, sizeof(img), "%s/readerr", imgs.dir);
+		snprintf(cmd, sizeof(cmd), "cp %s %s", i ? ext2_base : ext4_base, img);
+		assert_int_equal(system(cmd), 0);
+		assert_int_equal(e4_open(img, E4_OPEN_RW, 0, 0, &fs), 0);
+		assert_int_equal(uf_open(fs, "/f0", &ino, &ib), 0);
+		if (i)
+			build_blockmap(fs, &ib);
+		else
+			build_extents(fs, ino, &ib, 100);
+		assert_int_equal(e4_inode_write(fs, ino, &ib), 0);
+		assert_int_equal(e4_alloc_flush(fs), 0);
+		fail_blk = i ? e4_le32(ib.inode.i_block[EXT4_NDIR_BLOCKS])
+			     : child_of(fs, &ib, 1, 0, 0);
+		assert_int_equal(map_blocks(fs, ino, &ib.inode, &before), 0);
+		assert_int_equal(e4_close(fs), 0);
+		check(img, ANSWER_YES, &res, NULL);
+		fail_blk = 0;
+		assert_int_equal(mapstub_ncodes, 1);
+		assert_int_equal(mapstub_codes[0], i ? PR_1_MAP_IND_READ : PR_1_MAP_NODE_READ);
+		assert_int_equal(last_exit, 4);
+		assert_int_equal(res.inode_changed, 0);
+		assert_int_equal(e4_open(img, 0, 0, 0, &fs), 0);
+		assert_int_equal(uf_open(fs, "/f0", &ino, &ib), 0);
+		assert_int_equal(map_blocks(fs, ino, &ib.inode, &after), 0);
+		assert_int_equal(e4_close(fs), 0);
+		assert_int_equal(after, before);
+		check(img, ANSWER_NO, &res, NULL);
+		assert_int_equal(mapstub_ncodes, 0);
+		unlink(img);
+	}
+}
+
 /* -p: a derived field (a checksum) is fixed without a question; dropping
  * an extent is not preen's to do: the run stops (UNEXPECTED
  * INCONSISTENCY) and nothing is written. */
@@ -629,11 +696,12 @@ static int teardown(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[2 + sizeof(cases) / sizeof(cases[0])];
+	struct CMUnitTest tests[3 + sizeof(cases) / sizeof(cases[0])];
 	size_t n = 0;
 
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_clean);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_preen);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_read_error);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		tests[n] = (struct CMUnitTest)cmocka_unit_test_prestate(test_case, (void *)&cases[i]);
 		tests[n++].name = cases[i].name;
