@@ -14,7 +14,9 @@
  * entries; 3 directory connectivity; 4 link counts; 5 bitmaps and counts),
  * NNNN the problem within it, never reused once published
  * (doc/e4fsck-problems.md lists them).  Each pass's rows live in
- * fsck/problems_passN.c, sorted by code.
+ * fsck/problems_passN.c, sorted by code; a pass may have more than one
+ * table (pass 1: problems_pass1.c, the driver's, and problems_pass1_map.c,
+ * the map checker's), each holding its own range of codes.
  */
 #ifndef E4FSCK_PROBLEM_H
 #define E4FSCK_PROBLEM_H
