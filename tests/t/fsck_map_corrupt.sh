@@ -25,7 +25,8 @@
 # under -y it names it again and repairs; a second -n finds nothing in
 # that inode; after the repair the reference e2fsck -fn says nothing
 # about that inode in pass 1 (its pass 5 bitmap differences are left:
-# freeing is pass 5's business, not the checker's).
+# freeing is pass 5's business, not the checker's), and a read-only kernel
+# mount reads the file.
 # Until pass 1's driver is merged, `e4fsck -f` does not run the checker:
 # the checker is run by tests/unit/check_map_run (a stand-in driver), and
 # the e4fsck part of each case is left out; the test then ends with 77
@@ -151,6 +152,34 @@ E4FSCK_RUNS=1
 grepq "not available" <<<"$("$E4FSCK" -fn "$E4" 2>&1)" && E4FSCK_RUNS=0
 ncases=0
 
+# kernel_reads IMG BASE INO: a read-only kernel mount of IMG reads the
+# file of inode INO (of the image made as BASE): its first 8 MiB, all that
+# the test's files map (bm_size leaves a sparse 16 GiB file), through the
+# repaired map (headers, keys, checksums as the kernel wants them).
+kernel_reads() {
+	local img=$1 path dev rc
+	if [ "$2" = "$E2" ]; then
+		case $3 in "$I_BIG") path=big ;; "$I_MID") path=mid ;; esac
+	else
+		case $3 in
+		"$I_TWO") path=two ;; "$I_THREE") path=three ;; "$I_SMALL") path=small ;;
+		"$I_D") path=d ;;
+		esac
+	fi
+	[ -d "$T/m" ] || mkdir "$T/m"
+	dev=$(losetup -r -f --show "$img") || fail "losetup $img"
+	if ! mount -t ext4 -o ro "$dev" "$T/m" 2>"$T/mount.err"; then
+		losetup -d "$dev"
+		fail "the kernel does not mount $img: $(cat "$T/mount.err")"
+	fi
+	if [ -d "$T/m/$path" ]; then ls "$T/m/$path" >/dev/null 2>"$T/read.err"; else
+		dd if="$T/m/$path" of=/dev/null bs=1M count=8 status=none 2>"$T/read.err"; fi
+	rc=$?
+	umount_retry "$T/m"
+	losetup -d "$dev" 2>/dev/null
+	[ $rc = 0 ] || fail "the kernel cannot read /$path of $img: $(cat "$T/read.err")"
+}
+
 # mapcase NAME BASE INO ROW MSG CMD...: on a copy of BASE run CMD (with
 # $W the copy), then the checks the header lists.
 mapcase() {
@@ -186,6 +215,7 @@ mapcase() {
 	runcap "$T/$name.n2" 30 "$RUN" -n "$W" "$ino"
 	! grepq -F "[PR_" "$T/$name.n2.out" ||
 		fail "$name: after -y, -n still finds: $(cat "$T/$name.n2.out")"
+	kernel_reads "$W" "$base" "$ino"
 	"$REF_E2FSCK" -fn "$W" >"$T/$name.ref" 2>&1 </dev/null
 	sed -n '/^Pass 1:/,/^Pass 2:/p' "$T/$name.ref" | grep -i "inode $ino\b" &&
 		fail "$name: after -y the reference e2fsck -fn finds inode $ino wrong (above)"
