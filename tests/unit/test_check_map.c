@@ -112,6 +112,27 @@ static void build_blockmap(e4_fs *fs, union e4_inode_buf *ib)
 	ib->inode.i_size_lo = e4_cpu_to_le32(600 * bs);
 }
 
+/* img: a copy of the base image of kind k with f0 given its map, written
+ * and flushed; returned open (read-write, checksums not enforced) with
+ * f0's number and image, for the caller to look at or damage. */
+static e4_fs *built_open(const char *img, enum kind k, e4_ino_t *ino, union e4_inode_buf *ib)
+{
+	char cmd[400];
+	e4_fs *fs;
+
+	snprintf(cmd, sizeof(cmd), "cp %s %s", k == K_IND ? ext2_base : ext4_base, img);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(e4_open(img, E4_OPEN_RW | E4_OPEN_IGNORE_CSUM, 0, 0, &fs), 0);
+	assert_int_equal(uf_open(fs, "/f0", ino, ib), 0);
+	if (k == K_IND)
+		build_blockmap(fs, ib);
+	else
+		build_extents(fs, *ino, ib, kind_extents[k]);
+	assert_int_equal(e4_inode_write(fs, *ino, ib), 0);
+	assert_int_equal(e4_alloc_flush(fs), 0);
+	return fs;
+}
+
 static int count_cb(e4_fs *fs, const struct e4_map_extent *e, void *priv)
 {
 	(void)fs;
@@ -163,15 +184,17 @@ static errcode_t failing_read(void *priv, uint64_t offset, size_t len)
 /* Run the checker on f0 of img in mode a; the codes said are in
  * mapstub_codes.  With -y: the inode written (i_blocks from res.blocks)
  * and the blocks of built no longer claimed freed. */
-static void check(const char *img, enum e4fsck_answer a, struct check_map_result *res,
-		  const struct blist *built)
+static int check(const char *img, enum e4fsck_answer a, struct check_map_result *res,
+		 const struct blist *built)
 {
 	struct e4fsck ctx;
 	struct mapstub st;
 	union e4_inode_buf ib;
 	e4_ino_t ino;
 	const char *out;
-	errcode_t err;
+	volatile errcode_t err = 0;
+	volatile int stopped = 0;
+	jmp_buf jb;
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.prog = "test";
@@ -186,9 +209,14 @@ static void check(const char *img, enum e4fsck_answer a, struct check_map_result
 		e4_io_set_read_hook(e4_fs_io(ctx.fs), failing_read, NULL);
 	}
 	mapstub_ncodes = 0;
+	stop_at = a == ANSWER_PREEN ? &jb : NULL;	/* only preen stops */
 	cap_start();
-	err = e4fsck_check_map(&ctx, ino, &ib.inode, &mapstub_ops, &st, res);
+	if (setjmp(jb))
+		stopped = 1;
+	else
+		err = e4fsck_check_map(&ctx, ino, &ib.inode, &mapstub_ops, &st, res);
 	out = cap_end();
+	stop_at = NULL;
 	if (err)
 		fail_msg("%s: %s", img, error_message(err));
 	if (getenv("E4_VERBOSE"))
@@ -205,13 +233,16 @@ static void check(const char *img, enum e4fsck_answer a, struct check_map_result
 		assert_int_equal(e4_alloc_flush(ctx.fs), 0);
 	}
 	mapstub_free(&st);
-	assert_int_equal(e4_close(ctx.fs), 0);
+	if (stopped)
+		e4_io_discard(e4_fs_io(ctx.fs));	/* the stop writes nothing more */
+	e4_close(ctx.fs);
 	e4fsck_problem_release(&ctx);
+	return stopped;
 }
 
 static void run_case(const struct mcase *k)
 {
-	char img[160], cmd[400];
+	char img[160];
 	struct check_map_result res;
 	struct blist built = { 0 };
 	union e4_inode_buf ib;
@@ -223,17 +254,7 @@ static void run_case(const struct mcase *k)
 	if (!imgs.ok)
 		skip();
 	snprintf(img, sizeof(img), "%s/case_%s", imgs.dir, k->name);
-	snprintf(cmd, sizeof(cmd), "cp %s %s", k->kind == K_IND ? ext2_base : ext4_base, img);
-	assert_int_equal(system(cmd), 0);
-	/* build, record the blocks, judge */
-	assert_int_equal(e4_open(img, E4_OPEN_RW, 0, 0, &fs), 0);
-	assert_int_equal(uf_open(fs, "/f0", &ino, &ib), 0);
-	if (k->kind == K_IND)
-		build_blockmap(fs, &ib);
-	else
-		build_extents(fs, ino, &ib, kind_extents[k->kind]);
-	assert_int_equal(e4_inode_write(fs, ino, &ib), 0);
-	assert_int_equal(e4_alloc_flush(fs), 0);
+	fs = built_open(img, k->kind, &ino, &ib);
 	assert_int_equal(e4_map_iterate(fs, ino, &ib.inode, E4_ITER_META, list_cb, &built), 0);
 	assert_int_equal(e4_close(fs), 0);
 	if (oracle_fsck(img))
@@ -520,24 +541,14 @@ static void test_clean(void **state)
 	if (!imgs.ok)
 		skip();
 	for (unsigned i = 0; i < 4; i++) {
-		char img[160], cmd[400];
+		char img[160];
 		struct check_map_result res;
 		union e4_inode_buf ib;
 		e4_ino_t ino;
 		e4_fs *fs;
 
 		snprintf(img, sizeof(img), "%s/clean", imgs.dir);
-		snprintf(cmd, sizeof(cmd), "cp %s %s", kinds[i] == K_IND ? ext2_base : ext4_base,
-			 img);
-		assert_int_equal(system(cmd), 0);
-		assert_int_equal(e4_open(img, E4_OPEN_RW, 0, 0, &fs), 0);
-		assert_int_equal(uf_open(fs, "/f0", &ino, &ib), 0);
-		if (kinds[i] == K_IND)
-			build_blockmap(fs, &ib);
-		else
-			build_extents(fs, ino, &ib, kind_extents[kinds[i]]);
-		assert_int_equal(e4_inode_write(fs, ino, &ib), 0);
-		assert_int_equal(e4_alloc_flush(fs), 0);
+		fs = built_open(img, kinds[i], &ino, &ib);
 		assert_int_equal(e4_close(fs), 0);
 		check(img, ANSWER_NO, &res, NULL);
 		assert_int_equal(mapstub_ncodes, 0);
@@ -558,7 +569,7 @@ static void test_read_error(void **state)
 	if (!imgs.ok)
 		skip();
 	for (unsigned i = 0; i < 2; i++) {
-		char img[160], cmd[400];
+		char img[160];
 		struct check_map_result res;
 		union e4_inode_buf ib;
 		uint64_t before, after;
@@ -566,16 +577,7 @@ static void test_read_error(void **state)
 		e4_fs *fs;
 
 		snprintf(img, sizeof(img), "%s/readerr", imgs.dir);
-		snprintf(cmd, sizeof(cmd), "cp %s %s", i ? ext2_base : ext4_base, img);
-		assert_int_equal(system(cmd), 0);
-		assert_int_equal(e4_open(img, E4_OPEN_RW, 0, 0, &fs), 0);
-		assert_int_equal(uf_open(fs, "/f0", &ino, &ib), 0);
-		if (i)
-			build_blockmap(fs, &ib);
-		else
-			build_extents(fs, ino, &ib, 100);
-		assert_int_equal(e4_inode_write(fs, ino, &ib), 0);
-		assert_int_equal(e4_alloc_flush(fs), 0);
+		fs = built_open(img, i ? K_IND : K_EXT1, &ino, &ib);
 		fail_blk = i ? e4_le32(ib.inode.i_block[EXT4_NDIR_BLOCKS])
 			     : child_of(fs, &ib, 1, 0, 0);
 		assert_int_equal(map_blocks(fs, ino, &ib.inode, &before), 0);
@@ -600,39 +602,6 @@ static void test_read_error(void **state)
 /* -p: a derived field (a checksum) is fixed without a question; dropping
  * an extent is not preen's to do: the run stops (UNEXPECTED
  * INCONSISTENCY) and nothing is written. */
-static int preen_run(const char *img, struct check_map_result *res)
-{
-	struct e4fsck ctx;
-	struct mapstub st;
-	union e4_inode_buf ib;
-	e4_ino_t ino;
-	jmp_buf jb;
-	volatile int stopped = 0;
-
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.prog = "test";
-	ctx.device = img;
-	ctx.answer = ANSWER_PREEN;
-	assert_int_equal(e4_open(img, E4_OPEN_RW, 0, 0, &ctx.fs), 0);
-	assert_int_equal(mapstub_init(&st, ctx.fs), 0);
-	assert_int_equal(uf_open(ctx.fs, "/f0", &ino, &ib), 0);
-	mapstub_ncodes = 0;
-	stop_at = &jb;
-	cap_start();
-	if (setjmp(jb))
-		stopped = 1;
-	else
-		assert_int_equal(e4fsck_check_map(&ctx, ino, &ib.inode, &mapstub_ops, &st, res), 0);
-	cap_end();
-	stop_at = NULL;
-	mapstub_free(&st);
-	if (stopped)
-		e4_io_discard(e4_fs_io(ctx.fs));
-	e4_close(ctx.fs);
-	e4fsck_problem_release(&ctx);
-	return stopped;
-}
-
 static void test_preen(void **state)
 {
 	static const struct { void (*damage)(e4_fs *, e4_ino_t, union e4_inode_buf *); int stops;
@@ -645,27 +614,22 @@ static void test_preen(void **state)
 	if (!imgs.ok)
 		skip();
 	for (unsigned i = 0; i < 2; i++) {
-		char img[160], cmd[400];
+		char img[160];
 		struct check_map_result res;
 		union e4_inode_buf ib;
 		e4_ino_t ino;
 		e4_fs *fs;
 
 		snprintf(img, sizeof(img), "%s/preen", imgs.dir);
-		snprintf(cmd, sizeof(cmd), "cp %s %s", ext4_base, img);
-		assert_int_equal(system(cmd), 0);
-		assert_int_equal(e4_open(img, E4_OPEN_RW | E4_OPEN_IGNORE_CSUM, 0, 0, &fs), 0);
-		assert_int_equal(uf_open(fs, "/f0", &ino, &ib), 0);
-		build_extents(fs, ino, &ib, 100);
+		fs = built_open(img, K_EXT1, &ino, &ib);
 		pc[i].damage(fs, ino, &ib);
 		assert_int_equal(e4_inode_write(fs, ino, &ib), 0);
-		assert_int_equal(e4_alloc_flush(fs), 0);
 		assert_int_equal(e4_close(fs), 0);
-		assert_int_equal(preen_run(img, &res), pc[i].stops);
+		assert_int_equal(check(img, ANSWER_PREEN, &res, NULL), pc[i].stops);
 		assert_int_equal(mapstub_ncodes, 1);
 		assert_int_equal(mapstub_codes[0], pc[i].code);
 		/* again: fixed (nothing said), or stopped again (nothing written) */
-		assert_int_equal(preen_run(img, &res), pc[i].stops);
+		assert_int_equal(check(img, ANSWER_PREEN, &res, NULL), pc[i].stops);
 		assert_int_equal(mapstub_ncodes, (unsigned)pc[i].stops);
 		unlink(img);
 	}
