@@ -37,8 +37,9 @@ const char *e4fsck_prompt_question(enum prompt p)
 
 static const struct problem_pass *const passes[] = {
 	&e4fsck_problems_pass0,
-	&e4fsck_problems_pass5,
 	&e4fsck_problems_pass1,
+	&e4fsck_problems_pass1_map,
+	&e4fsck_problems_pass5,
 };
 
 const struct problem_pass *const *e4fsck_problem_passes(size_t *n)
@@ -47,7 +48,8 @@ const struct problem_pass *const *e4fsck_problem_passes(size_t *n)
 	return passes;
 }
 
-/* Rows are sorted by code within a pass (tests/unit/test_problem.c). */
+/* Rows are sorted by code within a table; a pass may have several tables,
+ * each searched (tests/unit/test_problem.c checks codes are unique). */
 const struct problem_row *e4fsck_problem_find(uint32_t code)
 {
 	for (size_t k = 0; k < sizeof(passes) / sizeof(passes[0]); k++) {

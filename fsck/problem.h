@@ -14,7 +14,9 @@
  * entries; 3 directory connectivity; 4 link counts; 5 bitmaps and counts),
  * NNNN the problem within it, never reused once published
  * (doc/e4fsck-problems.md lists them).  Each pass's rows live in
- * fsck/problems_passN.c, sorted by code.
+ * fsck/problems_passN.c, sorted by code; a pass may have more than one
+ * table (pass 1: problems_pass1.c, the driver's, and problems_pass1_map.c,
+ * the map checker's), each holding its own range of codes.
  */
 #ifndef E4FSCK_PROBLEM_H
 #define E4FSCK_PROBLEM_H
@@ -117,7 +119,9 @@ struct problem_destructive {
 	const char *instead;		/* what -y leaves when there is no alt */
 };
 
-/* One pass's rows (fsck/problems_passN.c), sorted by code. */
+/* One table of a pass's rows (fsck/problems_passN*.c), sorted by code.  A
+ * pass may have several tables (pass 1: the driver's and the map
+ * checker's): codes unique, the tables' code ranges not overlapping. */
 struct problem_pass {
 	unsigned pass;
 	const char *title;
@@ -224,6 +228,42 @@ struct problem_state {
 #define PR_1_XATTR_BLOCK_META		0x010017
 #define PR_1_PASS5_SKIPPED		0x010018
 #define PR_1_PASS5_NO_REPAIR		0x010019
+/* Pass 1, the map checker (check_map*.c): extent trees and block maps
+ * (problems_pass1_map.c; 0x010200-0x0103FF, the driver's rows are below
+ * 0x010200). */
+#define PR_1_MAP_EXTENT_FEATURE		0x010200
+#define PR_1_MAP_EXTENT_FL_NO_TREE	0x010201
+#define PR_1_MAP_HEADER_NO_FL		0x010202
+#define PR_1_MAP_ROOT_BAD		0x010203
+#define PR_1_MAP_ROOT_MAX		0x010204
+#define PR_1_MAP_ROOT_ENTRIES		0x010205
+#define PR_1_MAP_ROOT_EMPTY_INDEX	0x010206
+#define PR_1_MAP_NODE_BAD_BLOCK		0x010207
+#define PR_1_MAP_NODE_IN_META		0x010208
+#define PR_1_MAP_NODE_READ		0x010209
+#define PR_1_MAP_NODE_HEADER		0x01020a
+#define PR_1_MAP_NODE_DEPTH		0x01020b
+#define PR_1_MAP_NODE_MAX		0x01020c
+#define PR_1_MAP_NODE_CSUM		0x01020d
+#define PR_1_MAP_NODE_EMPTY		0x01020e
+#define PR_1_MAP_INDEX_KEY		0x01020f
+#define PR_1_MAP_EXTENT_ZERO		0x010210
+#define PR_1_MAP_EXTENT_RANGE		0x010211
+#define PR_1_MAP_EXTENT_IN_META		0x010212
+#define PR_1_MAP_EXTENT_ORDER		0x010213
+#define PR_1_MAP_EXTENT_END_KEY		0x010214
+#define PR_1_MAP_EXTENT_START_KEY	0x010215
+#define PR_1_MAP_EXTENT_LBLK		0x010216
+#define PR_1_MAP_UNWRITTEN_DIR		0x010217
+#define PR_1_MAP_NODE_TWICE		0x010218
+#define PR_1_MAP_ROOT_AS_BLOCKMAP	0x010219
+#define PR_1_MAP_BLOCK_BAD		0x010220
+#define PR_1_MAP_BLOCK_IN_META		0x010221
+#define PR_1_MAP_IND_BAD		0x010222
+#define PR_1_MAP_IND_IN_META		0x010223
+#define PR_1_MAP_IND_READ		0x010224
+#define PR_1_MAP_IND_GARBAGE		0x010225
+#define PR_1_MAP_BLOCKMAP_SIZE		0x010226
 
 /* Pass 5: bitmaps and counts (problems_pass5.c). */
 #define PR_5_PASS_HEADER		0x050000
@@ -281,6 +321,7 @@ int e4fsck_exit_code(const struct e4fsck *ctx);
 /* The tables: every pass's rows, and lookups. */
 extern const struct problem_pass e4fsck_problems_pass0, e4fsck_problems_pass5;
 extern const struct problem_pass e4fsck_problems_pass1;
+extern const struct problem_pass e4fsck_problems_pass1_map;
 /* The passes' tables in order; *n gets their number. */
 const struct problem_pass *const *e4fsck_problem_passes(size_t *n);
 /* The row of code, or NULL. */

@@ -161,6 +161,40 @@ static void flag_names(FILE *f, const struct problem_row *p)
 	fprintf(f, "%s\n", any ? "" : "none");
 }
 
+/* 1 if tables a and b hold codes within each other's range (a table's
+ * range: its first to its last code). */
+static int table_overlap(const struct problem_pass *a, const struct problem_pass *b)
+{
+	if (!a->nrows || !b->nrows)
+		return 0;
+	return a->rows[0].code <= b->rows[b->nrows - 1].code &&
+	       b->rows[0].code <= a->rows[a->nrows - 1].code;
+}
+
+/* One table's section of the list of codes; 1 if its rows are out of
+ * their pass or order. */
+static int list_table(FILE *f, const struct problem_pass *t)
+{
+	int bad = 0;
+
+	fprintf(f, "\n## Pass %u: %s\n", t->pass, t->title);
+	for (size_t i = 0; i < t->nrows; i++) {
+		const struct problem_row *p = &t->rows[i];
+
+		if (PR_PASS(p->code) != t->pass || (i && p->code <= t->rows[i - 1].code)) {
+			fprintf(stderr, "e4fsck: %s: code 0x%06x out of its pass or order\n",
+				p->name, (unsigned)p->code);
+			bad = 1;
+		}
+		fprintf(f, "\n### 0x%06x %s\n\n- Message: \"", (unsigned)p->code, p->name);
+		put_msg(f, p->msg);
+		fprintf(f, "\"\n");
+		answers(f, p);
+		flag_names(f, p);
+	}
+	return bad;
+}
+
 int e4fsck_list_problems(FILE *f)
 {
 	const struct problem_pass *const *passes;
@@ -176,23 +210,17 @@ int e4fsck_list_problems(FILE *f)
 		"%%t a date, %%T now.  Exit status: 1 when everything found was fixed, 4\n"
 		"when something found was left, 8 for an operational error, 32 when the\n"
 		"user cancelled.\n");
-	for (size_t k = 0; k < npass; k++) {
-		fprintf(f, "\n## Pass %u: %s\n", passes[k]->pass, passes[k]->title);
-		for (size_t i = 0; i < passes[k]->nrows; i++) {
-			const struct problem_row *p = &passes[k]->rows[i];
-
-			if (PR_PASS(p->code) != passes[k]->pass ||
-			    (i && p->code <= passes[k]->rows[i - 1].code)) {
-				fprintf(stderr, "e4fsck: %s: code 0x%06x out of its pass or order\n",
-					p->name, (unsigned)p->code);
+	for (size_t k = 0; k < npass; k++)
+		for (size_t j = 0; j < npass; j++)
+			if (j != k && table_overlap(passes[k], passes[j])) {
+				fprintf(stderr, "e4fsck: the tables of pass %u overlap in codes\n",
+					passes[k]->pass);
 				bad = 1;
 			}
-			fprintf(f, "\n### 0x%06x %s\n\n- Message: \"", (unsigned)p->code, p->name);
-			put_msg(f, p->msg);
-			fprintf(f, "\"\n");
-			answers(f, p);
-			flag_names(f, p);
-		}
-	}
+	/* in pass order; a pass's tables in the order problem.c lists them */
+	for (unsigned pass = 0; pass <= 0xff; pass++)
+		for (size_t k = 0; k < npass; k++)
+			if (passes[k]->pass == pass)
+				bad |= list_table(f, passes[k]);
 	return bad;
 }

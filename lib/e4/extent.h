@@ -156,6 +156,56 @@ errcode_t e4_extent_tree_build_n(e4_fs *fs, e4_ino_t ino, struct ext4_inode *ino
 				 const struct e4_map_extent *ext, uint64_t n,
 				 const e4_blk_t *blks, unsigned nblks, void *bufs);
 
+/* ---- one node as stored (extent_node.c) --------------------------------
+ * For checkers that judge and repair damaged trees entry by entry
+ * (e4fsck's pass 1): no check is made on reading; node is the root
+ * (inode->i_block, 60 bytes) or a tree block (block_size bytes). */
+struct e4_extent_node_head {
+	unsigned magic, entries, max, depth;	/* eh_* in CPU order */
+};
+/* One entry: leaf (depth 0) lblk, pblk, len (0..32768; ee_len above
+ * 32768 is the unwritten form of len - 32768); index: lblk, pblk (the
+ * child), len and unwritten 0. */
+struct e4_extent_raw {
+	uint32_t lblk;
+	e4_blk_t pblk;
+	unsigned len;
+	int unwritten;
+};
+/* What is wrong with a node's header, the first fault in this order. */
+enum e4_extent_node_fault {
+	E4_XNODE_OK = 0,
+	E4_XNODE_MAGIC,		/* eh_magic is not 0xF30A */
+	E4_XNODE_ENTRIES,	/* eh_entries above eh_max or the capacity */
+	E4_XNODE_DEPTH,		/* not want_depth (want_depth < 0, the root: above 5) */
+	E4_XNODE_MAX,		/* eh_max 0, above the capacity, or below capacity - 2
+				   (e2fsck's bound; the kernel refuses only above) */
+};
+/* Entries a node holds: 4 for the root, (block_size - 12) / 12 else. */
+unsigned e4_extent_node_cap(e4_fs *fs, int root);
+/* node's header fields as stored (nothing checked). */
+void e4_extent_node_head(const void *node, struct e4_extent_node_head *h);
+/* The first fault of node's header as a node of capacity entries and
+ * depth want_depth (< 0: the root, depth at most 5); E4_XNODE_OK.  The
+ * entries themselves are not looked at. */
+enum e4_extent_node_fault e4_extent_node_fault(const void *node, unsigned capacity,
+					       int want_depth);
+/* Entry i of node (leaf or index by the node's eh_depth); i < eh_entries
+ * is the caller's to check. */
+void e4_extent_node_entry(const void *node, unsigned i, struct e4_extent_raw *e);
+void e4_extent_node_set_entry(void *node, unsigned i, const struct e4_extent_raw *e);
+/* Remove entry i (the later ones move down, eh_entries drops by one). */
+void e4_extent_node_remove(void *node, unsigned i);
+/* Rewrite the header: magic, eh_entries, eh_max, eh_depth. */
+void e4_extent_node_set_head(void *node, unsigned entries, unsigned max, unsigned depth);
+/* 1 if tree block node's tail checksum is right (always without
+ * metadata_csum), 0 if not or eh_max leaves no room for the tail. */
+int e4_extent_node_csum_ok(e4_fs *fs, e4_ino_t ino, uint32_t gen, const void *node);
+/* Set node's tail checksum and write it to block blk through the cache.
+ * E4_ERR_INVALID_ARGUMENT (blk outside the fs, eh_max above capacity),
+ * E4_ERR_READ_ONLY, write errors. */
+errcode_t e4_extent_node_write(e4_fs *fs, e4_ino_t ino, uint32_t gen, e4_blk_t blk, void *node);
+
 #ifdef __cplusplus
 }
 #endif

@@ -353,6 +353,20 @@ static void test_tables(void **state)
 							 r->name, passes[k2]->rows[j].name);
 		}
 	}
+	/* a pass may have several tables (pass 1: the driver's and the map
+	 * checker's): their code ranges do not overlap */
+	for (size_t k = 0; k < npass; k++)
+		for (size_t k2 = 0; k2 < npass; k2++) {
+			const struct problem_pass *a = passes[k], *b = passes[k2];
+
+			if (k == k2 || !a->nrows || !b->nrows)
+				continue;
+			if (a->rows[0].code <= b->rows[b->nrows - 1].code &&
+			    b->rows[0].code <= a->rows[a->nrows - 1].code)
+				fail_msg("tables \"%s\" and \"%s\" overlap in codes", a->title,
+					 b->title);
+		}
+	assert_non_null(e4fsck_problem_find(PR_1_MAP_EXTENT_FEATURE));
 	assert_true(total >= 47 + 17);
 	for (unsigned l = 1; l < PR_LATCH_MAX; l++) {
 		const struct problem_latch_desc *ld = e4fsck_latch_desc(l);

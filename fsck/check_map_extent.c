@@ -1,0 +1,423 @@
+/*
+ * check_map_extent.c: one inode's extent tree, judged node by node and
+ * entry by entry (check_map.h; format doc section 7.2).
+ *
+ * Nodes are read as stored (the checksum is checked here, not by the
+ * reader) and a bad node never stops the walk over its siblings.  The
+ * logical order is the authority: every extent must start at or after the
+ * end of the one kept before it (c->prev_end) and below the bound its
+ * ancestors give it (the next index key, or the next sibling node's own
+ * first key when that node is readable: a key that is too low does not cut
+ * the extents of the node before it).  Index keys are derived: after a
+ * child is checked its key becomes the child's first logical block.
+ *
+ * Repairs (a yes): an entry is dropped with e4_extent_node_remove() on
+ * the node image (the root in i_block, or a tree block written back with a
+ * fresh checksum once its children are done); a node left empty is freed
+ * with its index entry; keys, eh_max and checksums are rewritten.  What was
+ * claimed below a dropped entry is unclaimed.
+ */
+#include <string.h>
+
+#include "check_map_int.h"
+
+#define LBLK_LIMIT	(1ULL << 32)	/* ee_block is 32 bits */
+
+static const char *fault_name(enum e4_extent_node_fault f)
+{
+	switch (f) {
+	case E4_XNODE_MAGIC: return "bad magic";
+	case E4_XNODE_ENTRIES: return "more entries than it holds";
+	case E4_XNODE_DEPTH: return "bad depth";
+	case E4_XNODE_MAX: return "bad eh_max";
+	default: return "sound";
+	}
+}
+
+int cm_root_plausible(const struct ext4_inode *inode)
+{
+	enum e4_extent_node_fault f = e4_extent_node_fault(inode->i_block, 4, -1);
+
+	return f == E4_XNODE_OK || f == E4_XNODE_MAX;
+}
+
+/* A leaf entry; dirty set when the entry was changed in place. */
+static enum cm_verdict leaf_entry(struct cm *c, void *node, unsigned i, uint64_t hi, int *dirty)
+{
+	struct e4_extent_raw e;
+	struct problem_ctx p = { 0 };
+	uint64_t end;
+
+	e4_extent_node_entry(node, i, &e);
+	end = (uint64_t)e.lblk + e.len;
+	p.num = e.lblk;
+	p.blk = e.pblk;
+	p.num2 = e.len;
+	if (e.len == 0)
+		return cm_ask(c, PR_1_MAP_EXTENT_ZERO, &p) ? CM_DROP : CM_SKIP;
+	if (!cm_in_fs(c, e.pblk, e.len))
+		return cm_ask(c, PR_1_MAP_EXTENT_RANGE, &p) ? CM_DROP : CM_SKIP;
+	if (end > LBLK_LIMIT - 1)
+		return cm_ask(c, PR_1_MAP_EXTENT_LBLK, &p) ? CM_DROP : CM_SKIP;
+	if (e.lblk < c->prev_end) {
+		p.blkcount = c->prev_end;
+		return cm_ask(c, PR_1_MAP_EXTENT_ORDER, &p) ? CM_DROP : CM_SKIP;
+	}
+	p.blkcount = hi;
+	if (e.lblk >= hi)
+		return cm_ask(c, PR_1_MAP_EXTENT_START_KEY, &p) ? CM_DROP : CM_SKIP;
+	if (end > hi && cm_ask(c, PR_1_MAP_EXTENT_END_KEY, &p)) {
+		/* the blocks past the key are not claimed: pass 5 frees them */
+		e.len = (unsigned)(hi - e.lblk);
+		end = hi;
+		e4_extent_node_set_entry(node, i, &e);
+		*dirty = 1;
+	}
+	if (c->is_dir && e.unwritten && cm_ask(c, PR_1_MAP_UNWRITTEN_DIR, &p)) {
+		e.unwritten = 0;
+		e4_extent_node_set_entry(node, i, &e);
+		*dirty = 1;
+	}
+	if (cm_claim(c, e.pblk, e.len, 0) == CLAIM_META)
+		return cm_ask(c, PR_1_MAP_EXTENT_IN_META, &p) ? CM_DROP : CM_SKIP;
+	c->prev_end = end;
+	cm_note_end(c, end, e.unwritten);
+	return CM_KEEP;
+}
+
+/* The first logical block of the node at blk as stored, when its header
+ * is sound and it has entries (the bound for the sibling before it). */
+static int peek_first(struct cm *c, e4_blk_t blk, int depth, uint64_t *first)
+{
+	struct e4_extent_node_head h;
+	struct e4_extent_raw e;
+
+	if (!cm_in_fs(c, blk, 1) || e4_io_read_blk(e4_fs_io(c->fs), blk, 1, c->peek))
+		return 0;
+	e4_extent_node_head(c->peek, &h);
+	if (e4_extent_node_fault(c->peek, e4_extent_node_cap(c->fs, 0), depth) != E4_XNODE_OK ||
+	    !h.entries)
+		return 0;
+	e4_extent_node_entry(c->peek, 0, &e);
+	*first = e.lblk;
+	return 1;
+}
+
+static errcode_t scan_node(struct cm *c, void *node, unsigned level, uint64_t hi, int *dirty);
+
+/* The logical bound of index entry i's subtree, below hi: where the next
+ * entry's node starts (its own first key when it is readable, so a key
+ * that is too low cuts nothing), else the next key; a next entry that is
+ * itself implausible (a key not above this one, a child outside the
+ * filesystem) bounds nothing: it is judged on its own. */
+static uint64_t next_bound(struct cm *c, const void *node, unsigned i, uint64_t hi)
+{
+	struct e4_extent_node_head h;
+	struct e4_extent_raw cur, next;
+	uint64_t bound, first;
+
+	e4_extent_node_head(node, &h);
+	e4_extent_node_entry(node, i, &cur);
+	e4_extent_node_entry(node, i + 1, &next);
+	if (next.lblk <= cur.lblk || !cm_in_fs(c, next.pblk, 1))
+		return hi;
+	bound = next.lblk;
+	if (peek_first(c, next.pblk, (int)h.depth - 1, &first) && first > bound)
+		bound = first;
+	return bound < hi ? bound : hi;
+}
+
+/* 1 if node's entries (at most capacity of them, at least one) read as
+ * entries of a node of depth `depth` are plausible: in logical order,
+ * blocks inside the filesystem, extents not empty.  For a node whose
+ * depth field alone disagrees with its parent's. */
+static int plausible_as(struct cm *c, const void *node, unsigned depth)
+{
+	struct e4_extent_node_head h;
+	struct e4_extent_raw e;
+	unsigned cap = e4_extent_node_cap(c->fs, 0);
+	uint64_t prev = 0;
+
+	memcpy(c->peek, node, c->bs);
+	e4_extent_node_head(c->peek, &h);
+	if (!h.entries || h.entries > cap)
+		return 0;
+	e4_extent_node_set_head(c->peek, h.entries, h.max, depth);
+	for (unsigned i = 0; i < h.entries; i++) {
+		e4_extent_node_entry(c->peek, i, &e);
+		if ((i && e.lblk <= prev) || !cm_in_fs(c, e.pblk, depth ? 1 : e.len) ||
+		    (!depth && !e.len))
+			return 0;
+		prev = e.lblk;
+	}
+	return 1;
+}
+
+/* The child of index entry i once read: its header judged (eh_max fixed
+ * in place), its entries scanned, then written when changed.  *drop when
+ * the entry is to go (answered yes) or the child was emptied by repairs;
+ * *skip when a no leaves it as stored. */
+static errcode_t child_node(struct cm *c, void *node, unsigned i, unsigned level,
+			    uint64_t hi, int *dirty, enum cm_verdict *v)
+{
+	struct e4_extent_raw e, first;
+	struct e4_extent_node_head h, ph;
+	struct problem_ctx p = { 0 };
+	uint8_t *child = c->buf[level + 1];
+	uint32_t orig_first;
+	unsigned cap = e4_extent_node_cap(c->fs, 0);
+	enum e4_extent_node_fault f;
+	int csum_ok, cdirty = 0;
+	errcode_t err;
+
+	e4_extent_node_entry(node, i, &e);
+	e4_extent_node_head(node, &ph);
+	e4_extent_node_head(child, &h);
+	p.blk = e.pblk;
+	p.num = e.lblk;
+	csum_ok = e4_extent_node_csum_ok(c->fs, c->ino, c->gen, child);
+	f = e4_extent_node_fault(child, cap, (int)ph.depth - 1);
+	if (f != E4_XNODE_MAGIC && h.depth != ph.depth - 1)
+		f = E4_XNODE_DEPTH;	/* before an eh_max repair, whatever else */
+	if (f == E4_XNODE_DEPTH && plausible_as(c, child, ph.depth - 1)) {
+		/* the entries are what the parent's depth says: the depth
+		 * field alone is wrong */
+		p.num = h.depth;
+		p.num2 = ph.depth - 1;
+		if (!cm_ask(c, PR_1_MAP_NODE_DEPTH, &p)) {
+			*v = CM_SKIP;
+			return 0;
+		}
+		e4_extent_node_set_head(child, h.entries, h.max, ph.depth - 1);
+		cdirty = 1;
+		p.num = e.lblk;
+		e4_extent_node_head(child, &h);
+		f = e4_extent_node_fault(child, cap, (int)ph.depth - 1);
+	}
+	if (f == E4_XNODE_MAGIC || f == E4_XNODE_DEPTH ||
+	    (f == E4_XNODE_ENTRIES && h.entries > cap)) {
+		p.str = fault_name(f);
+		*v = cm_ask(c, PR_1_MAP_NODE_HEADER, &p) ? CM_DROP : CM_SKIP;
+		return 0;
+	}
+	if (f == E4_XNODE_ENTRIES || f == E4_XNODE_MAX) {
+		/* the entries are there (at most cap of them): eh_max is what
+		 * is wrong */
+		p.num = h.max;
+		p.num2 = cap;
+		if (cm_ask(c, PR_1_MAP_NODE_MAX, &p)) {
+			e4_extent_node_set_head(child, h.entries, cap, h.depth);
+			cdirty = 1;
+		}
+		p.num = e.lblk;
+	}
+	if (h.entries == 0) {
+		*v = cm_ask(c, PR_1_MAP_NODE_EMPTY, &p) ? CM_DROP : CM_KEEP;
+		return 0;
+	}
+	e4_extent_node_entry(child, 0, &first);
+	orig_first = first.lblk;
+	err = scan_node(c, child, level + 1, hi, &cdirty);
+	if (err)
+		return err;
+	e4_extent_node_head(child, &h);
+	if (h.entries == 0) {
+		/* every entry was dropped by a yes: the node goes with them */
+		*v = CM_DROP;
+		return 0;
+	}
+	if (!cdirty && !csum_ok && cm_ask(c, PR_1_MAP_NODE_CSUM, &p))
+		cdirty = 1;
+	if (cdirty) {
+		err = e4_extent_node_write(c->fs, c->ino, c->gen, e.pblk, child);
+		if (err)
+			return err;
+	}
+	/* The key is the child's first logical block: a key that was right
+	 * follows the repairs below it (the first entry dropped) unasked. */
+	e4_extent_node_entry(child, 0, &first);
+	if (first.lblk != e.lblk) {
+		p.num = e.lblk;
+		p.num2 = first.lblk;
+		if (orig_first == e.lblk || cm_ask(c, PR_1_MAP_INDEX_KEY, &p)) {
+			e.lblk = first.lblk;
+			e4_extent_node_set_entry(node, i, &e);
+			*dirty = 1;
+		}
+	}
+	*v = CM_KEEP;
+	return 0;
+}
+
+/* Index entry i of node (at tree level `level`): the child's block is
+ * judged and claimed, the child read and checked.  Claims below a
+ * dropped entry are undone. */
+static errcode_t index_entry(struct cm *c, void *node, unsigned i, unsigned level,
+			     uint64_t hi, int *dirty, enum cm_verdict *v)
+{
+	struct e4_extent_raw e;
+	struct problem_ctx p = { 0 };
+	errcode_t err;
+	int twice;
+
+	e4_extent_node_entry(node, i, &e);
+	p.blk = e.pblk;
+	p.num = e.lblk;
+	if (!cm_in_fs(c, e.pblk, 1)) {
+		*v = cm_ask(c, PR_1_MAP_NODE_BAD_BLOCK, &p) ? CM_DROP : CM_SKIP;
+		return 0;
+	}
+	err = cm_seen(c, e.pblk, &twice);
+	if (err)
+		return err;
+	if (twice) {
+		/* a node with two parents: walked once */
+		*v = cm_ask(c, PR_1_MAP_NODE_TWICE, &p) ? CM_DROP : CM_SKIP;
+		return 0;
+	}
+	if (cm_claim(c, e.pblk, 1, 1) == CLAIM_META) {
+		*v = cm_ask(c, PR_1_MAP_NODE_IN_META, &p) ? CM_DROP : CM_SKIP;
+		return 0;
+	}
+	err = e4_io_read_blk(e4_fs_io(c->fs), e.pblk, 1, c->buf[level + 1]);
+	if (err) {
+		/* a read error is said, not repaired by dropping the subtree */
+		p.err = err;
+		cm_ask(c, PR_1_MAP_NODE_READ, &p);
+		*v = CM_KEEP;
+		return 0;
+	}
+	err = child_node(c, node, i, level, hi, dirty, v);
+	if (err)
+		return err;
+	/* Dropped or left: only the child's own block is still claimed
+	 * (each entry below that went was unclaimed as it went). */
+	if (*v != CM_KEEP)
+		cm_unclaim(c, e.pblk, 1, 1);
+	return 0;
+}
+
+/* The entries of node (the root at level 0 or a tree block at level
+ * `level`, header already judged), in order; hi bounds them (exclusive).
+ * Dropped entries are removed from the image and *dirty set. */
+static errcode_t scan_node(struct cm *c, void *node, unsigned level, uint64_t hi, int *dirty)
+{
+	struct e4_extent_node_head h;
+	unsigned i = 0;
+
+	e4_extent_node_head(node, &h);
+	while (i < h.entries && i < e4_extent_node_cap(c->fs, level == 0)) {
+		enum cm_verdict v;
+
+		if (h.depth == 0) {
+			v = leaf_entry(c, node, i, hi, dirty);
+		} else {
+			uint64_t bound = hi;
+			errcode_t err;
+
+			if (i + 1 < h.entries)
+				bound = next_bound(c, node, i, hi);
+			err = index_entry(c, node, i, level, bound, dirty, &v);
+			if (err)
+				return err;
+		}
+		if (v == CM_DROP && h.entries > e4_extent_node_cap(c->fs, level == 0))
+			v = CM_SKIP;	/* its count was left wrong: no edit */
+		if (v == CM_DROP) {
+			e4_extent_node_remove(node, i);
+			h.entries--;
+			*dirty = 1;
+			continue;
+		}
+		i++;
+	}
+	return 0;
+}
+
+/* 1 if i_block reads as a block map: some block numbers, every one
+ * inside the filesystem (random words rarely are). */
+static int blockmap_plausible(const struct cm *c)
+{
+	int any = 0;
+
+	for (unsigned i = 0; i < EXT4_N_BLOCKS; i++) {
+		uint32_t b = e4_le32(c->inode->i_block[i]);
+
+		if (b && !cm_in_fs(c, b, 1))
+			return 0;
+		any |= b != 0;
+	}
+	return any;
+}
+
+/* The root's header: 0 to go on (repairs made in i_block), 1 when the
+ * root is unusable (res->clear_inode after a yes). */
+static int root_header(struct cm *c)
+{
+	struct ext4_inode *in = c->inode;
+	struct e4_extent_node_head h;
+	struct problem_ctx p = { 0 };
+	enum e4_extent_node_fault f;
+
+	e4_extent_node_head(in->i_block, &h);
+	f = e4_extent_node_fault(in->i_block, 4, -1);
+	if (f == E4_XNODE_MAGIC || f == E4_XNODE_DEPTH) {
+		p.str = f == E4_XNODE_MAGIC ? "no extent header magic" : "deeper than 5 levels";
+		if (f == E4_XNODE_MAGIC && blockmap_plausible(c))
+			p.recoverable = "i_block holds block numbers inside the filesystem: a "
+					"block map with EXTENTS_FL set by mistake";
+		if (cm_ask(c, PR_1_MAP_ROOT_BAD, &p)) {
+			c->res->clear_inode = 1;
+		} else if (p.recoverable && cm_ask(c, PR_1_MAP_ROOT_AS_BLOCKMAP, &p)) {
+			in->i_flags = e4_cpu_to_le32(e4_le32(in->i_flags) & ~EXT4_EXTENTS_FL);
+			c->res->inode_changed = 1;
+			c->to_blockmap = 1;
+		}
+		return 1;
+	}
+	if (h.entries > 4) {
+		/* i_block has room for 4: the count is what is wrong */
+		p.num = h.entries;
+		p.num2 = 4;
+		if (cm_ask(c, PR_1_MAP_ROOT_ENTRIES, &p)) {
+			e4_extent_node_set_head(in->i_block, 4, 4, h.depth);
+			c->res->inode_changed = 1;
+		}
+	} else if (f != E4_XNODE_OK) {
+		p.num = h.max;
+		p.num2 = 4;
+		if (cm_ask(c, PR_1_MAP_ROOT_MAX, &p)) {
+			e4_extent_node_set_head(in->i_block, h.entries, 4, h.depth);
+			c->res->inode_changed = 1;
+		}
+	}
+	if (h.depth > 0 && h.entries == 0) {
+		if (cm_ask(c, PR_1_MAP_ROOT_EMPTY_INDEX, &p)) {
+			e4_extent_node_set_head(in->i_block, 0, 4, 0);
+			c->res->inode_changed = 1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+errcode_t cm_check_extents(struct cm *c)
+{
+	struct ext4_inode *in = c->inode;
+	struct e4_extent_node_head h;
+	int dirty = 0;
+	errcode_t err;
+
+	if (root_header(c))
+		return c->to_blockmap ? cm_check_blockmap(c) : 0;
+	/* the root's image: level 0 (the other levels' buffers are blocks) */
+	err = scan_node(c, in->i_block, 0, LBLK_LIMIT, &dirty);
+	if (dirty) {
+		e4_extent_node_head(in->i_block, &h);
+		/* every subtree dropped: an empty tree is an empty leaf root */
+		if (h.depth > 0 && h.entries == 0)
+			e4_extent_node_set_head(in->i_block, 0, 4, 0);
+		c->res->inode_changed = 1;
+	}
+	return err;
+}
