@@ -504,7 +504,9 @@ errcode_t e4_xattr_remove_all(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
 	errcode_t err;
 
 	err = xw_load(&w, fs, ino, ib, opts);
-	if (!err) {
+	/* none in the body, no block: nothing to write (no ordering points:
+	 * a released inode's truncation and its bit go out together) */
+	if (!err && (w.in.n > 0 || w.bno != 0)) {
 		w.in_dirty = w.in.n > 0;
 		w.blk_dirty = w.bno != 0;
 		while (w.in.n)

@@ -105,7 +105,8 @@ errcode_t e4_xattr_remove(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, uint8
 /* Drop every attribute of inode ino (an inode being freed): the in-inode
  * area cleared, the block reference released (freed at the last one,
  * i_file_acl 0, i_blocks lowered), EA inode references dropped; *ib
- * written.  Errors as e4_xattr_set(). */
+ * written.  An inode with none (nothing in the body, no block) is left
+ * as it is, nothing written.  Errors as e4_xattr_set(). */
 errcode_t e4_xattr_remove_all(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
 			      const struct e4_xattr_opts *opts);
 /* Make inode ino use xattr block blk (another inode's) as the kernel
