@@ -25,13 +25,13 @@
  * removed, otherwise the superblocks stay zeroed.
  *
  * Measured (bench/populate.sh, 50,434 entries, tmpfs, 2 shared cores):
- * 1.5-3.5 s for the directory (by the machine's load), 1.2 s for a tar of
- * it; peak RSS 5.3 MiB for the directory (34.7 MiB before the directory
- * source was streamed, the device's cache cut to POPW_CACHE, libarchive
- * loaded only for archives and the names listed without a copy; mke2fs
- * 1.47.4: 3.8 MiB, holding no directory whole: the 20,000-entry one
- * built in bulk here is 1.2 MiB of it), 31 MiB for the tar (its
- * catalogue; 1.47.4: 16 MiB).
+ * 1.3 s for the directory (median of 3; 1.47.4: 20 s), 0.6 s for a tar
+ * of it; peak RSS 5.2 MiB for the directory (34.7 MiB before the
+ * directory source was streamed, the device's cache cut to POPW_CACHE,
+ * libarchive loaded only for archives and the names listed without a
+ * copy; mke2fs 1.47.4: 3.8 MiB, holding no directory whole: the
+ * 20,000-entry one built in bulk here is 1.2 MiB of it), 19 MiB for the
+ * tar (its catalogue; 1.47.4: 16 MiB).
  */
 #include "config.h"
 
