@@ -146,17 +146,13 @@ def content_hash(path, size):
     chunk that is not all zeros, with its offset (a 1 GiB hole costs
     nothing, and where the holes lie does not matter)."""
     import hashlib
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from popcmp import data_runs
     h = hashlib.sha256()
     zero = bytes(4096)
     done = 0
     with open(path, "rb") as f:
-        fd = f.fileno()
-        while done < size:
-            try:
-                a = os.lseek(fd, done, os.SEEK_DATA)
-            except OSError:
-                break
-            b = os.lseek(fd, a, os.SEEK_HOLE)
+        for a, b in data_runs(f.fileno(), size):
             a = max(done, a - a % 4096)
             f.seek(a)
             while a < b:
