@@ -193,15 +193,17 @@ static int read_segs(struct pop_src *s, uint32_t n, int dirfd, const char *name,
 
 /* ---- the streaming walk ----------------------------------------------------
  *
- * Nothing of the tree is kept between walks but one check word per entry
- * and the hard-linked inodes: each walk reads each directory when its
+ * Nothing of the tree is kept between walks but one check word and one
+ * "has attributes" bit per entry and the hard-linked inodes (about 4.1
+ * bytes an entry): each walk reads each directory when its
  * turn comes (its names sorted, then each child stated, its attributes
  * and data runs read, delivered and forgotten), so the memory is that of
  * the directories on the current path.  pop_open's walk (no callbacks)
  * checks everything the later walks will meet, counts the entries, data
  * bytes and the links of each hard-linked inode, and records a check word
  * per entry (identity, type, size, ctime, ...); later walks fail on an
- * entry whose word differs (the tree changed between walks).  The entry
+ * entry whose word differs (the tree changed between walks), and list
+ * attributes only where pop_open's walk found some.  The entry
  * being delivered is the scratch node SCRATCH (nodes[], arena, xas[] and
  * segs[] reset for each entry).
  */

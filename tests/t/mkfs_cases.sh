@@ -10,13 +10,18 @@
 #    documented lines.
 #  - A row that must fail (upstream, or with 1.47.0): e4mkfs exits 1 and
 #    the target's bytes are unchanged.
+#  - A -d row (a directory or tar archive copied in): see pop_row below:
+#    clean, the kernel's mount equal to the row's tree, the reference's
+#    listing equal for directory rows (verdict POPULATED).
+#  - A row whose option is newer than 1.47.0 (NEWER below): created,
+#    clean, the option's effect checked (verdict NEWER).
 #  - Every other row is skipped, named, with the reason; where the reason
 #    is a feature e4mkfs does not make yet, e4mkfs must refuse it (exit 1,
 #    "not supported yet", nothing written).  The skipped rows must be
 #    exactly those of SKIPS below (a row that starts being skipped, or
 #    one that no longer is, fails until the list says so).
-# Each row ends in exactly one verdict line (CREATED, MUSTFAIL, SKIP,
-# REFUSED or FAIL, with the row's name); anything else in its output (a
+# Each row ends in exactly one verdict line (CREATED, POPULATED, NEWER,
+# MUSTFAIL, SKIP, REFUSED or FAIL, with the row's name); anything else in its output (a
 # shell's "Segmentation fault" line, a missing verdict) fails the row.
 # Catches: an e4mkfs that crashes on one option (a must-fail row or a
 # created one).  Checked: e4mkfs made to segfault on `-e broken` -- the
