@@ -235,6 +235,11 @@ out:
 	return rc;
 }
 
+int journal_write_is_open(void)
+{
+	return jw != NULL;
+}
+
 int journal_write_close(const char *cmd)
 {
 	errcode_t err;

@@ -128,6 +128,8 @@ int do_journal_run(int argc, char **argv);
 /* Close the journal jo opened, if any (what jc does; the filesystem's
  * close calls it first).  Prints the error under cmd; 0 or 1. */
 int journal_write_close(const char *cmd);
+/* 1 while jo has a journal open for writing transactions. */
+int journal_write_is_open(void);
 /* debugfs.c: close the open filesystem (writing what changed) and open it
  * again as it was opened (after jr replayed a journal into it: cached
  * descriptors and bitmaps are stale).  Prints errors; 0 or 1. */

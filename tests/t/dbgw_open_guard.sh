@@ -1,0 +1,49 @@
+#!/bin/bash
+# dbgw_open_guard: what e4debugfs -w refuses once the filesystem is open.
+# (1) A journal that needs recovery (needs_recovery, transactions in the
+# log): mkdir and the other file commands are refused with one line naming
+# jr and e4fsck (a mount replays the log over them), while ssv still works
+# and jr followed by mkdir gives a filesystem the reference finds clean.
+# (2) A group descriptor whose block bitmap lies outside its group (set_bg):
+# mkdir is refused naming the group, set_bg back lets it run.
+# Catches: mkdir written under a pending journal (the kernel's replay
+# brings back the old root directory block: "Unconnected directory inode
+# 12"), a block bitmap written into the inode table.
+
+. "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+
+need_oracle "$REF_MKE2FS" "$REF_E2FSCK"
+need_e4debugfs
+export E2FSCK_CONFIG=/dev/null
+E=$E4DEBUGFS
+
+# (1) needs recovery: a transaction rewriting the root directory block
+img=$T/nr.img
+"$REF_MKE2FS" -q -F -t ext4 -b 1024 "$img" 4M >/dev/null 2>&1 || fail "mke2fs failed"
+rb=$("$E" -R "blocks /" "$img" 2>/dev/null | tr -d ' \n')
+[ -n "$rb" ] || fail "no root directory block"
+dd if="$img" of="$T/root.bin" bs=1024 skip="$rb" count=1 status=none
+printf 'jo\njw -b %s %s\njc\n' "$rb" "$T/root.bin" | "$E" -w -f - "$img" >/dev/null 2>&1 ||
+	fail "jo/jw/jc failed"
+"$E" -w -R "mkdir /new" "$img" >"$T/m.out" 2>"$T/m.err" && fail "mkdir under a pending journal exited 0"
+[ "$(grep -c . "$T/m.err")" = 1 ] || fail "not one line: $(cat "$T/m.err")"
+grepq "mkdir: the journal of $img needs recovery first (jr, or e4fsck)" "$T/m.err" ||
+	fail "mkdir: $(cat "$T/m.err")"
+"$E" -R "ls /" "$img" 2>/dev/null | grepq new && fail "mkdir wrote /new under a pending journal"
+"$E" -w -R "ssv mnt_count 4" "$img" >/dev/null 2>"$T/s.err" || fail "ssv refused: $(cat "$T/s.err")"
+printf 'jr\nmkdir /new\n' | "$E" -w -f - "$img" >/dev/null 2>"$T/jr.err" || fail "jr; mkdir: $(cat "$T/jr.err")"
+"$E" -R "ls /" "$img" 2>/dev/null | grepq new || fail "mkdir after jr did not write /new"
+ref_clean "$img" || fail "not clean after jr and mkdir"
+
+# (2) a block bitmap outside its group
+img=$T/e2.img
+"$REF_MKE2FS" -q -F -t ext2 -b 1024 "$img" 16M >/dev/null 2>&1 || fail "mke2fs failed"
+bb=$("$E" -R "stats" "$img" 2>/dev/null | sed -n 's/.*Group  *1: block bitmap at \([0-9]*\).*/\1/p')
+[ -n "$bb" ] || fail "no block bitmap location for group 1"
+"$E" -w -R "set_bg 1 block_bitmap 68" "$img" >/dev/null 2>&1 || fail "set_bg failed"
+"$E" -w -R "mkdir /d1" "$img" >"$T/g.out" 2>"$T/g.err" && fail "mkdir with a misplaced bitmap exited 0"
+grepq "mkdir: .*(group 1's block bitmap, block 68)" "$T/g.err" || fail "mkdir: $(cat "$T/g.err")"
+printf 'set_bg 1 block_bitmap %s\nmkdir /d1\n' "$bb" | "$E" -w -f - "$img" >/dev/null 2>"$T/g2.err" ||
+	fail "set_bg back; mkdir: $(cat "$T/g2.err")"
+ref_clean "$img" || fail "not clean after set_bg back and mkdir"
+exit 0
