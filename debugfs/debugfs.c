@@ -334,7 +334,10 @@ static int open_filesystem(const char *who, const char *dev, int catastrophic,
 					      sizeof(names));
 		else
 			names[0] = 0;
-		if (names[0])
+		if (err == E4_ERR_LOCKED)
+			com_err(who, 0, "%s is open for writing by another process (it holds "
+				"the advisory lock)", dev);
+		else if (names[0])
 			com_err(who, err, "(%s) while opening %s", names, dev);
 		else
 			com_err(who, err, "while opening %s", dev);

@@ -6,14 +6,21 @@
 # and jr followed by mkdir gives a filesystem the reference finds clean.
 # (2) A group descriptor whose block bitmap lies outside its group (set_bg):
 # mkdir is refused naming the group, set_bg back lets it run.
+# (3) A second read-write open while one -w session holds the image (its
+# commands read from a fifo) is refused with one line (e4debugfs -w, e4tune
+# -L, e4fsck -fy), a read-only open is not, and once the first session
+# ends -w works again.
 # Catches: mkdir written under a pending journal (the kernel's replay
 # brings back the old root directory block: "Unconnected directory inode
-# 12"), a block bitmap written into the inode table.
+# 12"), a block bitmap written into the inode table, two writers each
+# writing back its own stale bitmaps.
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
 need_oracle "$REF_MKE2FS" "$REF_E2FSCK"
 need_e4debugfs
+need_e4fsck
+need_e4tune
 export E2FSCK_CONFIG=/dev/null
 E=$E4DEBUGFS
 
@@ -46,4 +53,24 @@ grepq "mkdir: .*(group 1's block bitmap, block 68)" "$T/g.err" || fail "mkdir: $
 printf 'set_bg 1 block_bitmap %s\nmkdir /d1\n' "$bb" | "$E" -w -f - "$img" >/dev/null 2>"$T/g2.err" ||
 	fail "set_bg back; mkdir: $(cat "$T/g2.err")"
 ref_clean "$img" || fail "not clean after set_bg back and mkdir"
+
+# (3) two writers
+mkfifo "$T/cmds"
+"$E" -w -f "$T/cmds" "$img" >"$T/a.out" 2>&1 &
+exec 7>"$T/cmds"
+echo "mkdir /a" >&7
+for i in $(seq 100); do "$E" -R "ls /" "$img" 2>/dev/null | grepq ' a ' && break; sleep 0.05; done
+"$E" -w -R "mkdir /b" "$img" >"$T/b.out" 2>"$T/b.err" && fail "a second -w session exited 0"
+[ "$(grep -c . "$T/b.err")" = 1 ] || fail "not one line: $(cat "$T/b.err")"
+grepq "^e4debugfs: $img is open for writing by another process" "$T/b.err" ||
+	fail "second -w: $(cat "$T/b.err")"
+"$E4TUNE" -L x "$img" >"$T/t.out" 2>&1 && fail "e4tune -L during a -w session exited 0"
+grepq "Open for writing by another process" "$T/t.out" || fail "e4tune: $(cat "$T/t.out")"
+"$E4FSCK" -fy "$img" >"$T/f.out" 2>&1 && fail "e4fsck -fy during a -w session exited 0"
+grepq "Open for writing by another process" "$T/f.out" || fail "e4fsck: $(cat "$T/f.out")"
+"$E" -R "stats -h" "$img" >/dev/null 2>"$T/r.err" || fail "read-only open refused: $(cat "$T/r.err")"
+exec 7>&-
+wait
+"$E" -w -R "mkdir /b" "$img" >/dev/null 2>"$T/b2.err" || fail "-w after the first session: $(cat "$T/b2.err")"
+ref_clean "$img" || fail "not clean after two sessions"
 exit 0
