@@ -161,6 +161,11 @@ int parse_inode_follow(const char *cmd, const char *arg, e4_ino_t *ino);
  * last component copied into name (name_size bytes).  A path ending in
  * '/', "." or "..", or a name that does not fit, is refused.  Prints the
  * error under cmd's name and returns 1 on failure. */
+/* Open a native file that a command reads: a regular file (or, unless
+ * regular_only, a device), never blocking (a fifo or socket is refused,
+ * one line printed).  The descriptor (with fp: also as *fp, which owns
+ * it), or -1 with the message printed. */
+int open_input(const char *cmd, const char *path, int regular_only, FILE **fp);
 int parse_parent(const char *cmd, const char *path, e4_ino_t *dir, char *name,
 		 size_t name_size);
 /* "cmd <inode>" of a command that writes: argc checked (usage printed),

@@ -10,10 +10,16 @@
 # commands read from a fifo) is refused with one line (e4debugfs -w, e4tune
 # -L, e4fsck -fy), a read-only open is not, and once the first session
 # ends -w works again.
+# (4) A fifo as the source of write, jw or ea_set -f is refused at once
+# (one line each), not waited on; jw still reads /dev/zero.
+# (5) feature ^has_journal is refused while needs_recovery is set (after
+# jw, and after jc); together with ^needs_recovery it is allowed.
 # Catches: mkdir written under a pending journal (the kernel's replay
 # brings back the old root directory block: "Unconnected directory inode
 # 12"), a block bitmap written into the inode table, two writers each
-# writing back its own stale bitmaps.
+# writing back its own stale bitmaps, "write FIFO /f" blocking forever in
+# open(), needs_recovery left set without has_journal (the kernel refuses
+# to mount it).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -73,4 +79,25 @@ exec 7>&-
 wait
 "$E" -w -R "mkdir /b" "$img" >/dev/null 2>"$T/b2.err" || fail "-w after the first session: $(cat "$T/b2.err")"
 ref_clean "$img" || fail "not clean after two sessions"
+
+# (4) a fifo as a source (an ext4 image: jw needs a journal)
+img=$T/nr.img
+mkfifo "$T/ff"
+printf 'write %s /ff\nea_set -f %s / user.a\njo\njw -b 300 %s\njc\n' "$T/ff" "$T/ff" "$T/ff" >"$T/c4"
+runcap "$T/r4" 20 "$E" -w -f "$T/c4" "$img"
+[ "$(cat "$T/r4.rc")" = 1 ] || fail "fifo sources: $(describe_rc "$(cat "$T/r4.rc")")"
+grepq "^write: $T/ff is not a regular file\$" "$T/r4.err" || fail "write: $(cat "$T/r4.err")"
+grepq "^ea_set: $T/ff is not a regular file or a device" "$T/r4.err" || fail "ea_set: $(cat "$T/r4.err")"
+grepq "^jw: $T/ff is not a regular file or a device" "$T/r4.err" || fail "jw: $(cat "$T/r4.err")"
+
+# (5) has_journal cleared under needs_recovery
+img=$T/hj.img
+"$REF_MKE2FS" -q -F -t ext4 "$img" 4M >/dev/null 2>&1 || fail "mke2fs failed"
+printf 'jo\njw -b 300 /dev/zero\nfeature ^has_journal\njc\nfeature ^has_journal\n' >"$T/c5"
+runcap "$T/r5" 20 "$E" -w -f "$T/c5" "$img"
+[ "$(grep -c "feature: clearing has_journal refused: the filesystem needs journal recovery" "$T/r5.err")" = 2 ] ||
+	fail "^has_journal: $(cat "$T/r5.err")"
+"$E" -R "feature" "$img" 2>/dev/null | grepq "has_journal" || fail "has_journal cleared under needs_recovery"
+"$E" -w -R "feature ^has_journal ^needs_recovery" "$img" >/dev/null 2>"$T/r6.err" ||
+	fail "^has_journal ^needs_recovery refused: $(cat "$T/r6.err")"
 exit 0
