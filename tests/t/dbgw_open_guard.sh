@@ -65,7 +65,8 @@ mkfifo "$T/cmds"
 "$E" -w -f "$T/cmds" "$img" >"$T/a.out" 2>&1 &
 exec 7>"$T/cmds"
 echo "mkdir /a" >&7
-for i in $(seq 100); do "$E" -R "ls /" "$img" 2>/dev/null | grepq ' a ' && break; sleep 0.05; done
+for i in $(seq 100); do "$E" -R "ls /" "$img" 2>/dev/null | grep -Eq '\) a( |$)' && break; sleep 0.05; done
+"$E" -R "ls /" "$img" 2>/dev/null | grep -Eq '\) a( |$)' || fail "the first session's mkdir /a is not there"
 "$E" -w -R "mkdir /b" "$img" >"$T/b.out" 2>"$T/b.err" && fail "a second -w session exited 0"
 [ "$(grep -c . "$T/b.err")" = 1 ] || fail "not one line: $(cat "$T/b.err")"
 grepq "^e4debugfs: $img is open for writing by another process" "$T/b.err" ||
