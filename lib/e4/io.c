@@ -29,6 +29,7 @@
 #include <sys/ioctl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/fs.h>
 
@@ -148,8 +149,18 @@ static errcode_t wlock_take(int fd, const struct stat *st, int *slot)
 		if (!wlocks[i].refs && free_i == sizeof(wlocks) / sizeof(wlocks[0]))
 			free_i = i;
 	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
-		return errno == EWOULDBLOCK ? E4_ERR_LOCKED : 0;	/* no locks there */
+	/* udev takes a shared lock on a block device for a moment while it
+	 * probes it (after each writer closes): wait up to about 2 s for that
+	 * to pass, never for a file */
+	for (int tries = S_ISBLK(st->st_mode) ? 200 : 1; flock(fd, LOCK_EX | LOCK_NB) < 0;) {
+		const struct timespec ten_ms = { 0, 10 * 1000 * 1000 };
+
+		if (errno != EWOULDBLOCK)
+			return 0;	/* no locks there */
+		if (--tries <= 0)
+			return E4_ERR_LOCKED;
+		nanosleep(&ten_ms, NULL);
+	}
 	if (free_i == sizeof(wlocks) / sizeof(wlocks[0]))
 		return 0;	/* held through fd alone, until it closes */
 	wlocks[free_i].fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
