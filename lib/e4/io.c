@@ -121,7 +121,9 @@ static errcode_t io_new(struct e4_io_base *base, int flags, uint64_t size, e4_io
  * with stale copies.  Read-only opens take none.  Within one process the
  * same file may be opened read-write again (e4tune's second handle): the
  * lock is counted per file here and held on a duplicate descriptor until
- * its last user closes.
+ * its last user closes.  A loop device's read-write open locks the file
+ * it is bound to as well, so that a writer through the image and one
+ * through the loop device see each other.
  */
 static struct {
 	dev_t dev;	/* st_dev, or st_rdev for a block device */
@@ -184,7 +186,7 @@ void e4_io_wlock_release(int wlock)
 
 errcode_t e4_io_open(const char *path, int flags, e4_io **ret)
 {
-	int wlock = 0;
+	int wlock = 0, wlock_file = 0;
 	struct stat st;
 	struct e4_io_base *base;
 	uint64_t size;
@@ -243,14 +245,31 @@ errcode_t e4_io_open(const char *path, int flags, e4_io **ret)
 		close(fd);
 		return err;
 	}
+	/* a loop device: its backing file too (a writer on the image) */
+	if ((flags & E4_IO_RW) && S_ISBLK(st.st_mode)) {
+		int bfd = e4_loop_backing_open(fd);
+		struct stat bst;
+
+		if (bfd >= 0) {
+			err = fstat(bfd, &bst) ? 0 : wlock_take(bfd, &bst, &wlock_file);
+			close(bfd);
+			if (err) {
+				close(fd);
+				e4_io_wlock_release(wlock);
+				return err;
+			}
+		}
+	}
 	err = e4_io_base_fd(fd, flags, &base);
 	if (err) {
 		close(fd);
 		e4_io_wlock_release(wlock);
+		e4_io_wlock_release(wlock_file);
 		return err;
 	}
 	base->dio_align = align;
 	base->wlock = wlock;
+	base->wlock_file = wlock_file;
 	return io_new(base, flags, size, ret);
 fail:
 	err = io_errno();

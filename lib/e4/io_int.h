@@ -25,6 +25,7 @@ struct e4_io_base {
 					 * (a power of two); 0: buffered */
 	int wlock;			/* E4_IO_RW: the write lock held (io.c's
 					 * slot + 1); 0: none */
+	int wlock_file;			/* a loop device's: its backing file's */
 };
 /* Drop one reference to the write lock slot (e4_io_base's wlock; 0:
  * nothing); the last one releases the lock. */

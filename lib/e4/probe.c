@@ -101,6 +101,40 @@ static int loop_backing(int fd, dev_t *fdev, ino_t *fino)
 	return 0;
 }
 
+int e4_loop_backing_open(int fd)
+{
+	char path[80], back[4096];
+	struct stat st, bst;
+	dev_t fdev;
+	ino_t fino;
+	FILE *f;
+	int bfd;
+
+	if (fstat(fd, &st) || !S_ISBLK(st.st_mode) || loop_backing(fd, &fdev, &fino))
+		return -1;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/loop/backing_file",
+		 major(st.st_rdev), minor(st.st_rdev));
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(back, sizeof(back), f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	back[strcspn(back, "\n")] = 0;
+	bfd = open(back, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (bfd < 0)
+		return -1;
+	/* the path as this namespace sees it: the same file, or nothing */
+	if (fstat(bfd, &bst) || !S_ISREG(bst.st_mode) || bst.st_dev != fdev ||
+	    bst.st_ino != fino) {
+		close(bfd);
+		return -1;
+	}
+	return bfd;
+}
+
 /* Every loop device bound to the file (fdev, fino) other than the block
  * device skip (0: none): one that is mounted (this namespace's
  * mountinfo) or held open exclusively (mounted in another namespace, a

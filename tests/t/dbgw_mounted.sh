@@ -8,7 +8,8 @@
 # A second loop device bound to the mounted image is refused too (found
 # through LOOP_GET_STATUS64's backing inode), by e4debugfs, e4fsck and
 # e4tune; and an image mounted in another mount namespace (its loop device
-# absent from our mountinfo but held open exclusively) is refused.
+# absent from our mountinfo but held open exclusively) is refused.  A -w
+# session on the image locks out a -w open of a loop device bound to it.
 # Catches: -w writing under a mounted filesystem because the check looked
 # only at /proc/mounts for the image path (a loop mount shows /dev/loopN),
 # or only at the one device named (a second loop device on the same file).
@@ -53,6 +54,18 @@ grepq "$l2 is in use (mounted through /dev/loop[0-9]* on $T/mnt)" "$T/l2.err" ||
 "$E4FSCK" -fy "$l2" >"$T/fk.out" 2>&1 && fail "e4fsck -fy on the second loop exited 0"
 grepq "$l2 is in use (mounted through" "$T/fk.out" || fail "e4fsck: $(cat "$T/fk.out")"
 umount_retry "$T/mnt"
+
+# unmounted: a -w session on the image and one on a loop device bound to
+# it see each other's lock (the loop device's open locks its file too)
+mkfifo "$T/cmds"
+"$E4DEBUGFS" -w -f "$T/cmds" "$img" >/dev/null 2>&1 &
+exec 7>"$T/cmds"
+echo "stats -h" >&7
+"$E4DEBUGFS" -w -R "mkdir /x" "$l2" >"$T/lk.out" 2>"$T/lk.err" &&
+	fail "-w on a loop device while the image is open read-write exited 0"
+grepq "$l2 is open for writing by another process" "$T/lk.err" || fail "lock: $(cat "$T/lk.err")"
+exec 7>&-
+wait
 losetup -d "$l2"
 
 # mounted in another mount namespace: not in our mountinfo
