@@ -197,11 +197,11 @@ int do_journal_write(int argc, char **argv)
 	}
 	bs = e4_journal_blocksize(e4_jwrite_journal(jw));
 	if (nb) {
-		f = fopen(argv[optind], "rb");
+		if (open_input(argv[0], argv[optind], 0, &f) < 0)
+			goto out;
 		buf = malloc(bs);
-		if (!f || !buf) {
-			com_err(argv[0], f ? E4_ERR_NO_MEMORY : (errcode_t)errno, "while opening %s",
-				argv[optind]);
+		if (!buf) {
+			com_err(argv[0], E4_ERR_NO_MEMORY, "while opening %s", argv[optind]);
 			goto out;
 		}
 	}
@@ -233,6 +233,11 @@ out:
 	free(blocks);
 	free(revokes);
 	return rc;
+}
+
+int journal_write_is_open(void)
+{
+	return jw != NULL;
 }
 
 int journal_write_close(const char *cmd)

@@ -228,6 +228,24 @@ static void print_features(void)
 	printf("%s\n", any ? "" : " (none)");
 }
 
+/* Clearing has_journal while needs_recovery stays set (jw sets it; the
+ * kernel refuses needs_recovery without a journal, and the log would be
+ * lost): refused, one line.  Clearing needs_recovery in the same command
+ * allows it (a raw edit).  1 when refused. */
+static int journal_kept(int argc, char **argv)
+{
+	int i;
+
+	if (!e4_has_incompat(current_fs, EXT4_FEATURE_INCOMPAT_RECOVER))
+		return 0;
+	for (i = 1; i < argc; i++)
+		if ((argv[i][0] == '^' || argv[i][0] == '-') && !strcmp(argv[i] + 1, "needs_recovery"))
+			return 0;
+	com_err(argv[0], 0, "clearing has_journal refused: the filesystem needs journal "
+		"recovery (jr first, or clear needs_recovery too)");
+	return 1;
+}
+
 int do_feature(int argc, char **argv)
 {
 	enum e4_feature_kind kind;
@@ -246,6 +264,9 @@ int do_feature(int argc, char **argv)
 			com_err(argv[0], 0, "unknown feature: %s", name);
 			return 1;
 		}
+		if (name != argv[i] && kind == E4_FEAT_COMPAT &&
+		    mask == EXT4_FEATURE_COMPAT_HAS_JOURNAL && journal_kept(argc, argv))
+			return 1;
 	}
 	for (i = 1; i < argc; i++) {
 		errcode_t err = e4_super_feature_edit(current_fs, argv[i]);
@@ -305,13 +326,11 @@ int do_set_current_time(int argc, char **argv)
 static int read_value_file(const char *cmd, const char *path, void **buf, size_t *len)
 {
 	size_t cap = E4_XATTR_VALUE_MAX + 1;
-	FILE *f = fopen(path, "rb");
+	FILE *f = NULL;
 	char *b;
 
-	if (!f) {
-		com_err(cmd, errno, "while opening %s", path);
+	if (open_input(cmd, path, 0, &f) < 0)
 		return 1;
-	}
 	b = malloc(cap);
 	if (!b) {
 		fclose(f);

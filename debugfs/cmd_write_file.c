@@ -116,18 +116,11 @@ int do_write(int argc, char **argv)
 		return usage(argv[0], NULL);
 	if (check_fs_read_write(argv[0]))
 		return 1;
-	fd = open(argv[1], O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		com_err(argv[0], errno, "while opening %s", argv[1]);
+	fd = open_input(argv[0], argv[1], 1, NULL);
+	if (fd < 0)
 		return 1;
-	}
 	if (fstat(fd, &st)) {
 		com_err(argv[0], errno, "while reading %s", argv[1]);
-		close(fd);
-		return 1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		com_err(argv[0], 0, "%s is not a regular file", argv[1]);
 		close(fd);
 		return 1;
 	}

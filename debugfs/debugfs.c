@@ -21,7 +21,11 @@ e4_ino_t cwd_ino = EXT4_ROOT_INO;
 int current_catastrophic;
 int current_rw;
 static int current_sb_dirty, current_gdt_dirty;
-static int current_sb_csum_kept;	/* ssv checksum: s_checksum written as set */
+static int current_sb_csum_kept;
+/* e4_group_check_locations() of the open filesystem (redone after set_bg) */
+static int current_gd_checked;
+static errcode_t current_gd_fault;
+static struct e4_gd_fault current_gd_first;	/* ssv checksum: s_checksum written as set */
 static uint32_t current_sb_csum;
 
 static int quit_requested;
@@ -136,6 +140,23 @@ static const struct dbg_cmd cmd_table[] = {
 	{ "quit", "q", do_quit, "", "Leave " DEBUGFS_NAME },
 	{ NULL, NULL, NULL, NULL, NULL }
 };
+
+/* The commands that change files or directories through the library's
+ * allocators and directory code (not raw field or bitmap edits): the
+ * rule for them is file_commands_refused(). */
+static int changes_files(const struct dbg_cmd *c)
+{
+	static const char *const names[] = {
+		"write", "mkdir", "rmdir", "rm", "kill_file", "link", "unlink", "symlink",
+		"mknod", "copy_inode", "expand_dir", "punch", "fallocate", "ea_set", "ea_rm",
+		NULL
+	};
+
+	for (const char *const *n = names; *n; n++)
+		if (!strcmp(*n, c->name))
+			return 1;
+	return 0;
+}
 
 static const struct dbg_cmd *find_command(const char *name)
 {
@@ -313,7 +334,10 @@ static int open_filesystem(const char *who, const char *dev, int catastrophic,
 					      sizeof(names));
 		else
 			names[0] = 0;
-		if (names[0])
+		if (err == E4_ERR_LOCKED)
+			com_err(who, 0, "%s is open for writing by another process (it holds "
+				"the advisory lock)", dev);
+		else if (names[0])
 			com_err(who, err, "(%s) while opening %s", names, dev);
 		else
 			com_err(who, err, "while opening %s", dev);
@@ -360,6 +384,7 @@ static int open_filesystem(const char *who, const char *dev, int catastrophic,
 	current_catastrophic = catastrophic;
 	current_rw = (mode & OPEN_RW) != 0;
 	current_sb_dirty = current_gdt_dirty = current_sb_csum_kept = 0;
+	current_gd_checked = 0;
 	root_ino = cwd_ino = EXT4_ROOT_INO;
 	return 0;
 }
@@ -380,6 +405,71 @@ void mark_super_csum_kept(void)
 void mark_gdt_dirty(void)
 {
 	current_gdt_dirty = 1;
+	current_gd_checked = 0;
+}
+
+static int first_gd_fault(e4_fs *fs, const struct e4_gd_fault *f, void *priv)
+{
+	(void)fs;
+	*(struct e4_gd_fault *)priv = *f;
+	return 1;
+}
+
+/* Does the journal hold transactions the kernel would replay at mount
+ * (needs_recovery, and a log that is not empty or is being written by jo
+ * in this session)?  A journal that cannot be read counts as holding them. */
+static int journal_holds_transactions(void)
+{
+	e4_journal *j;
+	int holds;
+
+	if (!e4_has_incompat(current_fs, EXT4_FEATURE_INCOMPAT_RECOVER))
+		return 0;
+	if (journal_write_is_open())
+		return 1;
+	if (e4_journal_open(current_fs, NULL, &j))
+		return 1;
+	holds = e4_be32(e4_journal_super(j)->s_start) != 0;
+	e4_journal_close(j);
+	return holds;
+}
+
+/* The rule for CMD_FILES commands on a read-write filesystem: the kernel
+ * replays a pending journal over what they would write (undoing it), and
+ * a bitmap or inode table lying on other metadata would be written over
+ * it.  Raw edits (ssv, sif, set_bg, setb, ...) and the journal commands
+ * stay allowed, so that the user can repair either.  1 (one line
+ * printed) when refused. */
+static int file_commands_refused(const char *cmd)
+{
+	static const char *const item[] = { "block bitmap", "inode bitmap", "inode table" };
+	struct e4_gd_fault f;
+
+	if (!current_fs || !current_rw)
+		return 0;	/* the command says what is missing */
+	if (journal_holds_transactions()) {
+		com_err(cmd, 0, "the journal of %s needs recovery first (jr, or e4fsck): "
+			"a mount would replay it over this change", last_open.dev);
+		return 1;
+	}
+	if (!current_gd_checked) {
+		memset(&f, 0, sizeof(f));
+		current_gd_fault = e4_group_check_locations(current_fs, first_gd_fault, &f, NULL);
+		current_gd_first = f;
+		current_gd_checked = 1;
+	}
+	if (current_gd_fault == E4_ERR_NO_MEMORY) {
+		com_err(cmd, current_gd_fault, "while checking the group descriptors");
+		return 1;
+	}
+	if (current_gd_fault) {
+		f = current_gd_first;
+		com_err(cmd, current_gd_fault, "(group %lu's %s, block %llu): file commands "
+			"are refused until set_bg fixes it", (unsigned long)f.group,
+			item[f.item % 3], (unsigned long long)f.blk);
+		return 1;
+	}
+	return 0;
 }
 
 /* Write what changed: the bitmaps the allocation calls changed, the
@@ -425,6 +515,7 @@ static int close_filesystem(const char *who, int all)
 	current_fs = NULL;
 	current_catastrophic = current_rw = 0;
 	current_sb_dirty = current_gdt_dirty = current_sb_csum_kept = 0;
+	current_gd_checked = 0;
 	root_ino = cwd_ino = EXT4_ROOT_INO;
 	if (err) {
 		com_err(who, err, "while writing the changes and closing the filesystem on %s",
@@ -652,6 +743,8 @@ static int execute_line(const char *text)
 		ret = 0;
 	} else if (!(c = find_command(argv[0]))) {
 		com_err(DEBUGFS_NAME, 0, "Command not found %s", argv[0]);
+		ret = 1;
+	} else if (changes_files(c) && file_commands_refused(argv[0])) {
 		ret = 1;
 	} else {
 		ret = c->func(argc, argv) ? 1 : 0;

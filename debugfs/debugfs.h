@@ -128,6 +128,8 @@ int do_journal_run(int argc, char **argv);
 /* Close the journal jo opened, if any (what jc does; the filesystem's
  * close calls it first).  Prints the error under cmd; 0 or 1. */
 int journal_write_close(const char *cmd);
+/* 1 while jo has a journal open for writing transactions. */
+int journal_write_is_open(void);
 /* debugfs.c: close the open filesystem (writing what changed) and open it
  * again as it was opened (after jr replayed a journal into it: cached
  * descriptors and bitmaps are stale).  Prints errors; 0 or 1. */
@@ -159,6 +161,11 @@ int parse_inode_follow(const char *cmd, const char *arg, e4_ino_t *ino);
  * last component copied into name (name_size bytes).  A path ending in
  * '/', "." or "..", or a name that does not fit, is refused.  Prints the
  * error under cmd's name and returns 1 on failure. */
+/* Open a native file that a command reads: a regular file (or, unless
+ * regular_only, a device), never blocking (a fifo or socket is refused,
+ * one line printed).  The descriptor (with fp: also as *fp, which owns
+ * it), or -1 with the message printed. */
+int open_input(const char *cmd, const char *path, int regular_only, FILE **fp);
 int parse_parent(const char *cmd, const char *path, e4_ino_t *dir, char *name,
 		 size_t name_size);
 /* "cmd <inode>" of a command that writes: argc checked (usage printed),

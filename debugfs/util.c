@@ -4,10 +4,13 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "debugfs.h"
 #include "superlist.h"
@@ -316,4 +319,44 @@ int rw_inode_cmd(int argc, char **argv, e4_ino_t *ino)
 	if (argc != 2)
 		return usage(argv[0], NULL);
 	return check_fs_read_write(argv[0]) || parse_inode(argv[0], argv[1], ino);
+}
+
+int open_input(const char *cmd, const char *path, int regular_only, FILE **fp)
+{
+	struct stat st;
+	int fd;
+
+	/* O_NONBLOCK: a fifo without a writer must not hang the open */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		com_err(cmd, errno, "while opening %s", path);
+		return -1;
+	}
+	if (fstat(fd, &st)) {
+		com_err(cmd, errno, "while reading %s", path);
+		close(fd);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		com_err(cmd, EISDIR, "while reading %s", path);
+		close(fd);
+		return -1;
+	}
+	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || (regular_only && !S_ISREG(st.st_mode))) {
+		com_err(cmd, 0, "%s is not a regular file%s", path,
+			regular_only ? "" : " or a device");
+		close(fd);
+		return -1;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		com_err(cmd, errno, "while opening %s", path);
+		close(fd);
+		return -1;
+	}
+	if (fp && !(*fp = fdopen(fd, "rb"))) {
+		com_err(cmd, errno, "while opening %s", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
 }

@@ -62,6 +62,10 @@ void e4_geom_from_sb(e4_fs *fs);
 
 /* Read one metadata block through the cache, checking the range. */
 errcode_t e4_read_block(e4_fs *fs, e4_blk_t blk, void *buf);
+/* probe.c: for a descriptor of a loop device, the file it is bound to
+ * opened read-only (checked against LOOP_GET_STATUS64's lo_device and
+ * lo_inode), or -1 (not a loop device, or its file out of reach). */
+int e4_loop_backing_open(int fd);
 
 /* Write the primary descriptor table only: the classic GDT after the
  * primary superblock, and with meta_bg each later descriptor block in the

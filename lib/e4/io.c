@@ -27,7 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/fs.h>
 
@@ -112,8 +114,79 @@ static errcode_t io_new(struct e4_io_base *base, int flags, uint64_t size, e4_io
 	return 0;
 }
 
+/*
+ * Read-write opens take an advisory lock (flock LOCK_EX, not waiting) on
+ * the image file or block device, so that two writers (two e4debugfs -w,
+ * e4tune while e4fsck -y runs) do not overwrite each other's metadata
+ * with stale copies.  Read-only opens take none.  Within one process the
+ * same file may be opened read-write again (e4tune's second handle): the
+ * lock is counted per file here and held on a duplicate descriptor until
+ * its last user closes.  A loop device's read-write open locks the file
+ * it is bound to as well, so that a writer through the image and one
+ * through the loop device see each other.
+ */
+static struct {
+	dev_t dev;	/* st_dev, or st_rdev for a block device */
+	ino_t ino;	/* st_ino; 0 for a block device */
+	int fd;		/* a duplicate holding the lock */
+	unsigned refs;
+} wlocks[16];
+
+/* Take (or count once more) the write lock of fd (st: its fstat).  0 and
+ * *slot (index + 1; 0 when the filesystem holding the file has no locks)
+ * or E4_ERR_LOCKED when another open file description holds it. */
+static errcode_t wlock_take(int fd, const struct stat *st, int *slot)
+{
+	dev_t dev = S_ISBLK(st->st_mode) ? st->st_rdev : st->st_dev;
+	ino_t ino = S_ISBLK(st->st_mode) ? 0 : st->st_ino;
+	size_t i, free_i = sizeof(wlocks) / sizeof(wlocks[0]);
+
+	*slot = 0;
+	for (i = 0; i < sizeof(wlocks) / sizeof(wlocks[0]); i++) {
+		if (wlocks[i].refs && wlocks[i].dev == dev && wlocks[i].ino == ino) {
+			wlocks[i].refs++;
+			*slot = (int)i + 1;
+			return 0;
+		}
+		if (!wlocks[i].refs && free_i == sizeof(wlocks) / sizeof(wlocks[0]))
+			free_i = i;
+	}
+	/* udev takes a shared lock on a block device for a moment while it
+	 * probes it (after each writer closes): wait up to about 2 s for that
+	 * to pass, never for a file */
+	for (int tries = S_ISBLK(st->st_mode) ? 200 : 1; flock(fd, LOCK_EX | LOCK_NB) < 0;) {
+		const struct timespec ten_ms = { 0, 10 * 1000 * 1000 };
+
+		if (errno != EWOULDBLOCK)
+			return 0;	/* no locks there */
+		if (--tries <= 0)
+			return E4_ERR_LOCKED;
+		nanosleep(&ten_ms, NULL);
+	}
+	if (free_i == sizeof(wlocks) / sizeof(wlocks[0]))
+		return 0;	/* held through fd alone, until it closes */
+	wlocks[free_i].fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (wlocks[free_i].fd < 0)
+		return 0;
+	wlocks[free_i].dev = dev;
+	wlocks[free_i].ino = ino;
+	wlocks[free_i].refs = 1;
+	*slot = (int)free_i + 1;
+	return 0;
+}
+
+void e4_io_wlock_release(int wlock)
+{
+	if (wlock <= 0 || (size_t)wlock > sizeof(wlocks) / sizeof(wlocks[0]) ||
+	    !wlocks[wlock - 1].refs)
+		return;
+	if (--wlocks[wlock - 1].refs == 0)
+		close(wlocks[wlock - 1].fd);
+}
+
 errcode_t e4_io_open(const char *path, int flags, e4_io **ret)
 {
+	int wlock = 0, wlock_file = 0;
 	struct stat st;
 	struct e4_io_base *base;
 	uint64_t size;
@@ -168,12 +241,35 @@ errcode_t e4_io_open(const char *path, int flags, e4_io **ret)
 			return E4_ERR_DIRECT_IO;
 		}
 	}
-	err = e4_io_base_fd(fd, flags, &base);
-	if (err) {
+	if ((flags & E4_IO_RW) && (err = wlock_take(fd, &st, &wlock))) {
 		close(fd);
 		return err;
 	}
+	/* a loop device: its backing file too (a writer on the image) */
+	if ((flags & E4_IO_RW) && S_ISBLK(st.st_mode)) {
+		int bfd = e4_loop_backing_open(fd);
+		struct stat bst;
+
+		if (bfd >= 0) {
+			err = fstat(bfd, &bst) ? 0 : wlock_take(bfd, &bst, &wlock_file);
+			close(bfd);
+			if (err) {
+				close(fd);
+				e4_io_wlock_release(wlock);
+				return err;
+			}
+		}
+	}
+	err = e4_io_base_fd(fd, flags, &base);
+	if (err) {
+		close(fd);
+		e4_io_wlock_release(wlock);
+		e4_io_wlock_release(wlock_file);
+		return err;
+	}
 	base->dio_align = align;
+	base->wlock = wlock;
+	base->wlock_file = wlock_file;
 	return io_new(base, flags, size, ret);
 fail:
 	err = io_errno();

@@ -136,6 +136,8 @@ static void fd_free(e4_io_layer *l)
 
 	if (b->fd >= 0)
 		close(b->fd);
+	e4_io_wlock_release(b->wlock);
+	e4_io_wlock_release(b->wlock_file);
 	free(b);
 }
 

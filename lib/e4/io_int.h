@@ -23,7 +23,13 @@ struct e4_io_base {
 	uint64_t unstarted;		/* written since writeback last started */
 	unsigned dio_align;		/* E4_IO_DIRECT: transfer alignment, bytes
 					 * (a power of two); 0: buffered */
+	int wlock;			/* E4_IO_RW: the write lock held (io.c's
+					 * slot + 1); 0: none */
+	int wlock_file;			/* a loop device's: its backing file's */
 };
+/* Drop one reference to the write lock slot (e4_io_base's wlock; 0:
+ * nothing); the last one releases the lock. */
+void e4_io_wlock_release(int wlock);
 
 /* A base over an open descriptor (taken over: closed by ops->free). */
 errcode_t e4_io_base_fd(int fd, int flags, struct e4_io_base **ret);

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
+#include <linux/loop.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,9 +86,62 @@ static int dev_mounted(dev_t dev, char *what, size_t len, struct e4_probe *p)
 	return found;
 }
 
-/* For a regular file: a loop device backed by it that is mounted (or
- * held by anyone: the check is only whether it is attached and mounted). */
-static int file_loop_busy(const struct stat *st, char *what, size_t len, struct e4_probe *p)
+/* The file a loop device is bound to (LOOP_GET_STATUS64's lo_device and
+ * lo_inode: the file itself, whatever path or mount namespace it was
+ * attached through).  0 and *file set, or -1 when fd is no bound loop. */
+static int loop_backing(int fd, dev_t *fdev, ino_t *fino)
+{
+	struct loop_info64 li;
+
+	memset(&li, 0, sizeof(li));
+	if (ioctl(fd, LOOP_GET_STATUS64, &li) < 0)
+		return -1;
+	*fdev = (dev_t)li.lo_device;
+	*fino = (ino_t)li.lo_inode;
+	return 0;
+}
+
+int e4_loop_backing_open(int fd)
+{
+	char path[80], back[4096];
+	struct stat st, bst;
+	dev_t fdev;
+	ino_t fino;
+	FILE *f;
+	int bfd;
+
+	if (fstat(fd, &st) || !S_ISBLK(st.st_mode) || loop_backing(fd, &fdev, &fino))
+		return -1;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/loop/backing_file",
+		 major(st.st_rdev), minor(st.st_rdev));
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(back, sizeof(back), f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	back[strcspn(back, "\n")] = 0;
+	bfd = open(back, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (bfd < 0)
+		return -1;
+	/* the path as this namespace sees it: the same file, or nothing */
+	if (fstat(bfd, &bst) || !S_ISREG(bst.st_mode) || bst.st_dev != fdev ||
+	    bst.st_ino != fino) {
+		close(bfd);
+		return -1;
+	}
+	return bfd;
+}
+
+/* Every loop device bound to the file (fdev, fino) other than the block
+ * device skip (0: none): one that is mounted (this namespace's
+ * mountinfo) or held open exclusively (mounted in another namespace, a
+ * RAID or LVM member) makes the file busy: what says how, naming the
+ * loop device.  Returns 1 when busy. */
+static int loops_of_file_busy(dev_t fdev, ino_t fino, dev_t skip, char *what, size_t len,
+			      struct e4_probe *p)
 {
 	DIR *d = opendir("/sys/block");
 	struct dirent *de;
@@ -96,34 +150,39 @@ static int file_loop_busy(const struct stat *st, char *what, size_t len, struct 
 	if (!d)
 		return 0;
 	while (!found && (de = readdir(d))) {
-		char path[512], back[4096], devpath[512];
-		struct stat bst, dst;
-		FILE *f;
+		char devpath[300], m[300];
+		struct stat dst;
+		dev_t bdev;
+		ino_t bino;
+		int fd, efd;
 
 		if (strncmp(de->d_name, "loop", 4))
 			continue;
-		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", de->d_name);
-		f = fopen(path, "r");
-		if (!f)
+		snprintf(devpath, sizeof(devpath), "/dev/%.200s", de->d_name);
+		if (stat(devpath, &dst) || !S_ISBLK(dst.st_mode) || dst.st_rdev == skip)
 			continue;
-		if (!fgets(back, sizeof(back), f)) {
-			fclose(f);
+		fd = open(devpath, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (loop_backing(fd, &bdev, &bino) || bdev != fdev || bino != fino) {
+			close(fd);
 			continue;
 		}
-		fclose(f);
-		back[strcspn(back, "\n")] = 0;
-		if (stat(back, &bst) || bst.st_dev != st->st_dev || bst.st_ino != st->st_ino)
+		close(fd);
+		if (dev_mounted(dst.st_rdev, m, sizeof(m), p)) {
+			snprintf(what, len, "mounted through %.40s %.150s", devpath, m + 8);	/* "on DIR" */
+			snprintf(p->loop_dev, sizeof(p->loop_dev), "%.60s", devpath);
+			found = 1;
 			continue;
-		snprintf(devpath, sizeof(devpath), "/dev/%s", de->d_name);
-		if (stat(devpath, &dst) == 0 && S_ISBLK(dst.st_mode)) {
-			char m[300];
-
-			if (dev_mounted(dst.st_rdev, m, sizeof(m), p)) {
-				snprintf(what, len, "in use through %.40s, %.150s", devpath, m);
-				snprintf(p->loop_dev, sizeof(p->loop_dev), "%.60s", devpath);
-				found = 1;
-			}
 		}
+		efd = open(devpath, O_RDONLY | O_EXCL | O_NONBLOCK | O_CLOEXEC);
+		if (efd < 0 && errno == EBUSY) {
+			snprintf(what, len, "held open exclusively through %.40s: mounted in "
+				 "another mount namespace, or a RAID or LVM member", devpath);
+			found = 1;
+		}
+		if (efd >= 0)
+			close(efd);
 	}
 	closedir(d);
 	return found;
@@ -185,6 +244,8 @@ errcode_t e4_probe_device(const char *path, struct e4_probe *p)
 errcode_t e4_probe_device_at(const char *path, uint64_t offset, struct e4_probe *p)
 {
 	struct stat st;
+	dev_t fdev;
+	ino_t fino;
 	int fd;
 
 	memset(p, 0, sizeof(*p));
@@ -221,10 +282,15 @@ errcode_t e4_probe_device_at(const char *path, uint64_t offset, struct e4_probe 
 			if (efd >= 0)
 				close(efd);
 		}
+		/* a loop device: the other loop devices bound to its file */
+		if (!p->busy && !loop_backing(fd, &fdev, &fino))
+			p->busy = loops_of_file_busy(fdev, fino, st.st_rdev, p->busy_what,
+						     sizeof(p->busy_what), p);
 	} else {
 		p->size = (uint64_t)st.st_size;
 		p->discard_zeroes = 1;
-		p->busy = file_loop_busy(&st, p->busy_what, sizeof(p->busy_what), p);
+		p->busy = loops_of_file_busy(st.st_dev, st.st_ino, 0, p->busy_what,
+					     sizeof(p->busy_what), p);
 		/* a fresh sparse image: no data anywhere (where SEEK_DATA is not
 		 * supported it reports data at 0, and the probe runs) */
 		p->all_holes = !p->size || offset >= p->size ||

@@ -159,7 +159,7 @@ if [ "$(id -u)" = 0 ] && losetup -f >/dev/null 2>&1; then
 	if mount "$dev" "$T/mnt"; then
 		on_exit "umount_retry '$T/mnt'"
 		expect_refusal "mounted loop device (-FF)" "$lo_img" "mounted" -FF -t ext4 "$dev"
-		expect_refusal "backing file of a mounted loop device (-FF)" "$lo_img" "in use" -FF -t ext4 "$lo_img"
+		expect_refusal "backing file of a mounted loop device (-FF)" "$lo_img" "mounted through /dev/loop" -FF -t ext4 "$lo_img"
 		umount_retry "$T/mnt"
 	else
 		failed+=("could not mount the loop device")
