@@ -200,6 +200,13 @@ out:
 	return err;
 }
 
+errcode_t e4_dir_inline_check(struct e4_dirw *w, const char *name, size_t len)
+{
+	errcode_t err = e4_dir_inline_change(w, name, len, NULL, NULL);
+
+	return err == E4_ERR_NOT_FOUND ? 0 : err ? err : E4_ERR_EXISTS;
+}
+
 errcode_t e4_dir_inline_change(struct e4_dirw *w, const char *name, size_t len,
 			       e4_dirw_change change, void *priv)
 {
@@ -215,7 +222,7 @@ errcode_t e4_dir_inline_change(struct e4_dirw *w, const char *name, size_t len,
 	    e4_dirw_region_find(w, buf, INL_IBLOCK, INL_IBLOCK + (unsigned)xlen, name, len, &off,
 				&prev) < 0)
 		err = E4_ERR_NOT_FOUND;
-	if (!err) {
+	if (!err && change) {
 		change(w, buf, off, prev, priv);
 		err = inline_store(w, buf, xlen);
 	}

@@ -349,9 +349,12 @@ static errcode_t make_node(e4_fs *fs, e4_ino_t dir, const char *name, size_t len
 		err = e4_ops_read_dir(fs, dir, ib);
 	if (!err && is_dir)
 		err = e4_inode_links_inc(fs, &ib->inode);	/* room for one more? */
-	/* a name already there is found by e4_dir_insert() before it writes
-	 * (the index's leaves only, not the whole-directory scan a failed
-	 * e4_dir_lookup() makes): the new inode is then given back */
+	/* the directory takes the name (supported, sound where the insert
+	 * reads, the name not there) before an inode is taken: a refusal
+	 * leaves nothing to give back (the index's leaves only, not the
+	 * whole-directory scan a failed e4_dir_lookup() makes) */
+	if (!err)
+		err = e4_dir_insert_check(fs, dir, name, len);
 	if (!err)
 		err = e4_ops_begin(fs);
 	if (err)
@@ -483,6 +486,8 @@ errcode_t e4_op_link(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, e4_i
 		if (!err)
 			err = e4_inode_links_inc(fs, &ib->inode);
 	}
+	if (!err)	/* refused before the count goes up (make_node) */
+		err = e4_dir_insert_check(fs, dir, name, len);
 	if (!err)
 		err = e4_ops_begin(fs);
 	if (err)

@@ -5,13 +5,16 @@
 #  1. an inline directory that cannot become a block directory (no free
 #     block: expand_dir, or a name that no longer fits inline) keeps its
 #     entries.
+#  2. a name a directory refuses (casefold, a bad leaf checksum, a corrupt
+#     htree root) costs no inode: write, mkdir, symlink, mknod, link.
 # Catches: the inline directory's inode written without its inline data
 # (size 0, no extent header) before the block was allocated, its entries
-# lost when the allocation failed.
+# lost when the allocation failed; a new inode allocated and written
+# before the directory refused its name, left in use and unnamed.
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
-need_oracle "$REF_MKE2FS" "$REF_E2FSCK"
+need_oracle "$REF_MKE2FS" "$REF_E2FSCK" "$REF_DEBUGFS"
 need_e4debugfs
 export E2FSCK_CONFIG=/dev/null
 E=$E4DEBUGFS
@@ -53,5 +56,52 @@ dw "$D/i.img" "mknod /d/node_$((i + 1)) p"
 grepq 'corrupt' "$D/r.err" && fail "mknod after a failed one: $(cat "$D/r.err")"
 [ "$(names "$D/i.img" /d)" = "$(tr ' ' '\n' <<<"$made" | sort)" ] ||
 	fail "mknod: /d lost entries: $(names "$D/i.img" /d | tr '\n' ' ')"
+
+# ---- 2. a directory that refuses the name: no inode taken --------------------
+# same_fsck IMG WHAT: the reference e2fsck -fn says what it said before
+# (in $D/before), the inode count included
+same_fsck() {
+	"$REF_E2FSCK" -fn "$1" >"$D/after" 2>&1 </dev/null
+	diff "$D/before" "$D/after" >/dev/null ||
+		fail "$2: e2fsck changed: $(diff "$D/before" "$D/after")"
+}
+refused() {	# IMG DIR WHAT: every kind of new name in DIR fails, nothing changes
+	"$REF_E2FSCK" -fn "$1" >"$D/before" 2>&1 </dev/null
+	for c in "write $D/small $2/w" "mkdir $2/m" "symlink $2/s /x" "mknod $2/n p" \
+		 "link /small $2/l"; do
+		dw "$1" "$c"
+		[ -s "$D/r.err" ] || fail "$3: '$c' did not fail"
+		same_fsck "$1" "$3: '$c'"
+	done
+}
+"$REF_MKE2FS" -q -F -t ext4 -O casefold "$D/c.img" 4M >/dev/null 2>&1 || fail "mke2fs"
+dw "$D/c.img" "write $D/small /small"
+dw "$D/c.img" "mkdir /cf"
+dw "$D/c.img" "sif /cf flags 0x40080000"	# casefold + extents
+ref_clean "$D/c.img" || fail "casefold setup not clean: $REF_CLEAN_OUT"
+refused "$D/c.img" /cf casefold
+ref_clean "$D/c.img" || fail "casefold: not clean: $REF_CLEAN_OUT"
+
+# a leaf with a bad checksum: one byte of a name changed
+"$REF_MKE2FS" -q -F -t ext4 -b 1024 "$D/k.img" 4M >/dev/null 2>&1 || fail "mke2fs"
+dw "$D/k.img" "write $D/small /small"
+dw "$D/k.img" "mkdir /d"
+dw "$D/k.img" "mknod /d/aaaa p"
+blk=$("$E" -R "blocks /d" "$D/k.img" 2>/dev/null | awk '{print $1}')
+off=$(od -A d -t c -j $((blk * 1024)) -N 1024 -w4 "$D/k.img" | awk '$2=="a" && $3=="a" && $4=="a" && $5=="a" {print $1; exit}')
+[ -n "$off" ] || fail "the name aaaa not found in block $blk"
+printf b | dd of="$D/k.img" bs=1 seek="$off" conv=notrunc 2>/dev/null
+refused "$D/k.img" /d "leaf checksum"
+
+# an indexed directory whose root's info_length is wrong
+"$REF_MKE2FS" -q -F -t ext4 -b 1024 "$D/h.img" 4M >/dev/null 2>&1 || fail "mke2fs"
+{ echo "write $D/small /small"; echo "mkdir /h"
+  for i in $(seq 1 60); do echo "mknod /h/name_long_enough_$i p"; done; } >"$D/cmds"
+runcap "$D/r" 60 "$E" -w -f "$D/cmds" "$D/h.img"
+fl=$("$REF_DEBUGFS" -R "stat /h" "$D/h.img" 2>/dev/null | sed -n 's/.*Flags: \(0x[0-9a-f]*\).*/\1/p')
+[ $((fl & 0x1000)) != 0 ] || fail "/h is not indexed (flags $fl)"
+blk=$("$E" -R "blocks /h" "$D/h.img" 2>/dev/null | awk '{print $1}')
+printf '\x55' | dd of="$D/h.img" bs=1 seek=$((blk * 1024 + 29)) conv=notrunc 2>/dev/null
+refused "$D/h.img" /h "htree root"
 
 exit 0
