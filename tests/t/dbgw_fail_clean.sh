@@ -7,6 +7,9 @@
 #     entries.
 #  2. a name a directory refuses (casefold, a bad leaf checksum, a corrupt
 #     htree root) costs no inode: write, mkdir, symlink, mknod, link.
+#  3. a write whose data cannot reach the image (a full tmpfs under it)
+#     leaves no file behind, and says "removed" only of a removal that
+#     was written (the image clean, the name gone).
 # Catches: the inline directory's inode written without its inline data
 # (size 0, no extent header) before the block was allocated, its entries
 # lost when the allocation failed; a new inode allocated and written
@@ -103,5 +106,19 @@ fl=$("$REF_DEBUGFS" -R "stat /h" "$D/h.img" 2>/dev/null | sed -n 's/.*Flags: \(0
 blk=$("$E" -R "blocks /h" "$D/h.img" 2>/dev/null | awk '{print $1}')
 printf '\x55' | dd of="$D/h.img" bs=1 seek=$((blk * 1024 + 29)) conv=notrunc 2>/dev/null
 refused "$D/h.img" /h "htree root"
+
+# ---- 3. the image's own filesystem full ----------------------------------------
+if [ "$(id -u)" = 0 ] && mount_tmpfs "$T/tfs" 3m; then
+	head -c $((4 << 20)) /dev/zero | tr '\0' x >"$D/r4m"
+	"$REF_MKE2FS" -q -F -t ext4 -b 1024 "$T/tfs/h.img" 16M >/dev/null 2>&1 || fail "mke2fs"
+	dw "$T/tfs/h.img" "write $D/r4m /b"
+	[ "$(cat "$D/r.rc")" != 0 ] || fail "write of 4 MiB into a 3 MiB tmpfs succeeded"
+	ref_clean "$T/tfs/h.img" || fail "failed write: not clean: $REF_CLEAN_OUT"
+	if grepq '/b removed' "$D/r.err"; then
+		names "$T/tfs/h.img" / | grepq '^b$' && fail "'/b removed' but /b is there"
+	fi
+else
+	info "no tmpfs (not root): part 3 not run"
+fi
 
 exit 0
