@@ -67,6 +67,40 @@ errcode_t e4_op_release(e4_fs *fs, e4_ino_t ino)
 	return err;
 }
 
+static int walk_none(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
+{
+	(void)fs;
+	(void)ext;
+	(void)priv;
+	return 0;
+}
+
+static int xattr_none(e4_fs *fs, const struct e4_xattr *x, void *priv)
+{
+	(void)fs;
+	(void)x;
+	(void)priv;
+	return 0;
+}
+
+/* Whether release() can free inode ino (image *ib) to the end, checked
+ * before anything is written: its block map or extent tree walks (tree
+ * checksums aside: the release does not hold tree blocks to them) and
+ * its attributes read.  The map's or attributes' error otherwise. */
+static errcode_t releasable(e4_fs *fs, e4_ino_t ino, const union e4_inode_buf *ib)
+{
+	errcode_t err = 0;
+
+	if (e4_inode_has_map(fs, &ib->inode)) {
+		err = e4_map_iterate(fs, ino, &ib->inode, E4_ITER_META, walk_none, NULL);
+		if (err == E4_ERR_EXTENT_CSUM)
+			err = 0;
+	}
+	if (!err)
+		err = e4_xattr_iterate(fs, ino, &ib->inode, xattr_none, NULL);
+	return err;
+}
+
 /* One link less for inode ino (not a directory); freed at 0. */
 static errcode_t drop_link(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
 			   const struct e4_time *now)
@@ -122,6 +156,9 @@ errcode_t e4_op_unlink(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, un
 		err = 0;		/* the entry alone: the inode is not touched */
 	if (!err && !(flags & E4_OP_ENTRY_ONLY) && e4_is_dir(&ib->inode))
 		err = E4_ERR_IS_DIR;
+	/* the last link: the name stays unless the inode can be freed */
+	if (!err && !(flags & E4_OP_ENTRY_ONLY) && e4_le16(ib->inode.i_links_count) <= 1)
+		err = releasable(fs, ino, ib);
 	if (!err)
 		err = e4_ops_begin(fs);
 	if (err)
@@ -172,6 +209,8 @@ errcode_t e4_op_rmdir(e4_fs *fs, e4_ino_t dir, const char *name, size_t len)
 		err = E4_ERR_INVALID_ARGUMENT;
 	if (!err)
 		err = dir_empty(fs, ino);
+	if (!err)
+		err = releasable(fs, ino, ib);
 	if (!err)
 		err = e4_ops_begin(fs);
 	if (err)

@@ -10,6 +10,8 @@
 #  3. a write whose data cannot reach the image (a full tmpfs under it)
 #     leaves no file behind, and says "removed" only of a removal that
 #     was written (the image clean, the name gone).
+#  4. rm of a file whose extent index block is garbage fails with its name
+#     kept and nothing freed.
 # Catches: the inline directory's inode written without its inline data
 # (size 0, no extent header) before the block was allocated, its entries
 # lost when the allocation failed; a new inode allocated and written
@@ -106,6 +108,20 @@ fl=$("$REF_DEBUGFS" -R "stat /h" "$D/h.img" 2>/dev/null | sed -n 's/.*Flags: \(0
 blk=$("$E" -R "blocks /h" "$D/h.img" 2>/dev/null | awk '{print $1}')
 printf '\x55' | dd of="$D/h.img" bs=1 seek=$((blk * 1024 + 29)) conv=notrunc 2>/dev/null
 refused "$D/h.img" /h "htree root"
+
+# ---- 4. rm of a file that cannot be released -----------------------------------
+"$REF_MKE2FS" -q -F -t ext4 -b 1024 "$D/x.img" 4M >/dev/null 2>&1 || fail "mke2fs"
+head -c 300000 /dev/zero | tr '\0' y >"$D/frag"
+{ echo "write $D/frag /f"; for i in $(seq 0 2 290); do echo "punch /f $i $i"; done; } >"$D/cmds"
+runcap "$D/r" 60 "$E" -w -f "$D/cmds" "$D/x.img"		# an extent tree of depth 1
+idx=$("$REF_DEBUGFS" -R "ex /f" "$D/x.img" 2>/dev/null | awk '$1=="0/" {print $8; exit}')
+[ -n "$idx" ] || fail "/f has no index block"
+head -c 1024 /dev/zero | tr '\0' z | dd of="$D/x.img" bs=1024 seek="$idx" conv=notrunc 2>/dev/null
+"$REF_E2FSCK" -fn "$D/x.img" >"$D/before" 2>&1 </dev/null
+dw "$D/x.img" "rm /f"
+[ -s "$D/r.err" ] || fail "rm of a file with a garbage index block succeeded"
+same_fsck "$D/x.img" "rm /f"
+names "$D/x.img" / | grepq '^f$' || fail "rm failed but the name /f is gone"
 
 # ---- 3. the image's own filesystem full ----------------------------------------
 if [ "$(id -u)" = 0 ] && mount_tmpfs "$T/tfs" 3m; then
