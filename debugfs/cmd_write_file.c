@@ -268,6 +268,10 @@ static int block_range_args(int argc, char **argv, struct block_range *r)
 		com_err(argv[0], 0, "the end block %llu is before the start block %llu", e, s);
 		return 1;
 	}
+	if (e4_ino_reserved(current_fs, r->ino)) {	/* as kill_file */
+		com_err(argv[0], E4_ERR_INVALID_ARGUMENT, "- inode %u is a reserved inode", r->ino);
+		return 1;
+	}
 	if (read_inode(argv[0], r->ino, &r->ib, 0))
 		return 1;
 	if ((e4_le16(r->ib.inode.i_mode) & EXT4_S_IFMT) != EXT4_S_IFREG) {

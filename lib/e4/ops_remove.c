@@ -11,6 +11,11 @@
 #include <string.h>
 
 /* ---- freeing ------------------------------------------------------------ */
+int e4_ino_reserved(e4_fs *fs, e4_ino_t ino)
+{
+	return ino < fs->geom.first_ino;
+}
+
 /* Release the inode ino whose image is *ib (read by the caller). */
 static errcode_t release(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
 			 const struct e4_time *now)
@@ -19,7 +24,7 @@ static errcode_t release(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
 	int is_dir = e4_is_dir(&ib->inode);
 	errcode_t err;
 
-	if (ino < fs->geom.first_ino || ino > fs->geom.inodes_count)
+	if (e4_ino_reserved(fs, ino) || ino > fs->geom.inodes_count)
 		return E4_ERR_INVALID_ARGUMENT;
 	/* 1. deleted on the device: nothing it maps is reachable any more */
 	ib->inode.i_links_count = 0;
@@ -52,7 +57,7 @@ errcode_t e4_op_release(e4_fs *fs, e4_ino_t ino)
 
 	if (!(fs->flags & E4_OPEN_RW))
 		return E4_ERR_READ_ONLY;
-	if (ino < fs->geom.first_ino || ino > fs->geom.inodes_count)
+	if (e4_ino_reserved(fs, ino) || ino > fs->geom.inodes_count)
 		return E4_ERR_INVALID_ARGUMENT;
 	ib = malloc(sizeof(*ib));
 	if (!ib)
@@ -205,7 +210,7 @@ errcode_t e4_op_rmdir(e4_fs *fs, e4_ino_t dir, const char *name, size_t len)
 	err = lookup(fs, dir, name, len, &ino, ib);
 	if (!err && !e4_is_dir(&ib->inode))
 		err = E4_ERR_NOT_DIR;
-	if (!err && ino < fs->geom.first_ino)
+	if (!err && e4_ino_reserved(fs, ino))
 		err = E4_ERR_INVALID_ARGUMENT;
 	if (!err)
 		err = dir_empty(fs, ino);

@@ -12,6 +12,8 @@
 #     was written (the image clean, the name gone).
 #  4. rm of a file whose extent index block is garbage fails with its name
 #     kept and nothing freed.
+#  5. punch, truncate and fallocate refuse the reserved inodes (the
+#     resize inode, the journal) as kill_file does.
 # Catches: the inline directory's inode written without its inline data
 # (size 0, no extent header) before the block was allocated, its entries
 # lost when the allocation failed; a new inode allocated and written
@@ -122,6 +124,13 @@ dw "$D/x.img" "rm /f"
 [ -s "$D/r.err" ] || fail "rm of a file with a garbage index block succeeded"
 same_fsck "$D/x.img" "rm /f"
 names "$D/x.img" / | grepq '^f$' || fail "rm failed but the name /f is gone"
+
+# ---- 5. reserved inodes --------------------------------------------------------------
+"$REF_MKE2FS" -q -F -t ext4 -b 1024 "$D/r.img" 8M >/dev/null 2>&1 || fail "mke2fs"
+for c in "punch <7> 0" "punch <8> 0 5" "truncate <8> 0" "fallocate <7> 0 3" "kill_file <8>"; do
+	must_fail "$D/r.img" "$c" "reserved"
+	grepq 'reserved inode' "$D/r.err" || fail "'$c': $(cat "$D/r.err")"
+done
 
 # ---- 3. the image's own filesystem full ----------------------------------------
 if [ "$(id -u)" = 0 ] && mount_tmpfs "$T/tfs" 3m; then
