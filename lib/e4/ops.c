@@ -336,7 +336,7 @@ static errcode_t make_node(e4_fs *fs, e4_ino_t dir, const char *name, size_t len
 			   e4_ino_t *ret)
 {
 	union e4_inode_buf *ib = NULL;
-	int is_dir = (sp->mode & EXT4_S_IFMT) == EXT4_S_IFDIR, linked = 0, inserting = 0;
+	int is_dir = (sp->mode & EXT4_S_IFMT) == EXT4_S_IFDIR, linked = 0, inserting = 0, wrote, unnamed;
 	struct e4_time now;
 	e4_ino_t ino = 0;
 	errcode_t err;
@@ -386,12 +386,18 @@ static errcode_t make_node(e4_fs *fs, e4_ino_t dir, const char *name, size_t len
 		err = e4_ops_dir_touch(fs, dir, 0, &now);
 	if (!err)
 		err = e4_ops_barrier(fs);
-	if (err && !linked && is_dir)	/* the parent's link of step 0 back */
+	/* an insert that failed part way (a device error: a write-back of an
+	 * earlier step failing under it) and left no entry by that name:
+	 * nothing names the inode, which is given back (the directory may
+	 * be half changed: the filesystem stays marked not clean) */
+	wrote = e4_ops_insert_wrote(err, inserting);
+	unnamed = !linked && (!wrote || !e4_dir_insert_check(fs, dir, name, len));
+	if (err && unnamed && is_dir)	/* the parent's link of step 0 back */
 		e4_ops_dir_touch(fs, dir, -1, &now);
 	if (err && !ino)	/* no inode: nothing was changed */
 		err = e4_ops_finish(fs, err, !is_dir);
-	else if (err && !linked && !e4_ops_insert_wrote(err, inserting))
-		err = e4_ops_finish(fs, err, give_back(fs, ino, ib) == 0);
+	else if (err && unnamed)
+		err = e4_ops_finish(fs, err, give_back(fs, ino, ib) == 0 && !wrote);
 	else
 		err = e4_ops_finish(fs, err, 0);
 	if (!err && ret)

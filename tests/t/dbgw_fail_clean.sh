@@ -9,7 +9,9 @@
 #     htree root) costs no inode: write, mkdir, symlink, mknod, link.
 #  3. a write whose data cannot reach the image (a full tmpfs under it)
 #     leaves no file behind, and says "removed" only of a removal that
-#     was written (the image clean, the name gone).
+#     was written (the image clean, the name gone); a mkdir whose new
+#     block cannot be written is undone on the image (the failed block's
+#     write dropped once the block is freed, e4_io_forget()).
 #  4. rm of a file whose extent index block is garbage fails with its name
 #     kept and nothing freed.
 #  5. punch, truncate and fallocate refuse the reserved inodes (the
@@ -142,6 +144,11 @@ if [ "$(id -u)" = 0 ] && mount_tmpfs "$T/tfs" 3m; then
 	if grepq '/b removed' "$D/r.err"; then
 		names "$T/tfs/h.img" / | grepq '^b$' && fail "'/b removed' but /b is there"
 	fi
+	# the new directory's block is the write that fails (a hole of the
+	# full tmpfs): the give-back must still reach the image
+	dw "$T/tfs/h.img" "mkdir /c"
+	[ "$(cat "$D/r.rc")" != 0 ] || fail "mkdir on a full tmpfs succeeded"
+	ref_clean "$T/tfs/h.img" || fail "failed mkdir: not clean: $REF_CLEAN_OUT"
 else
 	info "no tmpfs (not root): part 3 not run"
 fi
