@@ -16,6 +16,40 @@ int e4_ino_reserved(e4_fs *fs, e4_ino_t ino)
 	return ino < fs->geom.first_ino;
 }
 
+static int walk_none(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
+{
+	(void)fs;
+	(void)ext;
+	(void)priv;
+	return 0;
+}
+
+static int xattr_none(e4_fs *fs, const struct e4_xattr *x, void *priv)
+{
+	(void)fs;
+	(void)x;
+	(void)priv;
+	return 0;
+}
+
+/* Whether release() can free inode ino (image *ib) to the end, checked
+ * before anything is written: its block map or extent tree walks (tree
+ * checksums aside: the release does not hold tree blocks to them) and
+ * its attributes read.  The map's or attributes' error otherwise. */
+static errcode_t releasable(e4_fs *fs, e4_ino_t ino, const union e4_inode_buf *ib)
+{
+	errcode_t err = 0;
+
+	if (e4_inode_has_map(fs, &ib->inode)) {
+		err = e4_map_iterate(fs, ino, &ib->inode, E4_ITER_META, walk_none, NULL);
+		if (err == E4_ERR_EXTENT_CSUM)
+			err = 0;
+	}
+	if (!err)
+		err = e4_xattr_iterate(fs, ino, &ib->inode, xattr_none, NULL);
+	return err;
+}
+
 /* Release the inode ino whose image is *ib (read by the caller). */
 static errcode_t release(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
 			 const struct e4_time *now)
@@ -65,44 +99,12 @@ errcode_t e4_op_release(e4_fs *fs, e4_ino_t ino)
 	e4_fs_now(fs, &now);
 	err = e4_inode_read(fs, ino, ib);
 	if (!err)
+		err = releasable(fs, ino, ib);
+	if (!err)
 		err = e4_ops_begin(fs);
 	if (!err)
 		err = e4_ops_finish(fs, release(fs, ino, ib, &now), 0);
 	free(ib);
-	return err;
-}
-
-static int walk_none(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
-{
-	(void)fs;
-	(void)ext;
-	(void)priv;
-	return 0;
-}
-
-static int xattr_none(e4_fs *fs, const struct e4_xattr *x, void *priv)
-{
-	(void)fs;
-	(void)x;
-	(void)priv;
-	return 0;
-}
-
-/* Whether release() can free inode ino (image *ib) to the end, checked
- * before anything is written: its block map or extent tree walks (tree
- * checksums aside: the release does not hold tree blocks to them) and
- * its attributes read.  The map's or attributes' error otherwise. */
-static errcode_t releasable(e4_fs *fs, e4_ino_t ino, const union e4_inode_buf *ib)
-{
-	errcode_t err = 0;
-
-	if (e4_inode_has_map(fs, &ib->inode)) {
-		err = e4_map_iterate(fs, ino, &ib->inode, E4_ITER_META, walk_none, NULL);
-		if (err == E4_ERR_EXTENT_CSUM)
-			err = 0;
-	}
-	if (!err)
-		err = e4_xattr_iterate(fs, ino, &ib->inode, xattr_none, NULL);
 	return err;
 }
 

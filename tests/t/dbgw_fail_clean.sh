@@ -12,8 +12,8 @@
 #     was written (the image clean, the name gone); a mkdir whose new
 #     block cannot be written is undone on the image (the failed block's
 #     write dropped once the block is freed, e4_io_forget()).
-#  4. rm of a file whose extent index block is garbage fails with its name
-#     kept and nothing freed.
+#  4. rm (and kill_file) of a file whose extent index block is garbage
+#     fails with its name kept and nothing freed.
 #  5. punch, truncate and fallocate refuse the reserved inodes (the
 #     resize inode, the journal) as kill_file does.
 # Catches: the inline directory's inode written without its inline data
@@ -126,6 +126,9 @@ dw "$D/x.img" "rm /f"
 [ -s "$D/r.err" ] || fail "rm of a file with a garbage index block succeeded"
 same_fsck "$D/x.img" "rm /f"
 names "$D/x.img" / | grepq '^f$' || fail "rm failed but the name /f is gone"
+dw "$D/x.img" "kill_file /f"
+[ -s "$D/r.err" ] || fail "kill_file of a file with a garbage index block succeeded"
+same_fsck "$D/x.img" "kill_file /f"
 
 # ---- 5. reserved inodes --------------------------------------------------------------
 "$REF_MKE2FS" -q -F -t ext4 -b 1024 "$D/r.img" 8M >/dev/null 2>&1 || fail "mke2fs"
