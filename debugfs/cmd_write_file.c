@@ -110,7 +110,7 @@ int do_write(int argc, char **argv)
 	struct stat st;
 	e4_ino_t dir, ino;
 	errcode_t err;
-	int fd, rerr = 0, failed = 1;
+	int fd, rerr = 0, failed = 1, removed = 0;
 
 	if (argc != 3)
 		return usage(argv[0], NULL);
@@ -153,8 +153,7 @@ int do_write(int argc, char **argv)
 		err = e4_op_unlink(current_fs, dir, name, strlen(name), 0, NULL);
 		if (err)
 			com_err(argv[0], err, "while removing the incomplete %s", argv[2]);
-		else
-			fprintf(stderr, "%s: %s removed\n", argv[0], argv[2]);
+		removed = !err;	/* said once it is on the device (below) */
 		goto end;
 	}
 	failed = flush_done(argv[0]);
@@ -162,7 +161,12 @@ end:
 	err = e4_ops_end(current_fs);
 	if (err) {
 		com_err(argv[0], err, "while marking the filesystem clean again");
+		if (removed)
+			fprintf(stderr, "%s: the removal of the incomplete %s was not written\n",
+				argv[0], argv[2]);
 		failed = 1;
+	} else if (removed) {
+		fprintf(stderr, "%s: %s removed\n", argv[0], argv[2]);
 	}
 out:
 	close(fd);
@@ -255,6 +259,10 @@ static int block_range_args(int argc, char **argv, struct block_range *r)
 		return 1;
 	if (e < s) {
 		com_err(argv[0], 0, "the end block %llu is before the start block %llu", e, s);
+		return 1;
+	}
+	if (e4_ino_reserved(current_fs, r->ino)) {	/* as kill_file */
+		com_err(argv[0], E4_ERR_INVALID_ARGUMENT, "- inode %u is a reserved inode", r->ino);
 		return 1;
 	}
 	if (read_inode(argv[0], r->ino, &r->ib, 0))

@@ -130,6 +130,8 @@ errcode_t e4_block_mark(e4_fs *fs, e4_blk_t blk, uint64_t count, int in_use,
 	if (blk < geo->first_data_block || blk >= geo->blocks_count ||
 	    count > geo->blocks_count - blk)
 		return E4_ERR_BAD_BLOCK_NUM;
+	if (!in_use)	/* after a failed write-back: see e4_io_forget() */
+		e4_io_forget(fs->io, blk, count);
 	if (fs->alloc_maps[0])
 		return e4_alloc_hook_block_mark(fs, blk, count, in_use, changed);
 	while (count) {

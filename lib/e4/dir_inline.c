@@ -151,6 +151,7 @@ static void inline_collect(struct e4_dirw *w, const uint8_t *buf, unsigned start
 errcode_t e4_dir_inline_convert(struct e4_dirw *w)
 {
 	struct e4_new_dirent *ents = NULL;
+	union e4_inode_buf *orig = NULL;
 	e4_fs *fs = w->fs;
 	uint32_t flags;
 	size_t xlen, n = 0;
@@ -161,7 +162,10 @@ errcode_t e4_dir_inline_convert(struct e4_dirw *w)
 	if (err)
 		goto out;
 	ents = malloc(sizeof(*ents) * ((INL_IBLOCK + xlen) / 12 + 1));
-	if (!ents) {
+	orig = malloc(sizeof(*orig));	/* the inline inode, put back on failure */
+	if (orig)
+		memcpy(orig, &w->ib, sizeof(*orig));
+	if (!ents || !orig) {
 		err = E4_ERR_NO_MEMORY;
 		goto out;
 	}
@@ -179,13 +183,28 @@ errcode_t e4_dir_inline_convert(struct e4_dirw *w)
 	w->ib.inode.i_size_high = 0;
 	w->dirty = 1;
 	err = e4_dirw_close(w);
-	if (!err)
+	if (!err) {
 		err = e4_dir_build(fs, w->ino, e4_get_le32(buf), ents, n, E4_DIR_BUILD_LINEAR, 0);
+		/* no block (a full filesystem: e4_dir_build() allocates
+		 * before it maps or writes anything): the inline directory
+		 * back as it was, its entries kept; a later failure (a write
+		 * error) may leave the block it took in use */
+		if (err)
+			(void)e4_inode_write(fs, w->ino, orig);
+	}
 out:
 	w->dirty = 0;		/* written above, or left as it was */
+	free(orig);
 	free(ents);
 	free(buf);
 	return err;
+}
+
+errcode_t e4_dir_inline_check(struct e4_dirw *w, const char *name, size_t len)
+{
+	errcode_t err = e4_dir_inline_change(w, name, len, NULL, NULL);
+
+	return err == E4_ERR_NOT_FOUND ? 0 : err ? err : E4_ERR_EXISTS;
 }
 
 errcode_t e4_dir_inline_change(struct e4_dirw *w, const char *name, size_t len,
@@ -203,7 +222,7 @@ errcode_t e4_dir_inline_change(struct e4_dirw *w, const char *name, size_t len,
 	    e4_dirw_region_find(w, buf, INL_IBLOCK, INL_IBLOCK + (unsigned)xlen, name, len, &off,
 				&prev) < 0)
 		err = E4_ERR_NOT_FOUND;
-	if (!err) {
+	if (!err && change) {
 		change(w, buf, off, prev, priv);
 		err = inline_store(w, buf, xlen);
 	}

@@ -195,8 +195,12 @@ errcode_t e4_dir_inline_insert(struct e4_dirw *w, const char *name, size_t len, 
  * entries (e4_dir_build), system.data removed; w is closed (its inode
  * written).  Errors of e4_dir_build() and the xattr writer. */
 errcode_t e4_dir_inline_convert(struct e4_dirw *w);
+/* The inline directory w's data is sound and name is not in it: 0, or
+ * E4_ERR_EXISTS, E4_ERR_INLINE_DATA, reader errors.  Nothing written. */
+errcode_t e4_dir_inline_check(struct e4_dirw *w, const char *name, size_t len);
 /* Find name in the inline directory w, apply change, store the data back
- * (inode in memory, w->dirty).  E4_ERR_NOT_FOUND. */
+ * (inode in memory, w->dirty); change NULL: only find it, nothing
+ * changed.  E4_ERR_NOT_FOUND. */
 errcode_t e4_dir_inline_change(struct e4_dirw *w, const char *name, size_t len,
 			       e4_dirw_change change, void *priv);
 /* A new inline directory (e4_dir_build with E4_DIR_BUILD_INLINE) when the

@@ -590,6 +590,50 @@ out:
 	return err ? err : err2;
 }
 
+errcode_t e4_dir_insert_check(e4_fs *fs, e4_ino_t dir, const char *name, size_t len)
+{
+	struct e4_dirw w;
+	struct found f;
+	uint8_t *buf = NULL;
+	errcode_t err;
+
+	err = check_name(name, len);
+	if (!err && is_dots(name, len))
+		err = E4_ERR_INVALID_ARGUMENT;
+	if (!err)
+		err = e4_dirw_open(fs, dir, &w);
+	if (err)
+		return err;
+	if (e4_le32(w.ib.inode.i_flags) & EXT4_INLINE_DATA_FL)
+		return e4_dir_inline_check(&w, name, len);
+	buf = malloc(w.bs);
+	if (!buf)
+		return E4_ERR_NO_MEMORY;
+	if (!w.nblocks) {
+		err = E4_ERR_DIR_CORRUPT;	/* no "." and ".." */
+	} else if (is_indexed(&w)) {
+		/* the root and the leaves the name hashes to (what the insert
+		 * reads first), not the whole-directory scan */
+		uint64_t *leaves;
+		size_t n, i;
+		int hit = 0;
+
+		err = e4_dx_lookup_leaves(fs, dir, &w.ib.inode, name, len, &leaves, &n);
+		if (!err) {
+			for (i = 0; i < n && !hit && !err; i++)
+				hit = search_leaf(&w, leaves[i], buf, name, len, &f, &err);
+			free(leaves);
+			if (!err && hit)
+				err = E4_ERR_EXISTS;
+		}
+	} else {
+		err = find_entry(&w, name, len, buf, &f);
+		err = err == E4_ERR_NOT_FOUND ? 0 : err ? err : E4_ERR_EXISTS;
+	}
+	free(buf);
+	return err;
+}
+
 /* A change to one existing entry of the open directory w: find name
  * (its block in a buffer), call change, write the block back.  Inline
  * directories through dir_inline.c. */

@@ -59,6 +59,17 @@ extern "C" {
 errcode_t e4_dir_insert(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, e4_ino_t ino,
 			uint8_t file_type);
 
+/* Whether name (len bytes) can go into directory dir, checked without
+ * writing anything: the directory opens for writing (not casefold or
+ * encrypted: E4_ERR_UNSUPPORTED), the name is valid and not there
+ * (E4_ERR_EXISTS), and what e4_dir_insert() reads first is sound: an
+ * inline directory's data; an indexed one's root, nodes and the leaves
+ * the name hashes to; every block of a linear one (reader errors as
+ * e4_dir_insert()'s).  The operations call it before they allocate an
+ * inode (ops.c), so a directory that would refuse the name costs
+ * nothing.  0: the insert may still fail (no space, a full index). */
+errcode_t e4_dir_insert_check(e4_fs *fs, e4_ino_t dir, const char *name, size_t len);
+
 /* Remove the entry name (len bytes) from directory dir, as the kernel does:
  * its record is merged into the previous entry of its block, or, first in
  * its block (or part of an inline directory), keeps its rec_len with

@@ -201,6 +201,13 @@ errcode_t e4_io_flush(e4_io *io);
  * (those already written back to make room, and uncached writes, stay
  * written).  For a caller that stops after a device failure. */
 void e4_io_discard(e4_io *io);
+/* Blocks blk .. blk+count-1 were freed: once a write-back has failed (the
+ * device full or failing; the order of the steps is broken already),
+ * their dirty cached contents are dropped, so that a write that keeps
+ * failing (a new block in a hole of a full tmpfs) does not hold back the
+ * steps that undo the failed operation.  Before any failure nothing
+ * changes: a freed block's pending write keeps its place in the order. */
+void e4_io_forget(e4_io *io, e4_blk_t blk, uint64_t count);
 /* A layer over the device's writes (DESIGN.md "I/O layers stack"): hook is
  * called before every write that reaches the device (cached blocks when
  * they are written back, uncached writes at once) with its byte offset

@@ -76,6 +76,7 @@ struct e4_io {
 	uint32_t *dlist;		/* the dirty slots, ndirty of them */
 	struct io_order *order;		/* nslots, scratch of io_writeback_upto() */
 	size_t cache_bytes;		/* e4_io_set_cache_bytes(); 0: the default */
+	int write_failed;		/* a write-back failed (e4_io_forget()) */
 };
 
 static void io_cache_update(e4_io *io, uint64_t offset, const uint8_t *buf, size_t len);
@@ -397,6 +398,8 @@ static errcode_t io_write_run(e4_io *io, uint32_t i, uint32_t n)
 	if (!err)
 		for (uint32_t k = 0; k < n; k++)
 			slot_clean(io, i + k);
+	else
+		io->write_failed = 1;
 	return err;
 }
 
@@ -836,6 +839,32 @@ void e4_io_discard(e4_io *io)
 		io->slots[i].valid = 0;
 	}
 	io->min_epoch = io->epoch;
+}
+
+void e4_io_forget(e4_io *io, e4_blk_t blk, uint64_t count)
+{
+	if (!io->write_failed || !io->nslots)
+		return;
+	if (count > io->nslots) {	/* every slot, by its block */
+		for (uint32_t i = 0; i < io->nslots; i++) {
+			struct e4_io_slot *s = &io->slots[i];
+
+			if (s->valid && s->dirty && s->blk >= blk && s->blk - blk < count) {
+				slot_clean(io, i);
+				s->valid = 0;
+			}
+		}
+		return;
+	}
+	for (uint64_t k = 0; k < count; k++) {
+		uint32_t i = io_slot(io, blk + k);
+		struct e4_io_slot *s = &io->slots[i];
+
+		if (s->valid && s->dirty && s->blk == blk + k) {
+			slot_clean(io, i);
+			s->valid = 0;
+		}
+	}
 }
 
 void e4_io_set_writeback_ahead(e4_io *io, uint64_t bytes)

@@ -336,7 +336,7 @@ static errcode_t make_node(e4_fs *fs, e4_ino_t dir, const char *name, size_t len
 			   e4_ino_t *ret)
 {
 	union e4_inode_buf *ib = NULL;
-	int is_dir = (sp->mode & EXT4_S_IFMT) == EXT4_S_IFDIR, linked = 0, inserting = 0;
+	int is_dir = (sp->mode & EXT4_S_IFMT) == EXT4_S_IFDIR, linked = 0, inserting = 0, wrote, unnamed;
 	struct e4_time now;
 	e4_ino_t ino = 0;
 	errcode_t err;
@@ -349,9 +349,12 @@ static errcode_t make_node(e4_fs *fs, e4_ino_t dir, const char *name, size_t len
 		err = e4_ops_read_dir(fs, dir, ib);
 	if (!err && is_dir)
 		err = e4_inode_links_inc(fs, &ib->inode);	/* room for one more? */
-	/* a name already there is found by e4_dir_insert() before it writes
-	 * (the index's leaves only, not the whole-directory scan a failed
-	 * e4_dir_lookup() makes): the new inode is then given back */
+	/* the directory takes the name (supported, sound where the insert
+	 * reads, the name not there) before an inode is taken: a refusal
+	 * leaves nothing to give back (the index's leaves only, not the
+	 * whole-directory scan a failed e4_dir_lookup() makes) */
+	if (!err)
+		err = e4_dir_insert_check(fs, dir, name, len);
 	if (!err)
 		err = e4_ops_begin(fs);
 	if (err)
@@ -383,12 +386,18 @@ static errcode_t make_node(e4_fs *fs, e4_ino_t dir, const char *name, size_t len
 		err = e4_ops_dir_touch(fs, dir, 0, &now);
 	if (!err)
 		err = e4_ops_barrier(fs);
-	if (err && !linked && is_dir)	/* the parent's link of step 0 back */
+	/* an insert that failed part way (a device error: a write-back of an
+	 * earlier step failing under it) and left no entry by that name:
+	 * nothing names the inode, which is given back (the directory may
+	 * be half changed: the filesystem stays marked not clean) */
+	wrote = e4_ops_insert_wrote(err, inserting);
+	unnamed = !linked && (!wrote || !e4_dir_insert_check(fs, dir, name, len));
+	if (err && unnamed && is_dir)	/* the parent's link of step 0 back */
 		e4_ops_dir_touch(fs, dir, -1, &now);
 	if (err && !ino)	/* no inode: nothing was changed */
 		err = e4_ops_finish(fs, err, !is_dir);
-	else if (err && !linked && !e4_ops_insert_wrote(err, inserting))
-		err = e4_ops_finish(fs, err, give_back(fs, ino, ib) == 0);
+	else if (err && unnamed)
+		err = e4_ops_finish(fs, err, give_back(fs, ino, ib) == 0 && !wrote);
 	else
 		err = e4_ops_finish(fs, err, 0);
 	if (!err && ret)
@@ -483,6 +492,8 @@ errcode_t e4_op_link(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, e4_i
 		if (!err)
 			err = e4_inode_links_inc(fs, &ib->inode);
 	}
+	if (!err)	/* refused before the count goes up (make_node) */
+		err = e4_dir_insert_check(fs, dir, name, len);
 	if (!err)
 		err = e4_ops_begin(fs);
 	if (err)

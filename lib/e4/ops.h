@@ -268,6 +268,12 @@ errcode_t e4_op_rename(e4_fs *fs, e4_ino_t odir, const char *oname, size_t olen,
  * s_inodes_count), E4_ERR_INODE_CSUM, read, write and allocation
  * errors. */
 errcode_t e4_op_release(e4_fs *fs, e4_ino_t ino);
+/* 1 when ino is one of the filesystem's reserved inodes (1 .. s_first_ino
+ * - 1: the root, the journal, the resize inode, quota and the others,
+ * format doc section 6.1), whose blocks only their own writers (e4mkfs,
+ * e4tune, the journal code) change: the namespace and data commands
+ * (free, punch, truncate, fallocate) refuse them. */
+int e4_ino_reserved(e4_fs *fs, e4_ino_t ino);
 
 /* Store target (tlen bytes, 1 .. block size - 1, no NUL) in the new
  * symlink inode ino (*ib from e4_inode_init(), not yet holding data) as

@@ -11,6 +11,45 @@
 #include <string.h>
 
 /* ---- freeing ------------------------------------------------------------ */
+int e4_ino_reserved(e4_fs *fs, e4_ino_t ino)
+{
+	return ino < fs->geom.first_ino;
+}
+
+static int walk_none(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
+{
+	(void)fs;
+	(void)ext;
+	(void)priv;
+	return 0;
+}
+
+static int xattr_none(e4_fs *fs, const struct e4_xattr *x, void *priv)
+{
+	(void)fs;
+	(void)x;
+	(void)priv;
+	return 0;
+}
+
+/* Whether release() can free inode ino (image *ib) to the end, checked
+ * before anything is written: its block map or extent tree walks (tree
+ * checksums aside: the release does not hold tree blocks to them) and
+ * its attributes read.  The map's or attributes' error otherwise. */
+static errcode_t releasable(e4_fs *fs, e4_ino_t ino, const union e4_inode_buf *ib)
+{
+	errcode_t err = 0;
+
+	if (e4_inode_has_map(fs, &ib->inode)) {
+		err = e4_map_iterate(fs, ino, &ib->inode, E4_ITER_META, walk_none, NULL);
+		if (err == E4_ERR_EXTENT_CSUM)
+			err = 0;
+	}
+	if (!err)
+		err = e4_xattr_iterate(fs, ino, &ib->inode, xattr_none, NULL);
+	return err;
+}
+
 /* Release the inode ino whose image is *ib (read by the caller). */
 static errcode_t release(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
 			 const struct e4_time *now)
@@ -19,7 +58,7 @@ static errcode_t release(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
 	int is_dir = e4_is_dir(&ib->inode);
 	errcode_t err;
 
-	if (ino < fs->geom.first_ino || ino > fs->geom.inodes_count)
+	if (e4_ino_reserved(fs, ino) || ino > fs->geom.inodes_count)
 		return E4_ERR_INVALID_ARGUMENT;
 	/* 1. deleted on the device: nothing it maps is reachable any more */
 	ib->inode.i_links_count = 0;
@@ -52,13 +91,15 @@ errcode_t e4_op_release(e4_fs *fs, e4_ino_t ino)
 
 	if (!(fs->flags & E4_OPEN_RW))
 		return E4_ERR_READ_ONLY;
-	if (ino < fs->geom.first_ino || ino > fs->geom.inodes_count)
+	if (e4_ino_reserved(fs, ino) || ino > fs->geom.inodes_count)
 		return E4_ERR_INVALID_ARGUMENT;
 	ib = malloc(sizeof(*ib));
 	if (!ib)
 		return E4_ERR_NO_MEMORY;
 	e4_fs_now(fs, &now);
 	err = e4_inode_read(fs, ino, ib);
+	if (!err)
+		err = releasable(fs, ino, ib);
 	if (!err)
 		err = e4_ops_begin(fs);
 	if (!err)
@@ -122,6 +163,9 @@ errcode_t e4_op_unlink(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, un
 		err = 0;		/* the entry alone: the inode is not touched */
 	if (!err && !(flags & E4_OP_ENTRY_ONLY) && e4_is_dir(&ib->inode))
 		err = E4_ERR_IS_DIR;
+	/* the last link: the name stays unless the inode can be freed */
+	if (!err && !(flags & E4_OP_ENTRY_ONLY) && e4_le16(ib->inode.i_links_count) <= 1)
+		err = releasable(fs, ino, ib);
 	if (!err)
 		err = e4_ops_begin(fs);
 	if (err)
@@ -168,10 +212,12 @@ errcode_t e4_op_rmdir(e4_fs *fs, e4_ino_t dir, const char *name, size_t len)
 	err = lookup(fs, dir, name, len, &ino, ib);
 	if (!err && !e4_is_dir(&ib->inode))
 		err = E4_ERR_NOT_DIR;
-	if (!err && ino < fs->geom.first_ino)
+	if (!err && e4_ino_reserved(fs, ino))
 		err = E4_ERR_INVALID_ARGUMENT;
 	if (!err)
 		err = dir_empty(fs, ino);
+	if (!err)
+		err = releasable(fs, ino, ib);
 	if (!err)
 		err = e4_ops_begin(fs);
 	if (err)
