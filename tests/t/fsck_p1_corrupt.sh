@@ -1,11 +1,12 @@
 #!/bin/bash
 # fsck_p1_corrupt: passes 1 and 5 find and repair one corruption at a time
 # (issue 15, acceptance 2; the map checker's kinds join it).  Images: a
-# 16 MiB ext4 (1 KiB blocks, 256-byte inodes, metadata_csum), an ext2 of
-# the same size and an inline_data ext4, each populated by the kernel
-# (files of several sizes, a small directory (inline where it can be), xattrs in the inode and in a block shared by
-# three files, a short symlink, a FIFO, a character device, a directory
-# of 200 entries, removed files).  For each kind the reference debugfs -w
+# 16 MiB ext4 (1 KiB blocks, 256-byte inodes, metadata_csum), an ext2 and
+# an ext3 of the same size, a bigalloc ext4 (16 KiB clusters) and an
+# inline_data ext4, each populated by the kernel (files of several sizes,
+# a small directory (inline where it can be), xattrs in the inode and in a
+# block shared by three files, a short symlink, a FIFO, a character
+# device, a directory of 200 entries, removed files).  For each kind the reference debugfs -w
 # (or dd, for xattr block headers) damages a copy, then:
 #  - e4fsck -fn exits 4, names the problem (its message grepped), and
 #    leaves the image byte for byte as it was;
@@ -68,6 +69,8 @@ base() {	# base NAME MKE2FS-OPTS...: a populated image $T/NAME.img
 base ext4 -t ext4 -b 1024 -I 256
 base ext2 -t ext2 -b 1024 -I 256
 base inline -t ext4 -O inline_data -I 256
+base bigalloc -t ext4 -b 1024 -I 256 -O bigalloc -C 16384
+base ext3 -t ext3 -b 1024 -I 256
 
 field() {	# field IMG PATH LABEL: a number debugfs stat prints after LABEL
 	"$REF_DEBUGFS" -R "stat $2" "$1" 2>/dev/null | sed -n "s/.*$3 *\([0-9][0-9]*\).*/\1/p" | head -1
@@ -80,7 +83,8 @@ free4=$("$REF_DEBUGFS" -R "ffb 1 2000" "$T/ext4.img" 2>/dev/null | sed -n 's/.*:
 freei4=$("$REF_DEBUGFS" -R "ffi" "$T/ext4.img" 2>/dev/null | sed -n 's/.*: *\([0-9]*\).*/\1/p')
 dead4=$(cat "$T/ext4.deleted")
 dead2=$(cat "$T/ext2.deleted")
-for v in acl4 acl2 data4 free4 freei4 dead4 dead2; do
+datab=$("$REF_DEBUGFS" -R "bmap /f/file7 0" "$T/bigalloc.img" 2>/dev/null)
+for v in acl4 acl2 data4 free4 freei4 dead4 dead2 datab; do
 	[[ ${!v} =~ ^[0-9]+$ ]] && [ "${!v}" != 0 ] || fail "setup: no $v (${!v})"
 done
 gd0() {	# gd0 IMG FIELD: group 0's count as dumpe2fs-free debugfs shows it
@@ -123,6 +127,11 @@ ext2_dtime_zero|ext2|sif <$dead2> dtime 0|Inode $dead2 is deleted (no links) but
 ext2_size|ext2|sif /f/file7 size 2000|size is 2000, but its blocks call for|1
 ext2_i_blocks|ext2|sif /f/file5 blocks 2|i_blocks is 2, but it holds|1
 ext2_gd_free|ext2|set_bg 0 free_blocks_count 9|Group 0's free blocks count is 9; counted|1
+bigalloc_i_blocks|bigalloc|sif /f/file6 blocks 2|i_blocks is 2, but it holds|1
+bigalloc_bbitmap|bigalloc|freeb $datab|Block bitmap differences:  +($datab--|1
+bigalloc_gd_free|bigalloc|set_bg 0 free_blocks_count 3; set_bg 0 checksum calc|Group 0's free blocks count is 3; counted|1
+ext3_journal_i_blocks|ext3|sif <8> blocks 64|Inode 8's i_blocks is 64, but it holds|1
+ext3_size|ext3|sif /f/file7 size 1000|size is 1000, but its blocks call for|1
 inline_feature|inline|feature ^inline_data|keeps its data inline, but the filesystem lacks the inline_data feature|1
 inline_dir_size|inline|sif /small_dir size 300|Directory inode [0-9]*'s size is 300, but its inline data holds|1
 EOF
