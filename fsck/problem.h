@@ -78,6 +78,9 @@ enum prompt {
 				   it: counted as left (4) */
 #define PR_PREEN_NOHDR	0x0400	/* preen: no "device: " before the message
 				   (it names the device itself) */
+#define PR_FULL_CHECK_P15 0x0800 /* with PR_FULL_CHECK: this version's full
+				   check (passes 1 and 5) repairs it; any
+				   other PR_FULL_CHECK row is left by it */
 
 /* Latch groups: rows said as one problem.  The group's first member says
  * the start row first (a header, or a question whose answer every member
