@@ -227,6 +227,7 @@ struct problem_state {
 #define PR_1_XATTR_BLOCK_META		0x010017
 #define PR_1_PASS5_SKIPPED		0x010018
 #define PR_1_PASS5_NO_REPAIR		0x010019
+#define PR_1_XATTR_IBODY_BAD		0x01001a
 
 /* Pass 5: bitmaps and counts (problems_pass5.c). */
 #define PR_5_PASS_HEADER		0x050000

@@ -100,6 +100,9 @@ static const struct problem_row rows[] = {
 	  "Pass 5 only reports: pass 1 left blocks claimed twice or a damaged block map, "
 	  "and bitmaps rebuilt from its maps could free blocks a file still uses.\n",
 	  PROMPT_NONE, PR_NOT_A_FIX),
+	M(PR_1_XATTR_IBODY_BAD,
+	  "Inode %i's in-inode extended attributes are damaged (%e).\n",
+	  PROMPT_CLEAR, 0, 50),
 };
 
 const struct problem_pass e4fsck_problems_pass1 = {

@@ -14,8 +14,8 @@
 #    kernel mounts the result, and a second e4fsck -fn finds nothing
 #    (exit 8: passes 2-4 did not run);
 #  - e4fsck -fp repairs it too (exit 1, reference clean), but for the
-#    kinds in PREEN_STOPS (clearing an xattr block reference, turning a
-#    feature on), where it stops with UNEXPECTED INCONSISTENCY (exit 4);
+#    kinds in PREEN_STOPS (clearing an xattr block reference or a damaged
+#    in-inode xattr area, turning a feature on), where it stops with UNEXPECTED INCONSISTENCY (exit 4);
 #  - the reference e2fsck -fy on the same damage exits 1 as well (every
 #    kind here is repaired by passes 1 and 5 alone; a kind where the
 #    reference answers otherwise says why in its row).
@@ -84,6 +84,12 @@ freei4=$("$REF_DEBUGFS" -R "ffi" "$T/ext4.img" 2>/dev/null | sed -n 's/.*: *\([0
 dead4=$(cat "$T/ext4.deleted")
 dead2=$(cat "$T/ext2.deleted")
 datab=$("$REF_DEBUGFS" -R "bmap /f/file7 0" "$T/bigalloc.img" 2>/dev/null)
+# inode of /f/file3 (user.small in the inode): its first in-inode entry's
+# e_value_size, at 128 + i_extra_isize (32) + 4 (magic) + 8
+loc=$("$REF_DEBUGFS" -R "imap /f/file3" "$T/ext4.img" 2>/dev/null | sed -n 's/.*block \([0-9]*\), offset \(0x[0-9a-f]*\).*/\1 \2/p')
+read -r iblk ioff <<<"$loc"
+[ -n "$ioff" ] || fail "setup: /f/file3 not located"
+ivsize=$((iblk * 1024 + ioff + 128 + 32 + 4 + 8))
 for v in acl4 acl2 data4 free4 freei4 dead4 dead2 datab; do
 	[[ ${!v} =~ ^[0-9]+$ ]] && [ "${!v}" != 0 ] || fail "setup: no $v (${!v})"
 done
@@ -111,6 +117,7 @@ symlink_size|ext4|sif /sl_short size 3|Fast symlink [0-9]* has size 3, but the t
 special_flags|ext4|sif /chr flags 0x80000|has flags 0x80000 set, which such inodes never carry|1
 special_size|ext4|sif /fifo size 7|FIFO or socket inode [0-9]* has size 7|1
 acl_range|ext4|sif /f/file5 file_acl 99999999|names extended attribute block 99999999, which lies outside the filesystem|1
+xattr_ibody|ext4|sh: poke "\$img" $ivsize 00700000|in-inode extended attributes are damaged (Extended attribute entry is corrupt)|1
 acl_magic|ext2|sh: poke "\$img" $((acl2 * 1024)) 00000000|extended attribute block $acl2 is not one|1
 acl_refcount|ext2|sh: poke "\$img" $((acl2 * 1024 + 4)) 05000000|Extended attribute block $acl2 has reference count 5, but 3 inode(s) name it|1
 acl_csum|ext4|sh: poke "\$img" $((acl4 * 1024 + 4)) 03000000; poke "\$img" $((acl4 * 1024 + 16)) 12345678|Extended attribute block $acl4 (of inode [0-9]*) does not match its checksum|1
@@ -138,7 +145,7 @@ EOF
 )
 
 # kinds whose repair is not one preen makes alone
-PREEN_STOPS="acl_magic inline_feature"
+PREEN_STOPS="acl_magic inline_feature xattr_ibody"
 
 bad=()
 n=0
