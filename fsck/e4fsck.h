@@ -56,6 +56,8 @@ struct e4fsck {
 	int fatal;			/* an operational error stopped us */
 	int cancelled;
 	int full_needed;		/* a full check is required but not run */
+	int full_left;			/* ... for a problem passes 1 and 5 do not
+					   repair (PR_FULL_CHECK_P15 unset) */
 	struct problem_state pr;	/* the engine's latches and tallies */
 	int sb_dirty;			/* the in-memory superblock must be written */
 

@@ -779,9 +779,9 @@ static void print_summary(struct e4fsck *ctx)
  * 0 for a routine reason, as before passes 1 and 5 existed (the counters
  * that made it due are left alone: it stays due).  A recorded error state
  * or an unclean unmount is not cleared (left: 4, which already says the
- * filesystem is not clean, so no 8 is added); a reason the full check
- * itself answers (a problem pass 0 left to it, a backup superblock) is
- * not. */
+ * filesystem is not clean, so no 8 is added), nor is a problem an earlier
+ * step left to the full check unless passes 1 and 5 repair it (a bitmap
+ * that cannot be believed: PR_FULL_CHECK_P15). */
 static void full_check(struct e4fsck *ctx, int damage)
 {
 	uint16_t state = e4_le16(e4_super(ctx->fs)->s_state);
@@ -796,8 +796,10 @@ static void full_check(struct e4fsck *ctx, int damage)
 	}
 	if (e4fsck_full_check(ctx))
 		return;
-	/* the recorded state stays as it is: passes 2-4 did not run */
-	if ((state & EXT4_ERROR_FS) || !(state & EXT4_VALID_FS))
+	/* the recorded state stays as it is: passes 2-4 did not run; and
+	 * what an earlier step left to the full check stays left unless
+	 * passes 1 and 5 repair it (PR_FULL_CHECK_P15) */
+	if ((state & EXT4_ERROR_FS) || !(state & EXT4_VALID_FS) || ctx->full_left)
 		e4fsck_left(ctx);
 	nothing = !ctx->found && !ctx->fixed && !ctx->uncorrected;
 	print_summary(ctx);

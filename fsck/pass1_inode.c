@@ -98,6 +98,25 @@ static void check_extra_isize(struct ichk *c)
 	c->changed = 1;
 }
 
+/* The in-inode extended attributes as the reader judges them: a damaged
+ * area is cleared (its attributes cannot be read anyway). */
+static void check_ibody_xattrs(struct ichk *c)
+{
+	struct problem_ctx pctx = { 0 };
+
+	if (c->p->geo->inode_size <= EXT4_GOOD_OLD_INODE_SIZE)
+		return;
+	pctx.err = e4_xattr_ibody_check(c->p->fs, c->in);
+	if (pctx.err == E4_ERR_NO_MEMORY) {
+		c->p->err = pctx.err;
+		return;
+	}
+	if (pctx.err && say(c, PR_1_XATTR_IBODY_BAD, &pctx)) {
+		e4_xattr_ibody_clear(c->p->fs, c->ib);
+		c->changed = 1;
+	}
+}
+
 /* Inline data: the feature, a readable area, a directory's size. */
 static void check_inline(struct ichk *c)
 {
@@ -384,6 +403,7 @@ static errcode_t check_in_use(struct ichk *c)
 		return err;
 	check_dtime(c, 1);
 	check_extra_isize(c);
+	check_ibody_xattrs(c);
 	if (c->ino == EXT4_RESIZE_INO) {
 		claim_resize(c);
 		return 0;

@@ -391,6 +391,8 @@ int e4fsck_fix_row(struct e4fsck *ctx, const struct problem_row *p, struct probl
 	}
 	if (p->flags & PR_FULL_CHECK)
 		ctx->full_needed = 1;
+	if ((p->flags & PR_FULL_CHECK) && !(p->flags & PR_FULL_CHECK_P15))
+		ctx->full_left = 1;
 	if (p->prompt == PROMPT_NONE) {
 		if (p->flags & PR_FATAL)
 			ctx->fatal = 1;

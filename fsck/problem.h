@@ -80,6 +80,9 @@ enum prompt {
 				   it: counted as left (4) */
 #define PR_PREEN_NOHDR	0x0400	/* preen: no "device: " before the message
 				   (it names the device itself) */
+#define PR_FULL_CHECK_P15 0x0800 /* with PR_FULL_CHECK: this version's full
+				   check (passes 1 and 5) repairs it; any
+				   other PR_FULL_CHECK row is left by it */
 
 /* Latch groups: rows said as one problem.  The group's first member says
  * the start row first (a header, or a question whose answer every member
@@ -228,6 +231,7 @@ struct problem_state {
 #define PR_1_XATTR_BLOCK_META		0x010017
 #define PR_1_PASS5_SKIPPED		0x010018
 #define PR_1_PASS5_NO_REPAIR		0x010019
+#define PR_1_XATTR_IBODY_BAD		0x01001a
 /* Pass 1, the map checker (check_map*.c): extent trees and block maps
  * (problems_pass1_map.c; 0x010200-0x0103FF, the driver's rows are below
  * 0x010200). */

@@ -144,6 +144,7 @@ static void flag_names(FILE *f, const struct problem_row *p)
 		{ PR_NO_DEFAULT, "NO_DEFAULT" }, { PR_FULL_CHECK, "FULL_CHECK" },
 		{ PR_NO_NOMSG, "NO_NOMSG" }, { PR_DESTRUCTIVE, "DESTRUCTIVE" },
 		{ PR_FATAL, "FATAL" }, { PR_LEFT, "LEFT" }, { PR_PREEN_NOHDR, "PREEN_NOHDR" },
+		{ PR_FULL_CHECK_P15, "FULL_CHECK_P15" },
 	};
 	static const char *const latch_names[] = {
 		[PR_LATCH_BBITMAP] = "BBITMAP", [PR_LATCH_IBITMAP] = "IBITMAP",

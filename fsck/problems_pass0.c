@@ -153,7 +153,7 @@ static const struct problem_row rows[] = {
 	R(PR_0_GD_BITMAP_UNUSABLE,
 	  "Group %g's free counts cannot be checked against its bitmaps (%e); "
 	  "the full check must rebuild them.\n",
-	  PROMPT_NONE, PR_FULL_CHECK),
+	  PROMPT_NONE, PR_FULL_CHECK | PR_FULL_CHECK_P15),
 	R(PR_0_JOURNAL_STALE_NAME,
 	  "The filesystem has an internal journal (inode %i), but the superblock "
 	  "also names an external journal (%s).\n",

@@ -76,8 +76,8 @@ static const struct problem_row rows[] = {
 	  "Extended attribute block %b has reference count %n, but %N inode(s) name it.\n",
 	  PROMPT_FIX, PR_PREEN_OK, 50),
 	M(PR_1_DUP_BLOCKS,
-	  "Inode %i has %C block(s) claimed by another inode or by filesystem metadata "
-	  "(left for the duplicate-block passes, not in this version).\n",
+	  "Inode %i has %C block(s) claimed by another inode (left for the duplicate-block "
+	  "passes, not in this version).\n",
 	  PROMPT_NONE, PR_LEFT, 50),
 	R(PR_1_QUOTA_NOT_VERIFIED,
 	  "Note: the quota inodes are taken as in use; their contents (quota not verified) "
@@ -100,6 +100,9 @@ static const struct problem_row rows[] = {
 	  "Pass 5 only reports: pass 1 left blocks claimed twice or a damaged block map, "
 	  "and bitmaps rebuilt from its maps could free blocks a file still uses.\n",
 	  PROMPT_NONE, PR_NOT_A_FIX),
+	M(PR_1_XATTR_IBODY_BAD,
+	  "Inode %i's in-inode extended attributes are damaged (%e).\n",
+	  PROMPT_CLEAR, 0, 50),
 };
 
 const struct problem_pass e4fsck_problems_pass1 = {

@@ -412,6 +412,24 @@ void e4_xattr_ibody_encode(e4_fs *fs, union e4_inode_buf *ib, const struct e4_xl
 }
 
 
+/* ---- checks and repairs (e4fsck) --------------------------------------- */
+
+errcode_t e4_xattr_ibody_check(e4_fs *fs, const struct ext4_inode *inode)
+{
+	struct e4_xlist l = { 0 };
+	errcode_t err = e4_xattr_ibody_load(fs, inode, &l);
+
+	e4_xlist_free(&l);
+	return err;
+}
+
+void e4_xattr_ibody_clear(e4_fs *fs, union e4_inode_buf *ib)
+{
+	struct e4_xlist none = { 0 };
+
+	e4_xattr_ibody_encode(fs, ib, &none);
+}
+
 /* ---- reference counts (e4fsck) ----------------------------------------- */
 
 /* Read xattr block blk into a new buffer and check its magic. */

@@ -119,6 +119,15 @@ errcode_t e4_xattr_remove_all(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib,
 errcode_t e4_xattr_block_share(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, e4_blk_t blk,
 			       const struct e4_xattr_opts *opts);
 
+/* The in-inode extended attribute area of inode (inode_size bytes) as the
+ * reader judges it, with no I/O and no value read from an EA inode: 0
+ * (also for an inode without an area), E4_ERR_XATTR_CORRUPT (an entry or
+ * value outside the area, no terminator, an EA inode entry the kernel
+ * refuses), E4_ERR_NO_MEMORY. */
+errcode_t e4_xattr_ibody_check(e4_fs *fs, const struct ext4_inode *inode);
+/* Empty the in-inode area of ib (zeroed after i_extra_isize, magic
+ * included): e4fsck's repair of an area the reader refuses.  No I/O. */
+void e4_xattr_ibody_clear(e4_fs *fs, union e4_inode_buf *ib);
 /* The reference count (h_refcount, CPU order) of xattr block blk as
  * stored: the block read and its magic checked, nothing else (e4fsck
  * compares it with the inodes naming the block).  E4_ERR_BAD_BLOCK_NUM,

@@ -8,8 +8,8 @@
 #    device read-only);
 #  - e4mkfs images of a few option sets of mkfs_matrix (bigalloc, 1 KiB
 #    blocks, ext2, ext3, flex_bg off, meta_bg, inline_data, 64bit off with
-#    uninit_bg, huge_file off, sparse_super2, packed metadata) and a
-#    reference mke2fs image with quota inodes;
+#    uninit_bg, huge_file off, sparse_super2, packed metadata, the orphan
+#    file) and reference mke2fs images with quota inodes and with MMP;
 #  - images the kernel populated (ext2, ext3, ext4 with 1 KiB and 4 KiB
 #    blocks, bigalloc, inline_data): files of many sizes, sparse files,
 #    short and long symlinks, xattrs in the inode and in shared blocks, a
@@ -78,12 +78,16 @@ no64|64M|-t ext4 -O ^64bit,^metadata_csum,uninit_bg
 nohuge|32M|-t ext4 -O ^huge_file
 sparse2|64M|-t ext4 -O sparse_super2
 packed|64M|-t ext4 -E packed_meta_blocks=1
+orphan|64M|-t ext4 -O orphan_file
 EOF
 "$REF_MKE2FS" -q -F -t ext4 -O quota,project "$T/quota.img" 32M >/dev/null 2>&1 ||
 	fail "mke2fs -O quota failed"
 clean_fn mkfs_ref_quota "$T/quota.img"
 grep -q "quota not verified" "$T/mkfs_ref_quota.out" || bad+=("quota: the quota note is missing")
 rm -f "$T/quota.img"
+"$REF_MKE2FS" -q -F -t ext4 -O mmp "$T/mmp.img" 32M >/dev/null 2>&1 || fail "mke2fs -O mmp failed"
+clean_fn mkfs_ref_mmp "$T/mmp.img"
+rm -f "$T/mmp.img"
 
 # ---- kernel-populated images ----
 populate() {	# populate DIR: the kernel writes a tree (fixed seed)
@@ -179,5 +183,5 @@ done < <(tail -n +2 "$E4KIT_SHARED/corpus/manifest.tsv")
 [ $ncorp -gt 0 ] || fail "no corpus image was checked"
 
 [ ${#bad[@]} = 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
-info "no problem said on ${#MATRIX_IMAGES[@]} matrix images, 12 mkfs sets, 6 kernel-populated images and $ncorp corpus images ($(elapsed)s)"
+info "no problem said on ${#MATRIX_IMAGES[@]} matrix images, 14 mkfs sets, 6 kernel-populated images and $ncorp corpus images ($(elapsed)s)"
 exit $E4_CI_SKIP_FAIL

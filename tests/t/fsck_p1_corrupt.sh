@@ -1,11 +1,12 @@
 #!/bin/bash
 # fsck_p1_corrupt: passes 1 and 5 find and repair one corruption at a time
 # (issue 15, acceptance 2; the map checker's kinds join it).  Images: a
-# 16 MiB ext4 (1 KiB blocks, 256-byte inodes, metadata_csum), an ext2 of
-# the same size and an inline_data ext4, each populated by the kernel
-# (files of several sizes, a small directory (inline where it can be), xattrs in the inode and in a block shared by
-# three files, a short symlink, a FIFO, a character device, a directory
-# of 200 entries, removed files).  For each kind the reference debugfs -w
+# 16 MiB ext4 (1 KiB blocks, 256-byte inodes, metadata_csum), an ext2 and
+# an ext3 of the same size, a bigalloc ext4 (16 KiB clusters) and an
+# inline_data ext4, each populated by the kernel (files of several sizes,
+# a small directory (inline where it can be), xattrs in the inode and in a
+# block shared by three files, a short symlink, a FIFO, a character
+# device, a directory of 200 entries, removed files).  For each kind the reference debugfs -w
 # (or dd, for xattr block headers) damages a copy, then:
 #  - e4fsck -fn exits 4, names the problem (its message grepped), and
 #    leaves the image byte for byte as it was;
@@ -13,8 +14,8 @@
 #    kernel mounts the result, and a second e4fsck -fn finds nothing
 #    (exit 8: passes 2-4 did not run);
 #  - e4fsck -fp repairs it too (exit 1, reference clean), but for the
-#    kinds in PREEN_STOPS (clearing an xattr block reference, turning a
-#    feature on), where it stops with UNEXPECTED INCONSISTENCY (exit 4);
+#    kinds in PREEN_STOPS (clearing an xattr block reference or a damaged
+#    in-inode xattr area, turning a feature on), where it stops with UNEXPECTED INCONSISTENCY (exit 4);
 #  - the reference e2fsck -fy on the same damage exits 1 as well (every
 #    kind here is repaired by passes 1 and 5 alone; a kind where the
 #    reference answers otherwise says why in its row).
@@ -68,6 +69,8 @@ base() {	# base NAME MKE2FS-OPTS...: a populated image $T/NAME.img
 base ext4 -t ext4 -b 1024 -I 256
 base ext2 -t ext2 -b 1024 -I 256
 base inline -t ext4 -O inline_data -I 256
+base bigalloc -t ext4 -b 1024 -I 256 -O bigalloc -C 16384
+base ext3 -t ext3 -b 1024 -I 256
 
 field() {	# field IMG PATH LABEL: a number debugfs stat prints after LABEL
 	"$REF_DEBUGFS" -R "stat $2" "$1" 2>/dev/null | sed -n "s/.*$3 *\([0-9][0-9]*\).*/\1/p" | head -1
@@ -80,7 +83,14 @@ free4=$("$REF_DEBUGFS" -R "ffb 1 2000" "$T/ext4.img" 2>/dev/null | sed -n 's/.*:
 freei4=$("$REF_DEBUGFS" -R "ffi" "$T/ext4.img" 2>/dev/null | sed -n 's/.*: *\([0-9]*\).*/\1/p')
 dead4=$(cat "$T/ext4.deleted")
 dead2=$(cat "$T/ext2.deleted")
-for v in acl4 acl2 data4 free4 freei4 dead4 dead2; do
+datab=$("$REF_DEBUGFS" -R "bmap /f/file7 0" "$T/bigalloc.img" 2>/dev/null)
+# inode of /f/file3 (user.small in the inode): its first in-inode entry's
+# e_value_size, at 128 + i_extra_isize (32) + 4 (magic) + 8
+loc=$("$REF_DEBUGFS" -R "imap /f/file3" "$T/ext4.img" 2>/dev/null | sed -n 's/.*block \([0-9]*\), offset \(0x[0-9a-f]*\).*/\1 \2/p')
+read -r iblk ioff <<<"$loc"
+[ -n "$ioff" ] || fail "setup: /f/file3 not located"
+ivsize=$((iblk * 1024 + ioff + 128 + 32 + 4 + 8))
+for v in acl4 acl2 data4 free4 freei4 dead4 dead2 datab; do
 	[[ ${!v} =~ ^[0-9]+$ ]] && [ "${!v}" != 0 ] || fail "setup: no $v (${!v})"
 done
 gd0() {	# gd0 IMG FIELD: group 0's count as dumpe2fs-free debugfs shows it
@@ -107,6 +117,7 @@ symlink_size|ext4|sif /sl_short size 3|Fast symlink [0-9]* has size 3, but the t
 special_flags|ext4|sif /chr flags 0x80000|has flags 0x80000 set, which such inodes never carry|1
 special_size|ext4|sif /fifo size 7|FIFO or socket inode [0-9]* has size 7|1
 acl_range|ext4|sif /f/file5 file_acl 99999999|names extended attribute block 99999999, which lies outside the filesystem|1
+xattr_ibody|ext4|sh: poke "\$img" $ivsize 00700000|in-inode extended attributes are damaged (Extended attribute entry is corrupt)|1
 acl_magic|ext2|sh: poke "\$img" $((acl2 * 1024)) 00000000|extended attribute block $acl2 is not one|1
 acl_refcount|ext2|sh: poke "\$img" $((acl2 * 1024 + 4)) 05000000|Extended attribute block $acl2 has reference count 5, but 3 inode(s) name it|1
 acl_csum|ext4|sh: poke "\$img" $((acl4 * 1024 + 4)) 03000000; poke "\$img" $((acl4 * 1024 + 16)) 12345678|Extended attribute block $acl4 (of inode [0-9]*) does not match its checksum|1
@@ -123,13 +134,18 @@ ext2_dtime_zero|ext2|sif <$dead2> dtime 0|Inode $dead2 is deleted (no links) but
 ext2_size|ext2|sif /f/file7 size 2000|size is 2000, but its blocks call for|1
 ext2_i_blocks|ext2|sif /f/file5 blocks 2|i_blocks is 2, but it holds|1
 ext2_gd_free|ext2|set_bg 0 free_blocks_count 9|Group 0's free blocks count is 9; counted|1
+bigalloc_i_blocks|bigalloc|sif /f/file6 blocks 2|i_blocks is 2, but it holds|1
+bigalloc_bbitmap|bigalloc|freeb $datab|Block bitmap differences:  +($datab--|1
+bigalloc_gd_free|bigalloc|set_bg 0 free_blocks_count 3; set_bg 0 checksum calc|Group 0's free blocks count is 3; counted|1
+ext3_journal_i_blocks|ext3|sif <8> blocks 64|Inode 8's i_blocks is 64, but it holds|1
+ext3_size|ext3|sif /f/file7 size 1000|size is 1000, but its blocks call for|1
 inline_feature|inline|feature ^inline_data|keeps its data inline, but the filesystem lacks the inline_data feature|1
 inline_dir_size|inline|sif /small_dir size 300|Directory inode [0-9]*'s size is 300, but its inline data holds|1
 EOF
 )
 
 # kinds whose repair is not one preen makes alone
-PREEN_STOPS="acl_magic inline_feature"
+PREEN_STOPS="acl_magic inline_feature xattr_ibody"
 
 bad=()
 n=0
