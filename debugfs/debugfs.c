@@ -434,7 +434,9 @@ static int journal_holds_transactions(void)
 	return holds;
 }
 
-/* The rule for CMD_FILES commands on a read-write filesystem: the kernel
+/* The rule for CMD_FILES commands on a read-write filesystem: the library
+ * cannot update quota files (the quota feature, which project quota
+ * needs too), the kernel
  * replays a pending journal over what they would write (undoing it), and
  * a bitmap or inode table lying on other metadata would be written over
  * it.  Raw edits (ssv, sif, set_bg, setb, ...) and the journal commands
@@ -447,6 +449,13 @@ static int file_commands_refused(const char *cmd)
 
 	if (!current_fs || !current_rw)
 		return 0;	/* the command says what is missing */
+	if (e4_has_ro_compat(current_fs, EXT4_FEATURE_RO_COMPAT_QUOTA)) {
+		/* project quota too: its inode needs the quota feature */
+		com_err(cmd, 0, "%s has quota (feature quota): file commands would leave "
+			"the usage wrong; " DEBUGFS_NAME " cannot update quota files",
+			last_open.dev);
+		return 1;
+	}
 	if (journal_holds_transactions()) {
 		com_err(cmd, 0, "the journal of %s needs recovery first (jr, or e4fsck): "
 			"a mount would replay it over this change", last_open.dev);

@@ -83,7 +83,7 @@ ref_clean "$e" || bad "the e4debugfs image is not clean: $(grep -vE '^e2fsck|^Pa
 
 # ---- 2: project ids --------------------------------------------------------------
 pj=$T/pj.img
-"$REF_MKE2FS" -q -F -t ext4 -I 256 -b 1024 -O project,quota "$pj" 8M >/dev/null 2>&1 ||
+"$REF_MKE2FS" -q -F -t ext4 -I 256 -b 1024 -O project "$pj" 8M >/dev/null 2>&1 ||
 	fail "mke2fs -O project failed"
 "$REF_DEBUGFS" -w -f - "$pj" >/dev/null 2>&1 <<EOF || fail "debugfs setup failed"
 mkdir q

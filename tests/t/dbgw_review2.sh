@@ -1,0 +1,43 @@
+#!/bin/bash
+# dbgw_review2: e4debugfs -w smaller defects from review 2.
+# 1. file commands refused on a filesystem with quota (user, group or
+#    project quota; the project feature alone is no bar):
+#    the library cannot update the quota files, so each create/remove
+#    left the usage wrong (e2fsck exit 4); raw edits stay allowed.
+# Catches: mkdir on a -O quota filesystem leaving "[QUOTA WARNING] Usage
+# inconsistent".
+
+. "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+
+need_oracle "$REF_MKE2FS" "$REF_E2FSCK" "$REF_DEBUGFS"
+need_e4debugfs
+export E2FSCK_CONFIG=/dev/null
+E=$E4DEBUGFS
+D=$T
+[ -d /dev/shm ] && D=$(mktemp -d /dev/shm/dbgw_review2.XXXXXX) && on_exit rm -rf "$D"
+
+"$REF_MKE2FS" -q -F -t ext4 "$D/base.img" 4M >/dev/null 2>&1 || fail "mke2fs failed"
+
+# ---- 1. quota: file commands refused, raw edits allowed ------------------
+for opt in "-O quota" "-O quota -E quotatype=prjquota"; do
+	"$REF_MKE2FS" -q -F -t ext4 -I 256 $opt "$D/q.img" 4M >/dev/null 2>&1 ||
+		fail "mke2fs $opt failed"
+	cp "$D/q.img" "$D/q0.img"
+	for cmd in "mkdir /x" "write /dev/null /f" "rm /lost+found/none"; do
+		runcap "$D/r" 20 "$E" -w -R "$cmd" "$D/q.img"
+		grepq "has quota (feature quota): file commands would leave the usage wrong" "$D/r.err" ||
+			fail "$opt: $cmd not refused: $(cat "$D/r.out" "$D/r.err")"
+		[ "$(wc -l <"$D/r.err")" = 1 ] || fail "$opt: $cmd: more than one line: $(cat "$D/r.err")"
+		cmp -s "$D/q.img" "$D/q0.img" || fail "$opt: $cmd changed the image"
+	done
+	runcap "$D/r" 20 "$E" -w -R "ssv mtime 20200101" "$D/q.img"
+	[ -s "$D/r.err" ] && fail "$opt: ssv refused: $(cat "$D/r.err")"
+	ref_clean "$D/q.img" || fail "$opt: ssv: the reference e2fsck is not clean"
+done
+# the project feature alone (ids, no quota inode) is no bar
+"$REF_MKE2FS" -q -F -t ext4 -I 256 -O project "$D/q.img" 4M >/dev/null 2>&1 || fail "mke2fs -O project"
+runcap "$D/r" 20 "$E" -w -R "mkdir /x" "$D/q.img"
+[ -s "$D/r.err" ] && fail "project: mkdir refused: $(cat "$D/r.err")"
+ref_clean "$D/q.img" || fail "project: mkdir: the reference e2fsck is not clean"
+
+exit 0
