@@ -352,12 +352,12 @@ int do_fallocate(int argc, char **argv)
 
 	if (block_range_args(argc, argv, &r))
 		return 1;
-	max = e4_map_max_blocks(current_fs, &r.ib.inode);
+	max = e4_file_max_blocks(current_fs, &r.ib);
 	if (!r.have_end)	/* the free blocks, plus the blocks the file has */
 		r.end = r.start + e4_sb_free_blocks_count(e4_super(current_fs)) +
 			e4_inode_blocks(current_fs, &r.ib.inode) / (r.bs / 512) - 1;
-	if (max && r.end >= max)
-		r.end = max - 1;
+	if (max && r.end >= max && r.start < max)
+		r.end = max - 1;	/* the last block a file can map */
 	if (max && r.start >= max)
 		err = E4_ERR_FILE_TOO_BIG;
 	else if (!(e4_le32(r.ib.inode.i_flags) & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL)))

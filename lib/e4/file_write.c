@@ -490,12 +490,18 @@ static errcode_t fw_init(struct fw *w, e4_fs *fs, e4_ino_t ino, union e4_inode_b
  * finds a 2^32-block i_size wrong), with an indirect map its whole range
  * (e2fsck's limit; the kernel's s_bitmap_maxbytes may be lower, it only
  * limits its own writes). */
+uint64_t e4_file_max_blocks(e4_fs *fs, const union e4_inode_buf *ib)
+{
+	int extents = is_inline(ib)
+		? e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS)
+		: (e4_le32(ib->inode.i_flags) & EXT4_EXTENTS_FL) != 0;
+
+	return extents ? (1ULL << 32) - 1 : e4_blockmap_max_blocks(fs);
+}
+
 static errcode_t range_ok(struct fw *w, uint64_t end)
 {
-	int extents = is_inline(w->ib)
-		? e4_has_incompat(w->fs, EXT4_FEATURE_INCOMPAT_EXTENTS)
-		: (e4_le32(w->ib->inode.i_flags) & EXT4_EXTENTS_FL) != 0;
-	uint64_t max = extents ? (1ULL << 32) - 1 : e4_blockmap_max_blocks(w->fs);
+	uint64_t max = e4_file_max_blocks(w->fs, w->ib);
 
 	return blk_hi(end, w->bs) > max || end < w->off ? E4_ERR_FILE_TOO_BIG : 0;
 }

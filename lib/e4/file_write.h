@@ -62,6 +62,12 @@ errcode_t e4_file_truncate(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, uint
 errcode_t e4_file_punch(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, uint64_t offset,
 			uint64_t len);
 
+/* The largest file's length in blocks for IB (inline: as the file it
+ * would become): 2^32 - 1 with extents (the last block the kernel maps
+ * is 2^32 - 2), an indirect map's whole range without.  The writes,
+ * truncate and fallocate refuse E4_ERR_FILE_TOO_BIG past it. */
+uint64_t e4_file_max_blocks(e4_fs *fs, const union e4_inode_buf *ib);
+
 #define E4_FALLOC_KEEP_SIZE	0x0001	/* i_size unchanged (FALLOC_FL_KEEP_SIZE) */
 /* Allocate the holes of [offset, offset + len) of regular file ino as
  * unwritten extents (they read as zeros); blocks already mapped are left

@@ -4,6 +4,10 @@
 #    project quota; the project feature alone is no bar):
 #    the library cannot update the quota files, so each create/remove
 #    left the usage wrong (e2fsck exit 4); raw edits stay allowed.
+# 2. fallocate without end_blk from a start near the largest file stops
+#    at the last block a file can map (extents: 4294967294), as the man
+#    page says (the reference 1.47.0 fails there: a bug); a start past it
+#    is refused.
 # Catches: mkdir on a -O quota filesystem leaving "[QUOTA WARNING] Usage
 # inconsistent".
 
@@ -39,5 +43,18 @@ done
 runcap "$D/r" 20 "$E" -w -R "mkdir /x" "$D/q.img"
 [ -s "$D/r.err" ] && fail "project: mkdir refused: $(cat "$D/r.err")"
 ref_clean "$D/q.img" || fail "project: mkdir: the reference e2fsck is not clean"
+
+# ---- 2. fallocate near the largest file clamps -----------------------------
+cp "$D/base.img" "$D/f.img"
+"$REF_DEBUGFS" -w -R "write /dev/null f" "$D/f.img" >/dev/null 2>&1 || fail "debugfs write"
+runcap "$D/r" 20 "$E" -w -R "fallocate /f 4294967290" "$D/f.img"
+[ -s "$D/r.err" ] && fail "fallocate /f 4294967290: $(cat "$D/r.err")"
+"$REF_DEBUGFS" -R "ex /f" "$D/f.img" 2>/dev/null | grep -Eq '4294967290 - 4294967294 .* 5 Uninit' ||
+	fail "fallocate: not blocks 4294967290-4294967294: $("$REF_DEBUGFS" -R "ex /f" "$D/f.img" 2>&1)"
+ref_clean "$D/f.img" || fail "fallocate: the reference e2fsck is not clean"
+cp "$D/f.img" "$D/f0.img"
+runcap "$D/r" 20 "$E" -w -R "fallocate /f 4294967295" "$D/f.img"
+grepq 'beyond the maximum file size' "$D/r.err" || fail "fallocate past the largest file: $(cat "$D/r.err")"
+cmp -s "$D/f.img" "$D/f0.img" || fail "fallocate past the largest file changed the image"
 
 exit 0
