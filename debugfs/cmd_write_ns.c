@@ -113,10 +113,12 @@ static int is_dir_inode(e4_ino_t ino)
 
 /* link/ln <source> <dest>: a new entry for source's inode, its link count
  * unchanged (as e2fsprogs).  dest naming a directory: the entry goes in
- * it under source's last component. */
+ * it under source's last component.  A directory as source is refused,
+ * as link(2) does (EPERM): e2fsck flags every directory hard link. */
 int do_link(int argc, char **argv)
 {
 	char name[EXT4_NAME_LEN + 1];
+	const char *sep = "", *in = "";
 	e4_ino_t ino, dir;
 	errcode_t err;
 
@@ -124,9 +126,15 @@ int do_link(int argc, char **argv)
 		return usage(argv[0], NULL);
 	if (check_fs_read_write(argv[0]) || parse_inode(argv[0], argv[1], &ino))
 		return 1;
+	if (is_dir_inode(ino)) {
+		com_err(argv[0], E4_ERR_IS_DIR, "- %s: a directory cannot have another "
+			"hard link (link(2) refuses it)", argv[1]);
+		return 1;
+	}
 	if (!e4_namei(current_fs, root_ino, cwd_ino, argv[2], 1, &dir) &&
 	    is_dir_inode(dir)) {
 		const char *base = strrchr(argv[1], '/');
+		size_t n = strlen(argv[2]);
 
 		base = base ? base + 1 : argv[1];
 		if (!*base || strlen(base) > EXT4_NAME_LEN) {
@@ -134,12 +142,15 @@ int do_link(int argc, char **argv)
 			return 1;
 		}
 		strcpy(name, base);
+		sep = n && argv[2][n - 1] == '/' ? "" : "/";
+		in = name;	/* the message names the entry made: dest/name */
 	} else if (rw_parent(argv[0], argv[2], &dir, name)) {
 		return 1;
 	}
 	err = e4_op_link(current_fs, dir, name, strlen(name), ino, E4_OP_ENTRY_ONLY);
 	if (err) {
-		com_err(argv[0], err, "while linking %s to %s", argv[2], argv[1]);
+		com_err(argv[0], err, "while linking %s%s%s to %s", argv[2], *in ? sep : "", in,
+			argv[1]);
 		return 1;
 	}
 	{
@@ -168,8 +179,9 @@ int do_symlink(int argc, char **argv)
 			    NULL);
 	if (err) {
 		com_err(argv[0], err, "while creating symlink %s%s", argv[1],
-			err == E4_ERR_INVALID_ARGUMENT ?
-			" (the target must be shorter than a block)" : "");
+			err != E4_ERR_INVALID_ARGUMENT ? "" : !*argv[2] ?
+			" (the target is empty: symlink(2) refuses it, ENOENT)" :
+			" (the target must be shorter than a block)");
 		return 1;
 	}
 	return 0;

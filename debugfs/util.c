@@ -278,9 +278,13 @@ int parse_parent(const char *cmd, const char *path, e4_ino_t *dir, char *name,
 	size_t len = strlen(base);
 	errcode_t err;
 
-	if (!len || len >= name_size || !strcmp(base, ".") || !strcmp(base, "..")) {
-		com_err(cmd, len >= name_size ? E4_ERR_NAME_TOO_LONG : E4_ERR_INVALID_ARGUMENT,
-			"- \"%s\" does not end with a name", path);
+	if (len >= name_size) {
+		com_err(cmd, E4_ERR_NAME_TOO_LONG, "- the last name of \"%s\" has %zu bytes, "
+			"the most is %zu", path, len, name_size - 1);
+		return 1;
+	}
+	if (!len || !strcmp(base, ".") || !strcmp(base, "..")) {
+		com_err(cmd, E4_ERR_INVALID_ARGUMENT, "- \"%s\" does not end with a name", path);
 		return 1;
 	}
 	memcpy(name, base, len + 1);

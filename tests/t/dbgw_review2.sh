@@ -8,6 +8,13 @@
 #    at the last block a file can map (extents: 4294967294), as the man
 #    page says (the reference 1.47.0 fails there: a bug); a start past it
 #    is refused.
+# 3. ln of a directory is refused (link(2) gives EPERM; e2fsck flags
+#    every directory hard link), the image unchanged.
+# 4. Messages: symlink with an empty target says the target is empty (the
+#    reference 1.47.0 makes a 0-byte symlink e2fsck then flags: a bug);
+#    ln into a directory whose entry exists names dest/name; a last name
+#    of 256 bytes says File name too long with its length, not "does not
+#    end with a name".
 # Catches: mkdir on a -O quota filesystem leaving "[QUOTA WARNING] Usage
 # inconsistent".
 
@@ -56,5 +63,33 @@ cp "$D/f.img" "$D/f0.img"
 runcap "$D/r" 20 "$E" -w -R "fallocate /f 4294967295" "$D/f.img"
 grepq 'beyond the maximum file size' "$D/r.err" || fail "fallocate past the largest file: $(cat "$D/r.err")"
 cmp -s "$D/f.img" "$D/f0.img" || fail "fallocate past the largest file changed the image"
+
+# ---- 3. ln of a directory refused -------------------------------------------
+: >"$D/empty"
+cp "$D/base.img" "$D/l.img"
+printf 'mkdir /a\nwrite %s /g\nwrite %s /a/g\n' "$D/empty" "$D/empty" >"$D/cmds"
+runcap "$D/r" 20 "$E" -w -f "$D/cmds" "$D/l.img"
+grepq 'Allocated inode' "$D/r.out" || fail "setup: $(cat "$D/r.err")"
+cp "$D/l.img" "$D/l0.img"
+runcap "$D/r" 20 "$E" -w -R "ln /a /b" "$D/l.img"
+grepq '/a: a directory cannot have another hard link' "$D/r.err" ||
+	fail "ln of a directory not refused: $(cat "$D/r.out" "$D/r.err")"
+[ "$(wc -l <"$D/r.err")" = 1 ] || fail "ln of a directory: more than one line: $(cat "$D/r.err")"
+cmp -s "$D/l.img" "$D/l0.img" || fail "ln of a directory changed the image"
+
+# ---- 4. messages -----------------------------------------------------------------
+runcap "$D/r" 20 "$E" -w -R "symlink /s ''" "$D/l.img"
+grepq 'the target is empty' "$D/r.err" || fail "symlink '': $(cat "$D/r.out" "$D/r.err")"
+grepq 'shorter than a block' "$D/r.err" && fail "symlink '': $(cat "$D/r.err")"
+for dest in /a /a/; do
+	runcap "$D/r" 20 "$E" -w -R "ln /g $dest" "$D/l.img"
+	grepq 'while linking /a/g to /g' "$D/r.err" || fail "ln /g $dest: $(cat "$D/r.out" "$D/r.err")"
+done
+long=$(printf '%0256d' 0)
+runcap "$D/r" 20 "$E" -w -R "mkdir /$long" "$D/l.img"
+grepq "File name too long - the last name of \"/$long\" has 256 bytes, the most is 255" "$D/r.err" ||
+	fail "mkdir of a 256-byte name: $(cat "$D/r.out" "$D/r.err")"
+grepq 'does not end with a name' "$D/r.err" && fail "mkdir of a 256-byte name: $(cat "$D/r.err")"
+cmp -s "$D/l.img" "$D/l0.img" || fail "the refused commands changed the image"
 
 exit 0
