@@ -937,6 +937,17 @@ static const struct option main_long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+static void (*default_com_err)(const char *, long, const char *, va_list);
+
+/* Every error line follows what stdout printed before it, also when both
+ * are piped (stdout fully buffered): "Allocated inode: N" before the
+ * failure of the write that allocated it. */
+static void flushing_com_err(const char *who, long code, const char *fmt, va_list args)
+{
+	fflush(stdout);
+	default_com_err(who, code, fmt, args);
+}
+
 int main(int argc, char **argv)
 {
 	const char *request = NULL, *cmd_file = NULL;
@@ -945,6 +956,7 @@ int main(int argc, char **argv)
 	int c, catastrophic = 0, failed = 0;
 
 	e4_init_errors();
+	default_com_err = set_com_err_hook(flushing_com_err);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "wcDs:b:R:f:V", main_long_opts, NULL)) != -1) {
 		switch (c) {

@@ -15,6 +15,9 @@
 #    ln into a directory whose entry exists names dest/name; a last name
 #    of 256 bytes says File name too long with its length, not "does not
 #    end with a name".
+# 5. With stdout and stderr in one pipe, the lines come in the order
+#    printed: "Allocated inode: N" before the failure of that write and
+#    "removed" (stdout was flushed only after the command).
 # Catches: mkdir on a -O quota filesystem leaving "[QUOTA WARNING] Usage
 # inconsistent".
 
@@ -91,5 +94,14 @@ grepq "File name too long - the last name of \"/$long\" has 256 bytes, the most 
 	fail "mkdir of a 256-byte name: $(cat "$D/r.out" "$D/r.err")"
 grepq 'does not end with a name' "$D/r.err" && fail "mkdir of a 256-byte name: $(cat "$D/r.err")"
 cmp -s "$D/l.img" "$D/l0.img" || fail "the refused commands changed the image"
+
+# ---- 5. output order through a pipe ---------------------------------------
+cp "$D/base.img" "$D/w.img"
+yes e4kit | head -c 5M >"$D/big"
+"$E" -w -R "write $D/big /big" "$D/w.img" 2>&1 | cat >"$D/w.out"
+grep -n . "$D/w.out" | tr '\n' '|' |
+	grep -Eq '^1:Allocated inode: [0-9]+\|2:write: .*\|3:write: /big removed\|$' ||
+	fail "write's lines out of order: $(cat "$D/w.out")"
+ref_clean "$D/w.img" || fail "the failed write: the reference e2fsck is not clean"
 
 exit 0
