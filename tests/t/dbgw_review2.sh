@@ -18,6 +18,9 @@
 # 5. With stdout and stderr in one pipe, the lines come in the order
 #    printed: "Allocated inode: N" before the failure of that write and
 #    "removed" (stdout was flushed only after the command).
+# 6. -D on an image in tmpfs opens where the kernel's tmpfs takes
+#    O_DIRECT (6.6 and later: the man page said tmpfs refuses it), and
+#    the man page no longer says so.
 # Catches: mkdir on a -O quota filesystem leaving "[QUOTA WARNING] Usage
 # inconsistent".
 
@@ -103,5 +106,15 @@ grep -n . "$D/w.out" | tr '\n' '|' |
 	grep -Eq '^1:Allocated inode: [0-9]+\|2:write: .*\|3:write: /big removed\|$' ||
 	fail "write's lines out of order: $(cat "$D/w.out")"
 ref_clean "$D/w.img" || fail "the failed write: the reference e2fsck is not clean"
+
+# ---- 6. -D on tmpfs --------------------------------------------------------------
+src=${E4_SRCDIR:-$(dirname "$0")/../..}
+grep -q 'an image on tmpfs' "$src/doc/e4debugfs.8" && fail "the man page says -D fails on tmpfs"
+if [ "$(stat -f -c %T "$D")" = tmpfs ] &&
+	dd if=/dev/zero of="$D/probe" bs=4096 count=1 oflag=direct 2>/dev/null; then
+	runcap "$D/r" 20 "$E" -D -w -R "ssv mtime 20200101" "$D/base.img"
+	[ -s "$D/r.err" ] && fail "-D on tmpfs: $(cat "$D/r.err")"
+	ref_clean "$D/base.img" || fail "-D on tmpfs: the reference e2fsck is not clean"
+fi
 
 exit 0
