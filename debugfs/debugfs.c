@@ -365,6 +365,20 @@ static int open_filesystem(const char *who, const char *dev, int catastrophic,
 			return 1;
 		}
 		err = check_bitmaps(fs);
+		if (err && !(e4_le16(e4_super(fs)->s_state) & EXT4_VALID_FS)) {
+			/* a stop between a bitmap's write and its descriptor's
+			 * (DESIGN.md "What a stop may leave"): the check mends it */
+			if (mode & OPEN_RW) {
+				com_err(who, err, "while reading the allocation bitmaps of %s: "
+					"it is not clean; run e4fsck first (-c opens it without "
+					"them)", dev);
+				e4_close(fs);
+				return 1;
+			}
+			warn_err(who, err, "in the allocation bitmaps of %s (not clean: "
+				 "e4fsck mends it); commands that read them may fail", dev);
+			err = 0;
+		}
 		if (err) {
 			com_err(who, err, "while reading the allocation bitmaps of %s "
 				"(-c opens it without them)", dev);

@@ -21,6 +21,11 @@
 # 6. -D on an image in tmpfs opens where the kernel's tmpfs takes
 #    O_DIRECT (6.6 and later: the man page said tmpfs refuses it), and
 #    the man page no longer says so.
+# 7. A stop between a bitmap's write and its descriptor's (made with the
+#    crash-point layer, E4_CRASH_AFTER_WRITES) leaves a not-clean
+#    filesystem whose bitmap fails its checksum: a read-only open warns
+#    and works (ls), -w is refused with one line saying to run e4fsck
+#    first, the image unchanged; e4fsck -fy then leaves it clean.
 # Catches: mkdir on a -O quota filesystem leaving "[QUOTA WARNING] Usage
 # inconsistent".
 
@@ -106,6 +111,31 @@ grep -n . "$D/w.out" | tr '\n' '|' |
 	grep -Eq '^1:Allocated inode: [0-9]+\|2:write: .*\|3:write: /big removed\|$' ||
 	fail "write's lines out of order: $(cat "$D/w.out")"
 ref_clean "$D/w.img" || fail "the failed write: the reference e2fsck is not clean"
+
+# ---- 7. a stop leaves a bitmap checksum mismatch --------------------------------
+"$REF_MKE2FS" -q -F -t ext4 "$D/c.img" 8M >/dev/null 2>&1 || fail "mke2fs failed"
+yes e4kit | head -c 3M >"$D/c.f"
+found=
+for n in $(seq 1 30); do
+	cp "$D/c.img" "$D/c1.img"
+	E4_CRASH_AFTER_WRITES=$n "$E" -w -R "write $D/c.f /big" "$D/c1.img" >/dev/null 2>&1
+	"$REF_E2FSCK" -fn "$D/c1.img" >"$D/c.fsck" 2>&1
+	grep -q 'bitmap does not match checksum' "$D/c.fsck" && { found=$n; break; }
+done
+[ -n "$found" ] || fail "no stop left a bitmap checksum mismatch"
+runcap "$D/r" 20 "$E" -R "ls /" "$D/c1.img"
+grepq 'lost+found' "$D/r.out" || fail "stop $found: read-only open: $(cat "$D/r.err")"
+grepq 'warning: .* bitmap checksum does not match .*not clean' "$D/r.err" ||
+	fail "stop $found: no warning: $(cat "$D/r.err")"
+cp "$D/c1.img" "$D/c0.img"
+runcap "$D/r" 20 "$E" -w -R "ls /" "$D/c1.img"
+grepq 'run e4fsck first' "$D/r.err" || fail "stop $found: -w: $(cat "$D/r.out" "$D/r.err")"
+[ "$(wc -l <"$D/r.err")" = 1 ] || fail "stop $found: -w: more than one line: $(cat "$D/r.err")"
+cmp -s "$D/c1.img" "$D/c0.img" || fail "stop $found: the refused -w open changed the image"
+if [ -x "${E4FSCK:-}" ]; then
+	"$E4FSCK" -fy "$D/c1.img" >/dev/null 2>&1
+	ref_clean "$D/c1.img" || fail "stop $found: e4fsck -fy did not mend it"
+fi
 
 # ---- 6. -D on tmpfs --------------------------------------------------------------
 src=${E4_SRCDIR:-$(dirname "$0")/../..}
