@@ -57,6 +57,7 @@ errcode_t cm_seen(struct cm *c, e4_blk_t blk, int *twice)
 		if (!t)
 			return E4_ERR_NO_MEMORY;
 		c->seen = t;
+		c->ctx->owned[1] = t;
 		c->cap = cap;
 		c->nseen = 0;
 		for (size_t j = 0; old && j < cap / 2; j++)
@@ -135,6 +136,7 @@ errcode_t e4fsck_check_map(struct e4fsck *ctx, e4_ino_t ino, struct ext4_inode *
 {
 	const struct e4_geom *g = e4_geom(ctx->fs);
 	struct cm c;
+	uint8_t *bufs;
 	errcode_t err = 0;
 	unsigned i;
 
@@ -152,16 +154,19 @@ errcode_t e4fsck_check_map(struct e4fsck *ctx, e4_ino_t ino, struct ext4_inode *
 	c.blocks_count = g->blocks_count;
 	c.first_data = g->first_data_block;
 	c.is_dir = (e4_le16(inode->i_mode) & EXT4_S_IFMT) == EXT4_S_IFDIR;
+	/* One allocation for the level buffers and the peek block, held in
+	 * ctx->owned[0] (and the seen set in owned[1], cm_seen()) while the
+	 * check runs: a stop inside a question (preen) frees them. */
+	bufs = malloc((size_t)c.bs * (CM_LEVELS + 1));
+	if (!bufs)
+		return E4_ERR_NO_MEMORY;
+	ctx->owned[0] = bufs;
 	for (i = 0; i < CM_LEVELS; i++)
-		if (!(c.buf[i] = malloc(c.bs)))
-			err = E4_ERR_NO_MEMORY;
-	if (!err && !(c.peek = malloc(c.bs)))
-		err = E4_ERR_NO_MEMORY;
-	if (!err)
-		err = map_is_extents(&c) ? cm_check_extents(&c) : cm_check_blockmap(&c);
-	for (i = 0; i < CM_LEVELS; i++)
-		free(c.buf[i]);
-	free(c.peek);
+		c.buf[i] = bufs + (size_t)i * c.bs;
+	c.peek = bufs + (size_t)CM_LEVELS * c.bs;
+	err = map_is_extents(&c) ? cm_check_extents(&c) : cm_check_blockmap(&c);
+	ctx->owned[0] = ctx->owned[1] = NULL;
+	free(bufs);
 	free(c.seen);
 	return err;
 }

@@ -233,8 +233,12 @@ static int check(const char *img, enum e4fsck_answer a, struct check_map_result 
 		assert_int_equal(e4_alloc_flush(ctx.fs), 0);
 	}
 	mapstub_free(&st);
-	if (stopped)
+	if (stopped) {
 		e4_io_discard(e4_fs_io(ctx.fs));	/* the stop writes nothing more */
+		/* what e4fsck_stop() frees: the checker's buffers */
+		for (size_t k = 0; k < sizeof(ctx.owned) / sizeof(ctx.owned[0]); k++)
+			free(ctx.owned[k]);
+	}
 	e4_close(ctx.fs);
 	e4fsck_problem_release(&ctx);
 	return stopped;
