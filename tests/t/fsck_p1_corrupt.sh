@@ -139,6 +139,8 @@ bigalloc_bbitmap|bigalloc|freeb $datab|Block bitmap differences:  +($datab--|1
 bigalloc_gd_free|bigalloc|set_bg 0 free_blocks_count 3; set_bg 0 checksum calc|Group 0's free blocks count is 3; counted|1
 ext3_journal_i_blocks|ext3|sif <8> blocks 64|Inode 8's i_blocks is 64, but it holds|1
 ext3_size|ext3|sif /f/file7 size 1000|size is 1000, but its blocks call for|1
+time_epoch|ext4|sif /f/file6 ctime 0x80000000; sif /f/file6 ctime_extra 0x13|Inode [0-9]* has timestamp(s) with a negative 32-bit base and epoch bits 3|1
+time_epoch_crtime|ext4|sif /f/file5 crtime 0x90000000; sif /f/file5 crtime_extra 7|Inode [0-9]* has timestamp(s) with a negative 32-bit base and epoch bits 3|1
 inline_feature|inline|feature ^inline_data|keeps its data inline, but the filesystem lacks the inline_data feature|1
 inline_dir_size|inline|sif /small_dir size 300|Directory inode [0-9]*'s size is 300, but its inline data holds|1
 EOF
@@ -234,6 +236,24 @@ done <<LEFT
 dup_blocks|sif /f/file5 block[5] $pblk6|Inode [0-9]* has [0-9]* block(s) claimed by another inode
 bad_mode|sif /f/file6 mode 0170644|has mode 0xf1a4: its file type is none the kernel knows
 LEFT
+
+# ---- not a problem: i_crtime beyond i_extra_isize ----
+# With i_extra_isize 4 the kernel never reads i_crtime(_extra); the
+# reference 1.47.0 still judges their epoch bits (its -fn says
+# "Timestamp(s) ... likely pre-1970"): e4fsck follows the kernel and says
+# nothing (exit 8).
+img=$T/k_crtime_outside.img
+cp "$T/ext4.img" "$img"
+printf '%s\n' "sif /f/file5 extra_isize 4" "sif /f/file5 crtime 0x90000000" \
+	"sif /f/file5 crtime_extra 7" | "$REF_DEBUGFS" -w -f - "$img" >/dev/null 2>&1 ||
+	fail "crtime_outside: debugfs failed"
+runcap "$T/crtime_outside" 30 "$E4FSCK" -fn "$img"
+[ "$(cat "$T/crtime_outside.rc")" = 8 ] ||
+	bad+=("crtime_outside: e4fsck -fn: $(describe_rc "$(cat "$T/crtime_outside.rc")"), expected 8: $(grep -v '^Pass' "$T/crtime_outside.out" | head -3 | tr '\n' ' ')")
+ref_out=$("$REF_E2FSCK" -fn "$img" 2>&1 </dev/null)
+grep -q "likely pre-1970" <<<"$ref_out" ||
+	bad+=("crtime_outside: the reference no longer judges i_crtime beyond i_extra_isize (note above is stale)")
+n=$((n + 1))
 
 [ ${#bad[@]} = 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
 info "$n kinds found by -fn; all but the two left repaired by -fy (reference clean, kernel mounts), as the reference exits ($(elapsed)s)"
