@@ -29,6 +29,7 @@ struct ichk {
 	int has_map;
 	int xattr_block;	/* a valid xattr block counts in i_blocks */
 	int ea_values;		/* values in EA inodes: i_blocks not judged */
+	int xattr_first;	/* its xattr block was named by no inode before */
 	struct check_map_result res;
 };
 
@@ -251,9 +252,17 @@ static int no_entry(e4_fs *fs, const struct e4_xattr *x, void *priv)
  * judged for such an owner. */
 static int names_ea_inode(e4_fs *fs, const struct e4_xattr *x, void *priv)
 {
+	struct ichk *c = priv;
+
 	(void)fs;
-	if (x->value_inum)
-		*(int *)priv = 1;
+	if (!x->value_inum)
+		return 0;
+	c->ea_values = 1;
+	/* a shared xattr block's entries count once (pass1_ea.c) */
+	if ((x->in_inode || c->xattr_first) && p1_ea_note_ref(c->p, x)) {
+		c->p->err = E4_ERR_NO_MEMORY;
+		return 1;
+	}
 	return 0;
 }
 
@@ -265,10 +274,13 @@ static void check_xattr_block(struct ichk *c)
 	struct problem_ctx pctx = { 0 };
 	e4_blk_t blk = e4_inode_file_acl(p->fs, c->in);
 	uint32_t code = 0;
+	int first;
 
 	if (!blk)
 		return;
 	pctx.blk = blk;
+	first = blk >= p->geo->first_data_block && blk < p->geo->blocks_count &&
+		!e4_bmap_test(p->xattr, blk);
 	if (blk < p->geo->first_data_block || blk >= p->geo->blocks_count) {
 		code = PR_1_XATTR_BLOCK_RANGE;
 	} else if (!e4_bmap_test(p->xattr, blk)) {
@@ -287,6 +299,7 @@ static void check_xattr_block(struct ichk *c)
 		code = PR_1_XATTR_BLOCK_META;
 	if (!code) {
 		c->xattr_block = 1;
+		c->xattr_first = first;
 		return;
 	}
 	if (say(c, code, &pctx)) {
@@ -387,8 +400,10 @@ static errcode_t check_blocks(struct ichk *c)
 			return 0;
 	}
 	if (e4_has_incompat(p->fs, EXT4_FEATURE_INCOMPAT_EA_INODE) &&
-	    e4_xattr_iterate(p->fs, c->ino, c->in, names_ea_inode, &c->ea_values))
+	    e4_xattr_iterate(p->fs, c->ino, c->in, names_ea_inode, c)) {
 		c->ea_values = 1;	/* damaged xattrs: i_blocks not judged */
+		p->ea_unsure = 1;	/* nor EA inodes' counts */
+	}
 	/* the bad-block list's size and count follow rules of their own */
 	if (c->map_left || c->ino == EXT4_BAD_INO)
 		return 0;
@@ -427,6 +442,8 @@ static errcode_t clear_inode(struct ichk *c)
 	c->in->i_links_count = 0;
 	c->in->i_dtime = e4_cpu_to_le32((uint32_t)c->p->ctx->now);
 	c->changed = 1;
+	if (c->xattr_first)	/* its block's EA references went uncounted */
+		c->p->ea_unsure = 1;
 	p1_inode_release(c->p, c->xattr_block);
 	return mark_in_use(c, 0);
 }
@@ -475,6 +492,9 @@ static errcode_t check_in_use(struct ichk *c)
 	}
 	if (c->p->ndup || c->map_left)
 		c->p->maps_unsure = 1;
+	if ((e4_le32(c->in->i_flags) & EXT4_EA_INODE_FL) &&
+	    e4_has_incompat(c->p->fs, EXT4_FEATURE_INCOMPAT_EA_INODE) && c->ino >= c->p->geo->first_ino)
+		return p1_ea_note_inode(c->p, c->ino, c->in);
 	return 0;
 }
 
