@@ -3,10 +3,11 @@
  *
  * While the scan runs, every inode carrying EXT4_EA_INODE_FL is noted with
  * the count it keeps (e4_ea_inode_refcount()), and every xattr entry whose
- * value lives in an EA inode is noted as one reference to it: an in-inode
- * entry each time, an xattr block's entry once per block (however many
- * inodes share the block: the kernel takes one reference per block entry,
- * and the reference e2fsck counts the same way).  After the scan each EA
+ * value lives in an EA inode is noted as one reference to it, for each
+ * inode it belongs to: an xattr block shared by four inodes names its EA
+ * inodes four times (the kernel takes a reference for each inode that
+ * shares the block, and the reference e2fsck counts the same way: shown
+ * on a kernel-made image, count 4).  After the scan each EA
  * inode's count is compared with the references found: a wrong count is
  * set to them; an EA inode nothing names is said and left (what to do with
  * it is the reference-count pass's, not in this version).  When an inode's

@@ -29,7 +29,6 @@ struct ichk {
 	int has_map;
 	int xattr_block;	/* a valid xattr block counts in i_blocks */
 	int ea_values;		/* values in EA inodes: i_blocks not judged */
-	int xattr_first;	/* its xattr block was named by no inode before */
 	struct check_map_result res;
 };
 
@@ -258,8 +257,8 @@ static int names_ea_inode(e4_fs *fs, const struct e4_xattr *x, void *priv)
 	if (!x->value_inum)
 		return 0;
 	c->ea_values = 1;
-	/* a shared xattr block's entries count once (pass1_ea.c) */
-	if ((x->in_inode || c->xattr_first) && p1_ea_note_ref(c->p, x)) {
+	/* a shared xattr block's entries count for each inode (pass1_ea.c) */
+	if (p1_ea_note_ref(c->p, x)) {
 		c->p->err = E4_ERR_NO_MEMORY;
 		return 1;
 	}
@@ -274,13 +273,10 @@ static void check_xattr_block(struct ichk *c)
 	struct problem_ctx pctx = { 0 };
 	e4_blk_t blk = e4_inode_file_acl(p->fs, c->in);
 	uint32_t code = 0;
-	int first;
 
 	if (!blk)
 		return;
 	pctx.blk = blk;
-	first = blk >= p->geo->first_data_block && blk < p->geo->blocks_count &&
-		!e4_bmap_test(p->xattr, blk);
 	if (blk < p->geo->first_data_block || blk >= p->geo->blocks_count) {
 		code = PR_1_XATTR_BLOCK_RANGE;
 	} else if (!e4_bmap_test(p->xattr, blk)) {
@@ -299,7 +295,6 @@ static void check_xattr_block(struct ichk *c)
 		code = PR_1_XATTR_BLOCK_META;
 	if (!code) {
 		c->xattr_block = 1;
-		c->xattr_first = first;
 		return;
 	}
 	if (say(c, code, &pctx)) {
@@ -442,8 +437,6 @@ static errcode_t clear_inode(struct ichk *c)
 	c->in->i_links_count = 0;
 	c->in->i_dtime = e4_cpu_to_le32((uint32_t)c->p->ctx->now);
 	c->changed = 1;
-	if (c->xattr_first)	/* its block's EA references went uncounted */
-		c->p->ea_unsure = 1;
 	p1_inode_release(c->p, c->xattr_block);
 	return mark_in_use(c, 0);
 }
