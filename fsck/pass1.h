@@ -42,6 +42,14 @@ struct pass1 {
 	size_t nown, capown;
 	uint64_t ndup;
 
+	/* ea_inode: the EA inodes seen with the count each keeps, and one
+	 * entry per reference an xattr entry makes (sorted at the end) */
+	struct p1_ea_inode { e4_ino_t ino; uint64_t ref; uint32_t mtime, gen; } *eas;
+	size_t neas, capeas;
+	struct p1_ea_ref { e4_ino_t ea_ino, owner; uint32_t owner_gen; } *earefs;
+	size_t nearefs, capearefs;
+	int ea_unsure;			/* some attributes unread: counts not judged */
+
 	int quota_said;
 	int scan_failed;		/* an inode table chunk could not be read */
 	int maps_unsure;		/* blocks claimed twice, or a map left damaged */
@@ -72,6 +80,19 @@ enum claim_verdict p1_xattr_ref(struct pass1 *p, e4_ino_t ino, e4_blk_t blk);
 /* After the scan: each xattr block's h_refcount against the inodes
  * naming it (PR_1_XATTR_REFCOUNT).  0 or an operational error. */
 errcode_t p1_xattr_refcounts(struct pass1 *p);
+
+/* Room for one more element in *arr (n used of *cap): 0, or 1 without
+ * memory (*arr unchanged). */
+int p1_grow(void **arr, size_t *cap, size_t n, size_t elem);
+
+/* pass1_ea.c: note EA inode ino (EXT4_EA_INODE_FL) and the count it
+ * keeps; note the reference entry x makes (x->value_inum); after the scan, each
+ * count against the references (rows PR_1_EA_INODE_*); free the notes.
+ * E4_ERR_NO_MEMORY, errors of e4_inode_read/e4_inode_write. */
+errcode_t p1_ea_note_inode(struct pass1 *p, e4_ino_t ino, const struct ext4_inode *in);
+errcode_t p1_ea_note_ref(struct pass1 *p, const struct e4_xattr *x);
+errcode_t p1_ea_refcounts(struct pass1 *p);
+void p1_ea_free(struct pass1 *p);
 
 /* pass1_inode.c: check inode ino (its image in *ib, csum_ok from the
  * scan), mark it and what it claims; write it back when repaired.  0 or

@@ -13,6 +13,7 @@
  */
 #include "pass1.h"
 
+#include <stddef.h>
 #include <string.h>
 
 /* One inode under check. */
@@ -95,6 +96,58 @@ static void check_extra_isize(struct ichk *c)
 	else if (want < 4 || want > max || (want & 3))
 		want = max < 32 ? max : 32;
 	c->in->i_extra_isize = e4_cpu_to_le16((uint16_t)want);
+	c->changed = 1;
+}
+
+/* Until 2242 (seconds 8583494400; the reference's cutoff too) no true
+ * timestamp has a negative 32-bit base and epoch bits 3 (year 2310+):
+ * old kernels wrote pre-1970 times that way (format notes 6.3). */
+#define E4_PRE1970_EPOCH_CUTOFF 8583494400LL
+
+/* Timestamps whose extra word lies inside i_extra_isize (the kernel reads
+ * no other): epoch bits 3 on a negative base are cleared, the
+ * nanoseconds kept.  The reference also judges an i_crtime beyond
+ * i_extra_isize, which the kernel never reads: not reported here.  An EA
+ * inode's i_ctime and i_atime hold its reference count and value hash,
+ * not times: left alone. */
+static void check_time_epoch(struct ichk *c)
+{
+	static const struct { size_t base, extra; } t[] = {
+		{ offsetof(struct ext4_inode, i_ctime), offsetof(struct ext4_inode, i_ctime_extra) },
+		{ offsetof(struct ext4_inode, i_mtime), offsetof(struct ext4_inode, i_mtime_extra) },
+		{ offsetof(struct ext4_inode, i_atime), offsetof(struct ext4_inode, i_atime_extra) },
+		{ offsetof(struct ext4_inode, i_crtime), offsetof(struct ext4_inode, i_crtime_extra) },
+	};
+	struct problem_ctx pctx = { 0 };
+	unsigned char *raw = (unsigned char *)c->in;
+	int ea = !!(e4_le32(c->in->i_flags) & EXT4_EA_INODE_FL);
+	unsigned i, bad = 0;
+
+	if (c->p->ctx->now >= E4_PRE1970_EPOCH_CUTOFF)
+		return;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		uint32_t base, extra;
+
+		if ((ea && (i == 0 || i == 2)) ||
+		    !e4_inode_has_field(c->p->fs, c->in, t[i].base, 4) ||
+		    !e4_inode_has_field(c->p->fs, c->in, t[i].extra, 4))
+			continue;
+		memcpy(&base, raw + t[i].base, 4);
+		memcpy(&extra, raw + t[i].extra, 4);
+		if ((e4_le32(base) & 0x80000000u) && (e4_le32(extra) & 3) == 3)
+			bad |= 1u << i;
+	}
+	if (!bad || !say(c, PR_1_TIME_EPOCH, &pctx))
+		return;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		uint32_t extra;
+
+		if (!(bad & (1u << i)))
+			continue;
+		memcpy(&extra, raw + t[i].extra, 4);
+		extra = e4_cpu_to_le32(e4_le32(extra) & ~3u);
+		memcpy(raw + t[i].extra, &extra, 4);
+	}
 	c->changed = 1;
 }
 
@@ -198,9 +251,17 @@ static int no_entry(e4_fs *fs, const struct e4_xattr *x, void *priv)
  * judged for such an owner. */
 static int names_ea_inode(e4_fs *fs, const struct e4_xattr *x, void *priv)
 {
+	struct ichk *c = priv;
+
 	(void)fs;
-	if (x->value_inum)
-		*(int *)priv = 1;
+	if (!x->value_inum)
+		return 0;
+	c->ea_values = 1;
+	/* a shared xattr block's entries count for each inode (pass1_ea.c) */
+	if (p1_ea_note_ref(c->p, x)) {
+		c->p->err = E4_ERR_NO_MEMORY;
+		return 1;
+	}
 	return 0;
 }
 
@@ -334,8 +395,10 @@ static errcode_t check_blocks(struct ichk *c)
 			return 0;
 	}
 	if (e4_has_incompat(p->fs, EXT4_FEATURE_INCOMPAT_EA_INODE) &&
-	    e4_xattr_iterate(p->fs, c->ino, c->in, names_ea_inode, &c->ea_values))
+	    e4_xattr_iterate(p->fs, c->ino, c->in, names_ea_inode, c)) {
 		c->ea_values = 1;	/* damaged xattrs: i_blocks not judged */
+		p->ea_unsure = 1;	/* nor EA inodes' counts */
+	}
 	/* the bad-block list's size and count follow rules of their own */
 	if (c->map_left || c->ino == EXT4_BAD_INO)
 		return 0;
@@ -403,6 +466,7 @@ static errcode_t check_in_use(struct ichk *c)
 		return err;
 	check_dtime(c, 1);
 	check_extra_isize(c);
+	check_time_epoch(c);
 	check_ibody_xattrs(c);
 	if (c->ino == EXT4_RESIZE_INO) {
 		claim_resize(c);
@@ -421,6 +485,9 @@ static errcode_t check_in_use(struct ichk *c)
 	}
 	if (c->p->ndup || c->map_left)
 		c->p->maps_unsure = 1;
+	if ((e4_le32(c->in->i_flags) & EXT4_EA_INODE_FL) &&
+	    e4_has_incompat(c->p->fs, EXT4_FEATURE_INCOMPAT_EA_INODE) && c->ino >= c->p->geo->first_ino)
+		return p1_ea_note_inode(c->p, c->ino, c->in);
 	return 0;
 }
 

@@ -53,6 +53,7 @@ void p1_maps_free(struct pass1 *p)
 	free(p->dirs);
 	free(p->xrefs);
 	free(p->own);
+	p1_ea_free(p);
 	free(p->buf);
 	p->buf = NULL;
 	p->inuse = p->dup = p->inodes = p->meta = p->xattr = NULL;
@@ -119,7 +120,7 @@ errcode_t p1_mark_metadata(struct pass1 *p)
 
 /* Room for one more element in *arr (n used of *cap): 0, or 1 without
  * memory (*arr unchanged). */
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+int p1_grow(void **arr, size_t *cap, size_t n, size_t elem)
 {
 	size_t c = *cap ? *cap * 2 : 16;
 	void *r;
@@ -152,7 +153,7 @@ static errcode_t own_add(struct pass1 *p, uint64_t c0, uint64_t n)
 			last->len = c0 + n - last->first;
 		return 0;
 	}
-	if (grow((void **)&p->own, &p->capown, p->nown, sizeof(*p->own)))
+	if (p1_grow((void **)&p->own, &p->capown, p->nown, sizeof(*p->own)))
 		return E4_ERR_NO_MEMORY;
 	p->own[p->nown++] = (struct p1_range){ c0, n };
 	return 0;
@@ -326,7 +327,7 @@ enum claim_verdict p1_xattr_ref(struct pass1 *p, e4_ino_t ino, e4_blk_t blk)
 		if (e4_bmap_set(p->xattr, blk) && !p->err)
 			p->err = E4_ERR_NO_MEMORY;
 	}
-	if (grow((void **)&p->xrefs, &p->capxrefs, p->nxrefs, sizeof(*p->xrefs))) {
+	if (p1_grow((void **)&p->xrefs, &p->capxrefs, p->nxrefs, sizeof(*p->xrefs))) {
 		p->err = E4_ERR_NO_MEMORY;
 		return v;
 	}

@@ -232,6 +232,9 @@ struct problem_state {
 #define PR_1_PASS5_SKIPPED		0x010018
 #define PR_1_PASS5_NO_REPAIR		0x010019
 #define PR_1_XATTR_IBODY_BAD		0x01001a
+#define PR_1_TIME_EPOCH			0x01001b
+#define PR_1_EA_INODE_REFCOUNT		0x01001c
+#define PR_1_EA_INODE_UNNAMED		0x01001d
 /* Pass 1, the map checker (check_map*.c): extent trees and block maps
  * (problems_pass1_map.c; 0x010200-0x0103FF, the driver's rows are below
  * 0x010200). */

@@ -103,6 +103,19 @@ static const struct problem_row rows[] = {
 	M(PR_1_XATTR_IBODY_BAD,
 	  "Inode %i's in-inode extended attributes are damaged (%e).\n",
 	  PROMPT_CLEAR, 0, 50),
+	M(PR_1_TIME_EPOCH,
+	  "Inode %i has timestamp(s) with a negative 32-bit base and epoch bits 3: read as "
+	  "dates after 2310, they are most likely pre-1970 dates an old kernel stored (the "
+	  "fix clears the epoch bits).\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_EA_INODE_REFCOUNT,
+	  "EA inode %i keeps reference count %n, but %N attribute entries name it.\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_EA_INODE_UNNAMED,
+	  "Note: EA inode %i (reference count %n) is named by no attribute entry; if no "
+	  "directory names it either, it is the reference-count pass's (not in this "
+	  "version) to handle.\n",
+	  PROMPT_NONE, PR_NOT_A_FIX, 50),
 };
 
 const struct problem_pass e4fsck_problems_pass1 = {

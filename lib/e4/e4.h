@@ -1069,6 +1069,11 @@ const char *e4_xattr_prefix(uint8_t name_index);
  * E4_ERR_EA_INODE_SIZE, E4_ERR_EA_INODE_HASH, E4_ERR_NO_MEMORY, errors of
  * e4_inode_read and e4_file_pread. */
 errcode_t e4_xattr_value(e4_fs *fs, const struct e4_xattr *x, void **value);
+/* An EA inode's reference count (xattr_ea.c; section 9): high 32 bits in
+ * i_ctime, low 32 in l_i_version, as the kernel keeps it. */
+uint64_t e4_ea_inode_refcount(const struct ext4_inode *inode);
+/* Set it (i_ctime_extra and i_version_hi where the inode has them). */
+void e4_ea_inode_refcount_set(e4_fs *fs, struct ext4_inode *inode, uint64_t ref);
 
 /* ---- journal (journal.c; sections 11, 14) ---------------------------- */
 /* tid comparison modulo 2^32 (section 12.2). */

@@ -61,6 +61,16 @@ static void ea_ref_set(e4_fs *fs, struct ext4_inode *inode, uint64_t ref)
 		inode->i_version_hi = 0;
 }
 
+uint64_t e4_ea_inode_refcount(const struct ext4_inode *inode)
+{
+	return ea_ref_get(inode);
+}
+
+void e4_ea_inode_refcount_set(e4_fs *fs, struct ext4_inode *inode, uint64_t ref)
+{
+	ea_ref_set(fs, inode, ref);
+}
+
 /* i_extra_isize of a new inode, as the kernel picks it: 32, or the
  * superblock's wish (extra_isize feature) when larger and it fits. */
 static uint16_t new_extra_isize(e4_fs *fs)

@@ -23,7 +23,8 @@
 # double-indirect block, a meta_bg descriptor block, the MMP block) said
 # as "Block bitmap differences: +N"; a shared xattr block counted once in
 # i_blocks; a bigalloc cluster two extents of one file share reported as
-# claimed twice; an unwritten extent past i_size called a bad size.
+# claimed twice; an unwritten extent past i_size called a bad size; a
+# kernel-written time before 1970 or after 2038 called a bad epoch.
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$E4_TESTDIR/t/mkfs_common.bash"
@@ -125,6 +126,12 @@ for i in range(0, 400, 2):
 for i in range(0, 60, 3):
     os.unlink(f"{d}/f/file{i}")
 os.mkfifo(d + "/fifo"); os.mknod(d + "/chr", 0o20644, os.makedev(1, 3))
+# times the kernel encodes with each epoch: before 1970 (negative base,
+# epoch 0), 2040 (epoch 1), 2300 (epoch 2), 2400 (epoch 3, base positive:
+# a base negative with epoch 3, 2310-2378, is what the check flags)
+for i, t in enumerate([-300000000, -2147483600, 2208988800, 10413792000, 13569465600]):
+    p = f"{d}/f/file{i * 3 + 1}"
+    os.utime(p, ns=(t * 10**9 + 999999999, t * 10**9 + 5))
 PY
 }
 
