@@ -13,6 +13,7 @@
  */
 #include "pass1.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* One inode under check. */
@@ -28,6 +29,9 @@ struct ichk {
 	int has_map;
 	int xattr_block;	/* a valid xattr block counts in i_blocks */
 	int ea_values;		/* values in EA inodes: i_blocks not judged */
+	int map_kept;		/* a map the type does not allow, left: no sizes */
+	int fast_symlink;	/* a symlink whose i_block holds its target */
+	char why[80];		/* pctx.recoverable's text */
 	struct check_map_result res;
 };
 
@@ -45,6 +49,28 @@ static int is_special(uint16_t type)
 	       type == EXT4_S_IFSOCK;
 }
 
+/* i_blocks less the xattr block's cluster (512-byte units): what the
+ * inode's map holds, as its own count says. */
+static uint64_t data_blocks(struct ichk *c)
+{
+	uint64_t n = e4_inode_blocks(c->p->fs, c->in);
+	uint64_t xb = e4_inode_file_acl(c->p->fs, c->in) ? c->p->geo->cluster_size / 512 : 0;
+
+	return n > xb ? n - xb : 0;
+}
+
+/* Whether the inode holds a map whatever its type says: data blocks by
+ * i_blocks, or EXTENTS_FL with an extent header holding entries. */
+static int holds_map(struct ichk *c)
+{
+	const struct ext4_extent_header *eh = (const void *)c->in->i_block;
+
+	if (data_blocks(c))
+		return 1;
+	return (e4_le32(c->in->i_flags) & EXT4_EXTENTS_FL) &&
+	       e4_le16(eh->eh_magic) == EXT4_EXT_MAGIC && e4_le16(eh->eh_entries);
+}
+
 static int type_known(uint16_t type)
 {
 	return type == EXT4_S_IFREG || type == EXT4_S_IFDIR || type == EXT4_S_IFLNK ||
@@ -60,7 +86,13 @@ static void check_dtime(struct ichk *c, int in_use)
 	int orphan_link = e4_le32(e4_super(c->p->fs)->s_last_orphan) &&
 			  dtime <= c->p->geo->inodes_count;
 
-	if (!in_use && e4_le16(c->in->i_mode) && !dtime) {
+	if (!in_use && e4_le16(c->in->i_mode) && !dtime && holds_map(c)) {
+		/* still referenced, perhaps: only the link count of passes
+		 * 2-4 may free it (pass 5 then only reports) */
+		pctx.num = e4_inode_blocks(c->p->fs, c->in);
+		say(c, PR_1_UNLINKED_HAS_DATA, &pctx);
+		c->p->maps_unsure = 1;
+	} else if (!in_use && e4_le16(c->in->i_mode) && !dtime) {
 		if (say(c, PR_1_ZERO_DTIME, &pctx)) {
 			c->in->i_dtime = e4_cpu_to_le32((uint32_t)c->p->ctx->now);
 			c->changed = 1;
@@ -125,16 +157,26 @@ static void check_inline(struct ichk *c)
 	size_t sz = 0;
 	uint64_t size = e4_inode_size(c->in);
 
+	/* one inode's flag never turns a feature on: a valid map wins
+	 * over the flag, else the inode is left */
+	if (!e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA)) {
+		if (!holds_map(c)) {
+			say(c, PR_1_INLINE_NO_FEATURE, &pctx);
+			c->map_kept = 1;
+		} else if (say(c, PR_1_INLINE_FL_HAS_MAP, &pctx)) {
+			c->in->i_flags = e4_cpu_to_le32(e4_le32(c->in->i_flags) &
+							~EXT4_INLINE_DATA_FL);
+			c->changed = 1;
+		} else {
+			c->map_kept = 1;
+			c->p->maps_unsure = 1;
+		}
+		return;
+	}
 	pctx.err = e4_inline_data_size(fs, c->ino, c->in, &sz);
 	if (pctx.err) {
 		say(c, PR_1_INLINE_BAD, &pctx);
 		return;
-	}
-	if (!e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA) &&
-	    say(c, PR_1_INLINE_NO_FEATURE, &pctx)) {
-		e4_sb_feature_change(e4_super(fs), E4_FEAT_INCOMPAT,
-				     EXT4_FEATURE_INCOMPAT_INLINE_DATA, 1);
-		c->p->ctx->sb_dirty = 1;
 	}
 	/* a regular file may be longer than its inline data (the rest
 	 * reads as zeros: the kernel and the reference accept it) */
@@ -154,6 +196,19 @@ static void check_special(struct ichk *c)
 	struct problem_ctx pctx = { 0 };
 	uint32_t fl = e4_le32(c->in->i_flags);
 
+	/* a file whose mode was damaged to a special type: dropping its
+	 * map would free its data */
+	if (holds_map(c)) {
+		pctx.num = e4_le16(c->in->i_mode);
+		snprintf(c->why, sizeof(c->why), "the inode holds %llu blocks of data",
+			 (unsigned long long)(data_blocks(c) / (c->p->geo->block_size / 512)));
+		pctx.recoverable = c->why;
+		if (!say(c, PR_1_SPECIAL_HAS_DATA, &pctx)) {
+			c->map_kept = 1;
+			c->p->maps_unsure = 1;
+			return;
+		}
+	}
 	if (fl & bad_fl) {
 		pctx.num = fl & bad_fl;
 		if (say(c, PR_1_SPECIAL_FLAGS, &pctx)) {
@@ -164,6 +219,21 @@ static void check_special(struct ichk *c)
 	pctx.num = e4_inode_size(c->in);
 	if (pctx.num && say(c, PR_1_SPECIAL_SIZE, &pctx) && !e4_inode_size_set(c->p->fs, c->in, 0))
 		c->changed = 1;
+}
+
+/* Whether i_block reads as a fast symlink's target: 1 to 59 bytes of
+ * text, NULs after it (block numbers have NULs within and after). */
+static int block_is_text(const struct ext4_inode *in)
+{
+	const char *b = (const char *)in->i_block;
+	size_t len = strnlen(b, sizeof(in->i_block));
+
+	if (!len || len >= sizeof(in->i_block))
+		return 0;
+	for (size_t i = len; i < sizeof(in->i_block); i++)
+		if (b[i])
+			return 0;
+	return 1;
 }
 
 /* A fast symlink's size is its target's length (text up to the first NUL
@@ -226,8 +296,15 @@ static void check_xattr_block(struct ichk *c)
 			if (say(c, PR_1_XATTR_BLOCK_CSUM, &pctx) &&
 			    !e4_xattr_block_refcount(p->fs, blk, &refs))
 				p->err = e4_xattr_block_refcount_set(p->fs, blk, refs);
-		} else if (pctx.err) {
+		} else if (pctx.err == E4_ERR_XATTR_MAGIC || pctx.err == E4_ERR_XATTR_CORRUPT) {
 			code = PR_1_XATTR_BLOCK_BAD;
+		} else if (pctx.err == E4_ERR_NO_MEMORY) {
+			p->err = pctx.err;
+			return;
+		} else if (pctx.err) {
+			/* a read error is said, never repaired by deletion:
+			 * the block stays claimed */
+			say(c, PR_1_XATTR_BLOCK_READ, &pctx);
 		}
 	}
 	if (!code && p1_xattr_ref(p, c->ino, blk) == CLAIM_META)
@@ -312,8 +389,14 @@ static void check_type_fields(struct ichk *c)
 		check_special(c);
 	else if (fl & EXT4_INLINE_DATA_FL)
 		check_inline(c);
-	else if (c->type == EXT4_S_IFLNK && e4_inode_is_fast_symlink(c->p->fs, c->in))
+	else if (c->type == EXT4_S_IFLNK && (e4_inode_is_fast_symlink(c->p->fs, c->in) ||
+					     (!(fl & EXT4_EXTENTS_FL) && !data_blocks(c) &&
+					      block_is_text(c->in)))) {
+		/* no extents and no data blocks: i_block holds the target,
+		 * whatever i_size says (never block numbers) */
+		c->fast_symlink = 1;
 		check_fast_symlink(c);
+	}
 }
 
 /* The map: claimed through the checker; then sizes and blocks. */
@@ -323,7 +406,9 @@ static errcode_t check_blocks(struct ichk *c)
 	unsigned left = p->ctx->uncorrected;
 	errcode_t err = 0;
 
-	c->has_map = e4_inode_has_map(p->fs, c->in);
+	if (c->map_kept)
+		return 0;
+	c->has_map = !c->fast_symlink && e4_inode_has_map(p->fs, c->in);
 	if (c->has_map) {
 		err = e4fsck_check_map(p->ctx, c->ino, c->in, &p1_claim_ops, p, &c->res);
 		if (err)

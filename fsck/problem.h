@@ -232,6 +232,11 @@ struct problem_state {
 #define PR_1_PASS5_SKIPPED		0x010018
 #define PR_1_PASS5_NO_REPAIR		0x010019
 #define PR_1_XATTR_IBODY_BAD		0x01001a
+/* pass 1's driver, safety rows (0x010040 on; issue safep1) */
+#define PR_1_SPECIAL_HAS_DATA		0x010040
+#define PR_1_XATTR_BLOCK_READ		0x010041
+#define PR_1_INLINE_FL_HAS_MAP		0x010042
+#define PR_1_UNLINKED_HAS_DATA		0x010043
 /* Pass 1, the map checker (check_map*.c): extent trees and block maps
  * (problems_pass1_map.c; 0x010200-0x0103FF, the driver's rows are below
  * 0x010200). */
