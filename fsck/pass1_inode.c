@@ -478,6 +478,25 @@ static int reserved_unused(struct pass1 *p, e4_ino_t ino)
 	       ino != e4_le32(sb->s_orphan_file_inum);
 }
 
+/* The journal inode when pass 0 kept it bad, or when it differs from
+ * the superblock's backup (s_jnl_blocks): a repair field by field would
+ * free the log's blocks, so it is left. */
+static int journal_kept(struct ichk *c)
+{
+	struct ext4_super_block *sb = e4_super(c->p->fs), tmp;
+
+	if (c->ino != e4_le32(sb->s_journal_inum) ||
+	    !e4_has_compat(c->p->fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
+		return 0;
+	if (c->p->ctx->journal_kept_bad)
+		return 1;
+	if (sb->s_jnl_backup_type != 1)	/* EXT3_JNL_BACKUP_BLOCKS */
+		return 0;
+	tmp = *sb;
+	e4_sb_jnl_backup_set(&tmp, c->in);
+	return memcmp(tmp.s_jnl_blocks, sb->s_jnl_blocks, sizeof(sb->s_jnl_blocks)) != 0;
+}
+
 static errcode_t check_in_use(struct ichk *c)
 {
 	struct problem_ctx pctx = { 0 };
@@ -486,6 +505,11 @@ static errcode_t check_in_use(struct ichk *c)
 	err = mark_in_use(c, 1);
 	if (err || reserved_unused(c->p, c->ino))
 		return err;
+	if (journal_kept(c)) {
+		say(c, PR_1_JOURNAL_KEPT, &pctx);
+		c->p->maps_unsure = 1;
+		return 0;
+	}
 	check_dtime(c, 1);
 	check_extra_isize(c);
 	check_ibody_xattrs(c);

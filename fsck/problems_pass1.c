@@ -121,6 +121,10 @@ static const struct problem_row rows[] = {
 	  "Inode %i has no links and a zero deletion time, but holds %n blocks (512-byte "
 	  "units): left (passes 2-4, not in this version, would count its links).\n",
 	  PROMPT_NONE, PR_LEFT, 50),
+	R(PR_1_JOURNAL_KEPT,
+	  "Journal inode %i is damaged (pass 0 kept it, or it differs from the superblock's "
+	  "backup of its map): left as it is, and pass 5 only reports.\n",
+	  PROMPT_NONE, PR_LEFT),
 };
 
 #define D(code, destroys, when, alt, instead) { code, #code, destroys, when, alt, instead }

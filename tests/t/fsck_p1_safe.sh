@@ -24,6 +24,10 @@
 #  - unlinked: /small's links_count 0 (dtime 0): -fy exits 4, frees nothing
 #    (links_count put back: the reference is clean, /small reads as
 #    before).  Bug: the inode and its block were freed.
+#  - journal: random bytes over the inode-table block holding inode 8:
+#    pass 1 leaves the journal inode pass 0 kept, two -fy runs keep
+#    has_journal and the log's blocks.  Bug: pass 1 rewrote inode 8 field
+#    by field, pass 5 freed the log, the second -fy removed the journal.
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -141,6 +145,21 @@ dbg "$T/ul.img" "sif /small links_count 1"
 ref_clean "$T/ul.img" || bad+=("unlinked: -fy freed something: $(grep -v '^Pass\|^e2fsck' <<<"$REF_CLEAN_OUT" | head -3 | tr '\n' ' ')")
 readback "$T/ul.img" unlinked small "$md5_small"
 
+# ---- journal: random bytes over the inode-table block holding inode 8 ----
+# pass 0 keeps the journal (its map differs from s_jnl_blocks); pass 1
+# must leave inode 8 too: two -fy runs keep the journal and its blocks.
+itab=$("$REF_DEBUGFS" -R "imap <8>" "$img0" 2>/dev/null | sed -n 's/.*block \([0-9]*\),.*/\1/p')
+jblk=$("$REF_DEBUGFS" -R "bmap <8> 0" "$img0" 2>/dev/null)
+[[ $itab =~ ^[0-9]+$ && $jblk =~ ^[0-9]+$ ]] || fail "setup: inode 8 or its first block not located"
+cp "$img0" "$T/jn.img"
+"$PYTHON" -c "import random,sys; r=random.Random(5); sys.stdout.buffer.write(bytes(r.getrandbits(8) for _ in range(1024)))" |
+	dd of="$T/jn.img" bs=1024 seek="$itab" conv=notrunc status=none
+run jn1 y "$T/jn.img" >/dev/null
+run jn2 y "$T/jn.img" >/dev/null
+grepq "Journal inode 8 is damaged" "$T/jn1.out" || bad+=("journal: pass 1 did not leave inode 8: $(grep '^Inode 8' "$T/jn1.out" | head -2 | tr '\n' ' ')")
+"$REF_DEBUGFS" -R features "$T/jn.img" 2>/dev/null | grepq has_journal || bad+=("journal: two -fy runs removed the journal")
+"$REF_DEBUGFS" -R "testb $jblk" "$T/jn.img" 2>/dev/null | grepq "marked in use" || bad+=("journal: block $jblk of the log was freed")
+
 [ ${#bad[@]} = 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
-info "special x3, xattr read error, xattr structure, inline flag, symlink size 60, unlinked inode: nothing recoverable discarded ($(elapsed)s)"
+info "special x3, xattr read error, xattr structure, inline flag, symlink size 60, unlinked inode, journal inode: nothing recoverable discarded ($(elapsed)s)"
 exit 0
