@@ -371,6 +371,49 @@ static void check_i_blocks(struct ichk *c)
 		c->changed = 1;
 }
 
+static int is_enc_context(e4_fs *fs, const struct e4_xattr *x, void *priv)
+{
+	(void)fs;
+	if (x->name_index == 9 && x->name_len == 1 && x->name[0] == 'c')	/* EXT4_XATTR_INDEX_ENCRYPTION */
+		*(int *)priv = 1;
+	return 0;
+}
+
+/* Flags that mean nothing here: cleared alone (no data is lost): INDEX_FL
+ * off a directory, CASEFOLD_FL without the feature, ENCRYPT_FL without a
+ * context (a damaged xattr area leaves the flag to the xattr checks). */
+static void check_flags(struct ichk *c)
+{
+	static const struct {
+		uint32_t code, fl;
+	} rows[] = {
+		{ PR_1_INDEX_FL_NOT_DIR, EXT4_INDEX_FL },
+		{ PR_1_CASEFOLD_NO_FEATURE, EXT4_CASEFOLD_FL },
+		{ PR_1_ENCRYPT_NO_CONTEXT, EXT4_ENCRYPT_FL },
+	};
+	uint32_t fl = e4_le32(c->in->i_flags), bad = 0;
+
+	if (c->type != EXT4_S_IFDIR && !is_special(c->type))
+		bad |= fl & EXT4_INDEX_FL;
+	if (!e4_has_incompat(c->p->fs, EXT4_FEATURE_INCOMPAT_CASEFOLD))
+		bad |= fl & EXT4_CASEFOLD_FL;
+	if (fl & EXT4_ENCRYPT_FL) {
+		int ctx = 0;
+
+		if (!e4_xattr_iterate(c->p->fs, c->ino, c->in, is_enc_context, &ctx) && !ctx)
+			bad |= EXT4_ENCRYPT_FL;
+	}
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct problem_ctx pctx = { 0 };
+
+		if ((bad & rows[i].fl) && say(c, rows[i].code, &pctx)) {
+			fl &= ~rows[i].fl;
+			c->in->i_flags = e4_cpu_to_le32(fl);
+			c->changed = 1;
+		}
+	}
+}
+
 /* The inode's own type-dependent fields (before its map). */
 static void check_type_fields(struct ichk *c)
 {
@@ -385,6 +428,8 @@ static void check_type_fields(struct ichk *c)
 		pctx.num = e4_le16(c->in->i_mode);
 		say(c, PR_1_BAD_MODE, &pctx);
 	}
+	check_flags(c);
+	fl = e4_le32(c->in->i_flags);
 	if (is_special(c->type))
 		check_special(c);
 	else if (fl & EXT4_INLINE_DATA_FL)

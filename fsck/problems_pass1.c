@@ -125,6 +125,16 @@ static const struct problem_row rows[] = {
 	  "Journal inode %i is damaged (pass 0 kept it, or it differs from the superblock's "
 	  "backup of its map): left as it is, and pass 5 only reports.\n",
 	  PROMPT_NONE, PR_LEFT),
+	M(PR_1_INDEX_FL_NOT_DIR,
+	  "Inode %i has the hashed-directory flag (INDEX_FL) but is not a directory.\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_CASEFOLD_NO_FEATURE,
+	  "Inode %i has the casefold flag, but the filesystem lacks the casefold feature.\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_ENCRYPT_NO_CONTEXT,
+	  "Inode %i has the encrypt flag but no encryption context (attribute c of index 9): "
+	  "the fix clears the flag.\n",
+	  PROMPT_FIX, 0, 50),
 };
 
 #define D(code, destroys, when, alt, instead) { code, #code, destroys, when, alt, instead }

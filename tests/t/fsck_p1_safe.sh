@@ -24,6 +24,10 @@
 #  - unlinked: /small's links_count 0 (dtime 0): -fy exits 4, frees nothing
 #    (links_count put back: the reference is clean, /small reads as
 #    before).  Bug: the inode and its block were freed.
+#  - index_fl, casefold_fl, encrypt_fl: INDEX_FL on a file, CASEFOLD_FL
+#    without the feature, ENCRYPT_FL without a context: -fy clears the
+#    flag alone (reference clean, /small reads as before); -fp too but for
+#    the encrypt flag (stops).  Bug: none was said (the reference says all).
 #  - journal: random bytes over the inode-table block holding inode 8:
 #    pass 1 leaves the journal inode pass 0 kept, two -fy runs keep
 #    has_journal and the log's blocks.  Bug: pass 1 rewrote inode 8 field
@@ -145,6 +149,23 @@ dbg "$T/ul.img" "sif /small links_count 1"
 ref_clean "$T/ul.img" || bad+=("unlinked: -fy freed something: $(grep -v '^Pass\|^e2fsck' <<<"$REF_CLEAN_OUT" | head -3 | tr '\n' ' ')")
 readback "$T/ul.img" unlinked small "$md5_small"
 
+# ---- flags that mean nothing here: cleared alone, -p too ----
+# INDEX_FL on a file, CASEFOLD_FL without the feature (both preen-safe),
+# ENCRYPT_FL without an encryption context (-y only: -p stops).
+while read -r n flags prc; do
+	cp "$img0" "$T/$n.img"
+	dbg "$T/$n.img" "sif /small flags $flags"
+	cp "$T/$n.img" "$T/$n.p.img"
+	want_rc $n.p "$(run $n.p p "$T/$n.p.img")" $prc
+	want_rc $n.y "$(run $n.y y "$T/$n.img")" 1
+	ref_clean "$T/$n.img" || bad+=("$n: after -fy the reference is not clean: $(grep -v '^Pass\|^e2fsck' <<<"$REF_CLEAN_OUT" | head -3 | tr '\n' ' ')")
+	readback "$T/$n.img" $n small "$md5_small"
+done <<FLAGS
+index_fl 0x81000 1
+casefold_fl 0x40080000 1
+encrypt_fl 0x80800 4
+FLAGS
+
 # ---- journal: random bytes over the inode-table block holding inode 8 ----
 # pass 0 keeps the journal (its map differs from s_jnl_blocks); pass 1
 # must leave inode 8 too: two -fy runs keep the journal and its blocks.
@@ -161,5 +182,5 @@ grepq "Journal inode 8 is damaged" "$T/jn1.out" || bad+=("journal: pass 1 did no
 "$REF_DEBUGFS" -R "testb $jblk" "$T/jn.img" 2>/dev/null | grepq "marked in use" || bad+=("journal: block $jblk of the log was freed")
 
 [ ${#bad[@]} = 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
-info "special x3, xattr read error, xattr structure, inline flag, symlink size 60, unlinked inode, journal inode: nothing recoverable discarded ($(elapsed)s)"
+info "special x3, xattr read error, xattr structure, inline flag, symlink size 60, unlinked inode, three flags, journal inode: nothing recoverable discarded ($(elapsed)s)"
 exit 0
