@@ -89,6 +89,8 @@ struct e4fsck {
 	void *stop_free_priv;
 	void *stop_jmp;
 	int stopped;
+	/* pass 0 found the journal inode bad and kept it: pass 1 leaves it */
+	int journal_kept_bad;
 };
 
 /* e4fsck_open() and the passes: the run stopped (said, closed). */

@@ -378,8 +378,10 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 	if (err && !ext && err != E4_ERR_NO_MEMORY && err != E4_ERR_JOURNAL_UNSUPP &&
 	    !e4_err_is_io(err)) {
 		pctx.recoverable = journal_keep(fs, jino, recover);
-		if (!fix_problem(ctx, PR_0_JOURNAL_BAD_INODE, &pctx))
+		if (!fix_problem(ctx, PR_0_JOURNAL_BAD_INODE, &pctx)) {
+			ctx->journal_kept_bad = 1;
 			return 0;
+		}
 		return ctx->read_only ? 0 : remove_journal(ctx);
 	}
 	if (err) {

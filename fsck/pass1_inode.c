@@ -14,6 +14,7 @@
 #include "pass1.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 /* One inode under check. */
@@ -29,6 +30,9 @@ struct ichk {
 	int has_map;
 	int xattr_block;	/* a valid xattr block counts in i_blocks */
 	int ea_values;		/* values in EA inodes: i_blocks not judged */
+	int map_kept;		/* a map the type does not allow, left: no sizes */
+	int fast_symlink;	/* a symlink whose i_block holds its target */
+	char why[80];		/* pctx.recoverable's text */
 	struct check_map_result res;
 };
 
@@ -46,6 +50,28 @@ static int is_special(uint16_t type)
 	       type == EXT4_S_IFSOCK;
 }
 
+/* i_blocks less the xattr block's cluster (512-byte units): what the
+ * inode's map holds, as its own count says. */
+static uint64_t data_blocks(struct ichk *c)
+{
+	uint64_t n = e4_inode_blocks(c->p->fs, c->in);
+	uint64_t xb = e4_inode_file_acl(c->p->fs, c->in) ? c->p->geo->cluster_size / 512 : 0;
+
+	return n > xb ? n - xb : 0;
+}
+
+/* Whether the inode holds a map whatever its type says: data blocks by
+ * i_blocks, or EXTENTS_FL with an extent header holding entries. */
+static int holds_map(struct ichk *c)
+{
+	const struct ext4_extent_header *eh = (const void *)c->in->i_block;
+
+	if (data_blocks(c))
+		return 1;
+	return (e4_le32(c->in->i_flags) & EXT4_EXTENTS_FL) &&
+	       e4_le16(eh->eh_magic) == EXT4_EXT_MAGIC && e4_le16(eh->eh_entries);
+}
+
 static int type_known(uint16_t type)
 {
 	return type == EXT4_S_IFREG || type == EXT4_S_IFDIR || type == EXT4_S_IFLNK ||
@@ -61,7 +87,13 @@ static void check_dtime(struct ichk *c, int in_use)
 	int orphan_link = e4_le32(e4_super(c->p->fs)->s_last_orphan) &&
 			  dtime <= c->p->geo->inodes_count;
 
-	if (!in_use && e4_le16(c->in->i_mode) && !dtime) {
+	if (!in_use && e4_le16(c->in->i_mode) && !dtime && holds_map(c)) {
+		/* still referenced, perhaps: only the link count of passes
+		 * 2-4 may free it (pass 5 then only reports) */
+		pctx.num = e4_inode_blocks(c->p->fs, c->in);
+		say(c, PR_1_UNLINKED_HAS_DATA, &pctx);
+		c->p->maps_unsure = 1;
+	} else if (!in_use && e4_le16(c->in->i_mode) && !dtime) {
 		if (say(c, PR_1_ZERO_DTIME, &pctx)) {
 			c->in->i_dtime = e4_cpu_to_le32((uint32_t)c->p->ctx->now);
 			c->changed = 1;
@@ -178,16 +210,26 @@ static void check_inline(struct ichk *c)
 	size_t sz = 0;
 	uint64_t size = e4_inode_size(c->in);
 
+	/* one inode's flag never turns a feature on: a valid map wins
+	 * over the flag, else the inode is left */
+	if (!e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA)) {
+		if (!holds_map(c)) {
+			say(c, PR_1_INLINE_NO_FEATURE, &pctx);
+			c->map_kept = 1;
+		} else if (say(c, PR_1_INLINE_FL_HAS_MAP, &pctx)) {
+			c->in->i_flags = e4_cpu_to_le32(e4_le32(c->in->i_flags) &
+							~EXT4_INLINE_DATA_FL);
+			c->changed = 1;
+		} else {
+			c->map_kept = 1;
+			c->p->maps_unsure = 1;
+		}
+		return;
+	}
 	pctx.err = e4_inline_data_size(fs, c->ino, c->in, &sz);
 	if (pctx.err) {
 		say(c, PR_1_INLINE_BAD, &pctx);
 		return;
-	}
-	if (!e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA) &&
-	    say(c, PR_1_INLINE_NO_FEATURE, &pctx)) {
-		e4_sb_feature_change(e4_super(fs), E4_FEAT_INCOMPAT,
-				     EXT4_FEATURE_INCOMPAT_INLINE_DATA, 1);
-		c->p->ctx->sb_dirty = 1;
 	}
 	/* a regular file may be longer than its inline data (the rest
 	 * reads as zeros: the kernel and the reference accept it) */
@@ -207,6 +249,19 @@ static void check_special(struct ichk *c)
 	struct problem_ctx pctx = { 0 };
 	uint32_t fl = e4_le32(c->in->i_flags);
 
+	/* a file whose mode was damaged to a special type: dropping its
+	 * map would free its data */
+	if (holds_map(c)) {
+		pctx.num = e4_le16(c->in->i_mode);
+		snprintf(c->why, sizeof(c->why), "the inode holds %llu blocks of data",
+			 (unsigned long long)(data_blocks(c) / (c->p->geo->block_size / 512)));
+		pctx.recoverable = c->why;
+		if (!say(c, PR_1_SPECIAL_HAS_DATA, &pctx)) {
+			c->map_kept = 1;
+			c->p->maps_unsure = 1;
+			return;
+		}
+	}
 	if (fl & bad_fl) {
 		pctx.num = fl & bad_fl;
 		if (say(c, PR_1_SPECIAL_FLAGS, &pctx)) {
@@ -217,6 +272,21 @@ static void check_special(struct ichk *c)
 	pctx.num = e4_inode_size(c->in);
 	if (pctx.num && say(c, PR_1_SPECIAL_SIZE, &pctx) && !e4_inode_size_set(c->p->fs, c->in, 0))
 		c->changed = 1;
+}
+
+/* Whether i_block reads as a fast symlink's target: 1 to 59 bytes of
+ * text, NULs after it (block numbers have NULs within and after). */
+static int block_is_text(const struct ext4_inode *in)
+{
+	const char *b = (const char *)in->i_block;
+	size_t len = strnlen(b, sizeof(in->i_block));
+
+	if (!len || len >= sizeof(in->i_block))
+		return 0;
+	for (size_t i = len; i < sizeof(in->i_block); i++)
+		if (b[i])
+			return 0;
+	return 1;
 }
 
 /* A fast symlink's size is its target's length (text up to the first NUL
@@ -287,8 +357,15 @@ static void check_xattr_block(struct ichk *c)
 			if (say(c, PR_1_XATTR_BLOCK_CSUM, &pctx) &&
 			    !e4_xattr_block_refcount(p->fs, blk, &refs))
 				p->err = e4_xattr_block_refcount_set(p->fs, blk, refs);
-		} else if (pctx.err) {
+		} else if (pctx.err == E4_ERR_XATTR_MAGIC || pctx.err == E4_ERR_XATTR_CORRUPT) {
 			code = PR_1_XATTR_BLOCK_BAD;
+		} else if (pctx.err == E4_ERR_NO_MEMORY) {
+			p->err = pctx.err;
+			return;
+		} else if (pctx.err) {
+			/* a read error is said, never repaired by deletion:
+			 * the block stays claimed */
+			say(c, PR_1_XATTR_BLOCK_READ, &pctx);
 		}
 	}
 	if (!code && p1_xattr_ref(p, c->ino, blk) == CLAIM_META)
@@ -355,6 +432,49 @@ static void check_i_blocks(struct ichk *c)
 		c->changed = 1;
 }
 
+static int is_enc_context(e4_fs *fs, const struct e4_xattr *x, void *priv)
+{
+	(void)fs;
+	if (x->name_index == 9 && x->name_len == 1 && x->name[0] == 'c')	/* EXT4_XATTR_INDEX_ENCRYPTION */
+		*(int *)priv = 1;
+	return 0;
+}
+
+/* Flags that mean nothing here: cleared alone (no data is lost): INDEX_FL
+ * off a directory, CASEFOLD_FL without the feature, ENCRYPT_FL without a
+ * context (a damaged xattr area leaves the flag to the xattr checks). */
+static void check_flags(struct ichk *c)
+{
+	static const struct {
+		uint32_t code, fl;
+	} rows[] = {
+		{ PR_1_INDEX_FL_NOT_DIR, EXT4_INDEX_FL },
+		{ PR_1_CASEFOLD_NO_FEATURE, EXT4_CASEFOLD_FL },
+		{ PR_1_ENCRYPT_NO_CONTEXT, EXT4_ENCRYPT_FL },
+	};
+	uint32_t fl = e4_le32(c->in->i_flags), bad = 0;
+
+	if (c->type != EXT4_S_IFDIR && !is_special(c->type))
+		bad |= fl & EXT4_INDEX_FL;
+	if (!e4_has_incompat(c->p->fs, EXT4_FEATURE_INCOMPAT_CASEFOLD))
+		bad |= fl & EXT4_CASEFOLD_FL;
+	if (fl & EXT4_ENCRYPT_FL) {
+		int ctx = 0;
+
+		if (!e4_xattr_iterate(c->p->fs, c->ino, c->in, is_enc_context, &ctx) && !ctx)
+			bad |= EXT4_ENCRYPT_FL;
+	}
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct problem_ctx pctx = { 0 };
+
+		if ((bad & rows[i].fl) && say(c, rows[i].code, &pctx)) {
+			fl &= ~rows[i].fl;
+			c->in->i_flags = e4_cpu_to_le32(fl);
+			c->changed = 1;
+		}
+	}
+}
+
 /* The inode's own type-dependent fields (before its map). */
 static void check_type_fields(struct ichk *c)
 {
@@ -369,12 +489,20 @@ static void check_type_fields(struct ichk *c)
 		pctx.num = e4_le16(c->in->i_mode);
 		say(c, PR_1_BAD_MODE, &pctx);
 	}
+	check_flags(c);
+	fl = e4_le32(c->in->i_flags);
 	if (is_special(c->type))
 		check_special(c);
 	else if (fl & EXT4_INLINE_DATA_FL)
 		check_inline(c);
-	else if (c->type == EXT4_S_IFLNK && e4_inode_is_fast_symlink(c->p->fs, c->in))
+	else if (c->type == EXT4_S_IFLNK && (e4_inode_is_fast_symlink(c->p->fs, c->in) ||
+					     (!(fl & EXT4_EXTENTS_FL) && !data_blocks(c) &&
+					      block_is_text(c->in)))) {
+		/* no extents and no data blocks: i_block holds the target,
+		 * whatever i_size says (never block numbers) */
+		c->fast_symlink = 1;
 		check_fast_symlink(c);
+	}
 }
 
 /* The map: claimed through the checker; then sizes and blocks. */
@@ -384,7 +512,9 @@ static errcode_t check_blocks(struct ichk *c)
 	unsigned left = p->ctx->uncorrected;
 	errcode_t err = 0;
 
-	c->has_map = e4_inode_has_map(p->fs, c->in);
+	if (c->map_kept)
+		return 0;
+	c->has_map = !c->fast_symlink && e4_inode_has_map(p->fs, c->in);
 	if (c->has_map) {
 		err = e4fsck_check_map(p->ctx, c->ino, c->in, &p1_claim_ops, p, &c->res);
 		if (err)
@@ -456,6 +586,25 @@ static int reserved_unused(struct pass1 *p, e4_ino_t ino)
 	       ino != e4_le32(sb->s_orphan_file_inum);
 }
 
+/* The journal inode when pass 0 kept it bad, or when it differs from
+ * the superblock's backup (s_jnl_blocks): a repair field by field would
+ * free the log's blocks, so it is left. */
+static int journal_kept(struct ichk *c)
+{
+	struct ext4_super_block *sb = e4_super(c->p->fs), tmp;
+
+	if (c->ino != e4_le32(sb->s_journal_inum) ||
+	    !e4_has_compat(c->p->fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
+		return 0;
+	if (c->p->ctx->journal_kept_bad)
+		return 1;
+	if (sb->s_jnl_backup_type != 1)	/* EXT3_JNL_BACKUP_BLOCKS */
+		return 0;
+	tmp = *sb;
+	e4_sb_jnl_backup_set(&tmp, c->in);
+	return memcmp(tmp.s_jnl_blocks, sb->s_jnl_blocks, sizeof(sb->s_jnl_blocks)) != 0;
+}
+
 static errcode_t check_in_use(struct ichk *c)
 {
 	struct problem_ctx pctx = { 0 };
@@ -464,6 +613,11 @@ static errcode_t check_in_use(struct ichk *c)
 	err = mark_in_use(c, 1);
 	if (err || reserved_unused(c->p, c->ino))
 		return err;
+	if (journal_kept(c)) {
+		say(c, PR_1_JOURNAL_KEPT, &pctx);
+		c->p->maps_unsure = 1;
+		return 0;
+	}
 	check_dtime(c, 1);
 	check_extra_isize(c);
 	check_time_epoch(c);

@@ -235,6 +235,15 @@ struct problem_state {
 #define PR_1_TIME_EPOCH			0x01001b
 #define PR_1_EA_INODE_REFCOUNT		0x01001c
 #define PR_1_EA_INODE_UNNAMED		0x01001d
+/* pass 1's driver, safety rows (0x010040 on; issue safep1) */
+#define PR_1_SPECIAL_HAS_DATA		0x010040
+#define PR_1_XATTR_BLOCK_READ		0x010041
+#define PR_1_INLINE_FL_HAS_MAP		0x010042
+#define PR_1_UNLINKED_HAS_DATA		0x010043
+#define PR_1_JOURNAL_KEPT		0x010044
+#define PR_1_INDEX_FL_NOT_DIR		0x010045
+#define PR_1_CASEFOLD_NO_FEATURE	0x010046
+#define PR_1_ENCRYPT_NO_CONTEXT		0x010047
 /* Pass 1, the map checker (check_map*.c): extent trees and block maps
  * (problems_pass1_map.c; 0x010200-0x0103FF, the driver's rows are below
  * 0x010200). */

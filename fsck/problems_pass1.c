@@ -57,9 +57,10 @@ static const struct problem_row rows[] = {
 	  "Device, FIFO or socket inode %i has size %n; such inodes have none.\n",
 	  PROMPT_FIX, PR_PREEN_OK, 50),
 	R(PR_1_INLINE_NO_FEATURE,
-	  "Inode %i keeps its data inline, but the filesystem lacks the inline_data feature "
-	  "(the fix turns the feature on).\n",
-	  PROMPT_FIX, 0),
+	  "Inode %i has the inline data flag, but the filesystem lacks the inline_data "
+	  "feature and the inode holds no block map: left (one inode's flag never turns a "
+	  "feature on).\n",
+	  PROMPT_NONE, PR_LEFT),
 	M(PR_1_INLINE_BAD,
 	  "Inode %i's inline data cannot be read (%e).\n",
 	  PROMPT_NONE, PR_LEFT, 50),
@@ -116,10 +117,51 @@ static const struct problem_row rows[] = {
 	  "directory names it either, it is the reference-count pass's (not in this "
 	  "version) to handle.\n",
 	  PROMPT_NONE, PR_NOT_A_FIX, 50),
+	M(PR_1_SPECIAL_HAS_DATA,
+	  "Device, FIFO or socket inode %i (mode %x) holds a block map: its file type may be "
+	  "what is damaged (passes 2-4, not in this version, would check it against its "
+	  "directory entry).\n",
+	  PROMPT_FIX, PR_DESTRUCTIVE, 50),
+	M(PR_1_XATTR_BLOCK_READ,
+	  "Inode %i's extended attribute block %b cannot be read (%e): left as it is, still "
+	  "in use.\n",
+	  PROMPT_NONE, PR_LEFT, 50),
+	M(PR_1_INLINE_FL_HAS_MAP,
+	  "Inode %i has the inline data flag, but the filesystem lacks the inline_data "
+	  "feature and the inode holds a valid block map (the fix clears the flag).\n",
+	  PROMPT_FIX, 0, 50),
+	M(PR_1_UNLINKED_HAS_DATA,
+	  "Inode %i has no links and a zero deletion time, but holds %n blocks (512-byte "
+	  "units): left (passes 2-4, not in this version, would count its links).\n",
+	  PROMPT_NONE, PR_LEFT, 50),
+	R(PR_1_JOURNAL_KEPT,
+	  "Journal inode %i is damaged (pass 0 kept it, or it differs from the superblock's "
+	  "backup of its map): left as it is, and pass 5 only reports.\n",
+	  PROMPT_NONE, PR_LEFT),
+	M(PR_1_INDEX_FL_NOT_DIR,
+	  "Inode %i has the hashed-directory flag (INDEX_FL) but is not a directory.\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_CASEFOLD_NO_FEATURE,
+	  "Inode %i has the casefold flag, but the filesystem lacks the casefold feature.\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_ENCRYPT_NO_CONTEXT,
+	  "Inode %i has the encrypt flag but no encryption context (attribute c of index 9): "
+	  "the fix clears the flag.\n",
+	  PROMPT_FIX, 0, 50),
+};
+
+#define D(code, destroys, when, alt, instead) { code, #code, destroys, when, alt, instead }
+
+static const struct problem_destructive destructive[] = {
+	D(PR_1_SPECIAL_HAS_DATA,
+	  "the inode's map: its flags, size and i_blocks are cleared and pass 5 frees the "
+	  "blocks it maps",
+	  "the inode holds blocks of data (i_blocks or an extent tree)", 0,
+	  "the inode is left as it is and pass 5 only reports"),
 };
 
 const struct problem_pass e4fsck_problems_pass1 = {
 	1, "inodes, blocks and sizes",
 	rows, sizeof(rows) / sizeof(rows[0]),
-	NULL, 0,
+	destructive, sizeof(destructive) / sizeof(destructive[0]),
 };

@@ -167,14 +167,20 @@ static errcode_t block_area(e4_fs *fs, e4_blk_t blk, uint8_t *buf, struct xarea 
 		return E4_ERR_XATTR_MAGIC;
 	if (e4_le32(h->h_blocks) != 1)
 		return E4_ERR_XATTR_CORRUPT;
-	if (fs->geom.metadata_csum && !e4_ignore_csum(fs) &&
-	    e4_le32(h->h_checksum) != e4_xattr_block_csum(fs, blk, buf))
-		return E4_ERR_XATTR_CSUM;
 	a->vbase = buf;
 	a->vsize = fs->geom.block_size;
 	a->first = sizeof(struct ext4_xattr_header);
 	a->in_inode = 0;
-	return area_check(fs, a);
+	/* the structure first: a checksum mismatch is said only of a block
+	 * that is otherwise sound (one rewritten checksum must not bless a
+	 * damaged block) */
+	err = area_check(fs, a);
+	if (err)
+		return err;
+	if (fs->geom.metadata_csum && !e4_ignore_csum(fs) &&
+	    e4_le32(h->h_checksum) != e4_xattr_block_csum(fs, blk, buf))
+		return E4_ERR_XATTR_CSUM;
+	return 0;
 }
 
 errcode_t e4_xattr_iterate(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
