@@ -405,9 +405,12 @@ static errcode_t index_entry(struct cm *c, void *node, unsigned i, unsigned leve
 static errcode_t scan_node(struct cm *c, void *node, unsigned level, uint64_t hi, int *dirty)
 {
 	struct e4_extent_node_head h;
-	unsigned i = 0;
+	unsigned i = 0, stored;
 
 	e4_extent_node_head(node, &h);
+	stored = h.entries;
+	if (level == 0 && c->root_slots && c->root_slots < h.entries)
+		h.entries = c->root_slots;
 	while (i < h.entries && i < e4_extent_node_cap(c->fs, level == 0)) {
 		enum cm_verdict v;
 
@@ -423,7 +426,7 @@ static errcode_t scan_node(struct cm *c, void *node, unsigned level, uint64_t hi
 			if (err)
 				return err;
 		}
-		if (v == CM_DROP && h.entries > e4_extent_node_cap(c->fs, level == 0))
+		if (v == CM_DROP && stored > e4_extent_node_cap(c->fs, level == 0))
 			v = CM_SKIP;	/* its count was left wrong: no edit */
 		if (v == CM_DROP) {
 			e4_extent_node_remove(node, i);
@@ -556,7 +559,7 @@ static int root_header(struct cm *c)
 			e4_extent_node_set_head(in->i_block, n, 4, h.depth);
 			c->res->inode_changed = 1;
 		} else {
-			return 1;
+			c->root_slots = n;	/* the stale slots are said: not walked */
 		}
 	} else if (h.entries > 4) {
 		/* i_block has room for 4: the count is what is wrong */

@@ -17,7 +17,8 @@
 #  leaf_count a leaf of /two with eh_entries 84 -> 60: was "fails its
 #             checksum. FIXED" by -p and pass 5 freed the 24 blocks no
 #             longer listed.  Now -p stops; -y restores the count (the
-#             checksum matches with 84).
+#             checksum matches with 84); leaf_count_csum: an entry
+#             changed too (no count matches): -y leaves the node.
 #  magic0     /big's root header word 0 (magic and entries) zeroed: was
 #             read as a "block map" by -y, freeing the data.  Now the
 #             header is rebuilt from the intact entries.
@@ -132,6 +133,26 @@ put16 "$W" "$L1" 2 60
 preen_stops leaf_count
 repaired leaf_count two "$TWO_MD5" "claims 60 entries, but its checksum matches 84"
 
+# leaf_count_csum: the same, and entry 84's ee_block high byte changed
+# too: no count matches the checksum, but slot 61 on still continue the
+# entries: the rewrite would let pass 5 free them, so -y answers no
+# (exit 4) and pass 5 frees nothing (both bytes put back by hand: clean)
+W=$T/leaf_count_csum.img
+cp "$IMG" "$W"
+put16 "$W" "$L1" 2 60
+put16 "$W" "$L1" $((12 + 12 * 83 + 2)) $((0x7f00))
+preen_stops leaf_count_csum
+cp "$W" "$T/lcc.y.img"
+runcap "$T/lcc.y" 60 "$E4FSCK" -fy "$T/lcc.y.img"
+[ "$(cat "$T/lcc.y.rc")" = 4 ] ||
+	fail "leaf_count_csum: -fy exited $(cat "$T/lcc.y.rc") (want 4): $(head -20 "$T/lcc.y.out")"
+grepq "not done by -y: slots past eh_entries" "$T/lcc.y.out" ||
+	fail "leaf_count_csum: -fy does not say why it left it: $(head "$T/lcc.y.out")"
+put16 "$T/lcc.y.img" "$L1" 2 84
+put16 "$T/lcc.y.img" "$L1" $((12 + 12 * 83 + 2)) 0
+ref_clean "$T/lcc.y.img" || fail "leaf_count_csum: after -fy and the bytes put back: $REF_CLEAN_OUT"
+[ "$(md5 "$T/lcc.y.img" two)" = "$TWO_MD5" ] || fail "leaf_count_csum: /two differs"
+
 # ---- magic0, magic1 ------------------------------------------------------
 W=$T/magic0.img
 cp "$IMG" "$W"
@@ -153,4 +174,4 @@ preen_stops stale
 repaired stale big "$BIG_MD5" "claims 5 entries with room for 4; 2 are valid, the slots after them are dropped (slot 3: logical 0, physical 0, length 0; slot 4:"
 grepq "out of order" "$T/stale.y.out" && fail "stale: still says out of order: $(head "$T/stale.y.out")"
 
-info "5 cases: -p stops, -y keeps the data"
+info "6 cases: -p stops, -y keeps the data"
