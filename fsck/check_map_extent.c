@@ -16,6 +16,18 @@
  * fresh checksum once its children are done); a node left empty is freed
  * with its index entry; keys, eh_max and checksums are rewritten.  What was
  * claimed below a dropped entry is unclaimed.
+ *
+ * What could be recovered is not discarded (the project rule): a root
+ * whose magic is damaged over entries that read as extents for its
+ * eh_max/depth gets its header rebuilt before any block-map reading; a
+ * root counting past its 4 slots keeps its valid prefix, the stale slots
+ * named in one row; a tree block failing its checksum gets back the
+ * eh_entries its checksum matches, and its rewrite is refused by -y
+ * (PR_DESTRUCTIVE with pctx.recoverable) while slots past eh_entries
+ * still continue the entries; a zero-length extent over blocks inside the
+ * filesystem with a length implied after it is left by -y (a hole cannot
+ * be told from a longer extent, so the length is not guessed).  None of
+ * these is preen's to do.
  */
 #include <stdio.h>
 #include <string.h>
