@@ -46,6 +46,12 @@ void cm_note_end(struct cm *c, uint64_t end, int unwritten)
 		c->res->end_init_lblk = end;
 }
 
+/* The buffers of the check in progress: -p stops (exit 4) from inside
+ * fix_problem, in the middle of a check; from here they stay reachable
+ * (not a leak to the sanitizers) until the process ends. */
+static uint8_t *volatile live_bufs[CM_LEVELS + 1];	/* volatile: kept although never read */
+static e4_blk_t *volatile live_seen;
+
 errcode_t cm_seen(struct cm *c, e4_blk_t blk, int *twice)
 {
 	size_t i;
@@ -57,6 +63,7 @@ errcode_t cm_seen(struct cm *c, e4_blk_t blk, int *twice)
 		if (!t)
 			return E4_ERR_NO_MEMORY;
 		c->seen = t;
+		live_seen = t;
 		c->cap = cap;
 		c->nseen = 0;
 		for (size_t j = 0; old && j < cap / 2; j++)
@@ -157,8 +164,14 @@ errcode_t e4fsck_check_map(struct e4fsck *ctx, e4_ino_t ino, struct ext4_inode *
 			err = E4_ERR_NO_MEMORY;
 	if (!err && !(c.peek = malloc(c.bs)))
 		err = E4_ERR_NO_MEMORY;
+	for (i = 0; i < CM_LEVELS; i++)
+		live_bufs[i] = c.buf[i];
+	live_bufs[CM_LEVELS] = c.peek;
 	if (!err)
 		err = map_is_extents(&c) ? cm_check_extents(&c) : cm_check_blockmap(&c);
+	for (i = 0; i <= CM_LEVELS; i++)
+		live_bufs[i] = NULL;
+	live_seen = NULL;
 	for (i = 0; i < CM_LEVELS; i++)
 		free(c.buf[i]);
 	free(c.peek);
