@@ -16,7 +16,20 @@
  * fresh checksum once its children are done); a node left empty is freed
  * with its index entry; keys, eh_max and checksums are rewritten.  What was
  * claimed below a dropped entry is unclaimed.
+ *
+ * What could be recovered is not discarded (the project rule): a root
+ * whose magic is damaged over entries that read as extents for its
+ * eh_max/depth gets its header rebuilt before any block-map reading; a
+ * root counting past its 4 slots keeps its valid prefix, the stale slots
+ * named in one row; a tree block failing its checksum gets back the
+ * eh_entries its checksum matches, and its rewrite is refused by -y
+ * (PR_DESTRUCTIVE with pctx.recoverable) while slots past eh_entries
+ * still continue the entries; a zero-length extent over blocks inside the
+ * filesystem with a length implied after it is left by -y (a hole cannot
+ * be told from a longer extent, so the length is not guessed).  None of
+ * these is preen's to do.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "check_map_int.h"
@@ -41,6 +54,47 @@ int cm_root_plausible(const struct ext4_inode *inode)
 	return f == E4_XNODE_OK || f == E4_XNODE_MAX;
 }
 
+/* Where the data of a zero-length leaf entry i would end: the next
+ * entry's start, else the bound hi or the size (in blocks), whichever is
+ * lower. */
+static uint64_t zero_implied_end(const struct cm *c, const void *node, unsigned i, uint64_t hi)
+{
+	struct e4_extent_node_head h;
+	struct e4_extent_raw next;
+	uint64_t size_blks = (e4_inode_size(c->inode) + c->bs - 1) / c->bs;
+
+	e4_extent_node_head(node, &h);
+	if (i + 1 < h.entries) {
+		e4_extent_node_entry(node, i + 1, &next);
+		return next.lblk;
+	}
+	return size_blks < hi ? size_blks : hi;
+}
+
+/* 1 if slot i of node, read as an entry of depth `depth`, continues the
+ * entries before it plausibly: a leaf extent not empty, after the end of
+ * *prev_end, inside the filesystem and below 2^32; an index entry above
+ * the key before it, its child inside the filesystem.  *prev_end moves
+ * on. */
+static int slot_plausible(const struct cm *c, const void *node, unsigned i, unsigned depth,
+			  uint64_t *prev_end)
+{
+	struct e4_extent_raw e;
+
+	e4_extent_node_entry(node, i, &e);
+	if (!depth) {
+		if (!e.len || e.lblk < *prev_end || !cm_in_fs(c, e.pblk, e.len) ||
+		    (uint64_t)e.lblk + e.len > LBLK_LIMIT - 1)
+			return 0;
+		*prev_end = (uint64_t)e.lblk + e.len;
+		return 1;
+	}
+	if ((i && e.lblk < *prev_end) || !cm_in_fs(c, e.pblk, 1))
+		return 0;
+	*prev_end = (uint64_t)e.lblk + 1;
+	return 1;
+}
+
 /* A leaf entry; dirty set when the entry was changed in place. */
 static enum cm_verdict leaf_entry(struct cm *c, void *node, unsigned i, uint64_t hi, int *dirty)
 {
@@ -53,8 +107,16 @@ static enum cm_verdict leaf_entry(struct cm *c, void *node, unsigned i, uint64_t
 	p.num = e.lblk;
 	p.blk = e.pblk;
 	p.num2 = e.len;
-	if (e.len == 0)
+	if (e.len == 0) {
+		/* Its data may still be there: what follows it (the next
+		 * extent's start, or the size) implies a length, but a hole
+		 * cannot be told from a longer extent, so it is not guessed;
+		 * dropping it would let pass 5 free the data. */
+		if (cm_in_fs(c, e.pblk, 1) && zero_implied_end(c, node, i, hi) > e.lblk)
+			p.recoverable = "the next extent's start or the size implies its "
+					"length and its first block lies inside the filesystem";
 		return cm_ask(c, PR_1_MAP_EXTENT_ZERO, &p) ? CM_DROP : CM_SKIP;
+	}
 	if (!cm_in_fs(c, e.pblk, e.len))
 		return cm_ask(c, PR_1_MAP_EXTENT_RANGE, &p) ? CM_DROP : CM_SKIP;
 	if (end > LBLK_LIMIT - 1)
@@ -153,6 +215,35 @@ static int plausible_as(struct cm *c, const void *node, unsigned depth)
 	return 1;
 }
 
+/* For a tree block failing its checksum: the count n (above eh_entries,
+ * at most eh_max) with which the checksum matches and the entries up to n
+ * are plausible (slot_plausible), else 0.  *lost is set when slot
+ * eh_entries alone continues the entries (the blocks it names would be
+ * freed by a rewrite that keeps the count). */
+static unsigned csum_count(struct cm *c, const void *node, unsigned depth, const char **lost)
+{
+	struct e4_extent_node_head h;
+	uint64_t end = 0;
+	unsigned i, n = 0;
+
+	e4_extent_node_head(node, &h);
+	for (i = 0; i < h.max; i++) {
+		if (!slot_plausible(c, node, i, depth, &end))
+			break;
+		if (i == h.entries)
+			*lost = "slots past eh_entries continue its entries in order "
+				"inside the filesystem";
+	}
+	/* i: the plausible prefix; try the counts past eh_entries within it */
+	memcpy(c->peek, node, c->bs);
+	for (n = i; n > h.entries; n--) {
+		e4_extent_node_set_head(c->peek, n, h.max, h.depth);
+		if (e4_extent_node_csum_ok(c->fs, c->ino, c->gen, c->peek))
+			return n;
+	}
+	return 0;
+}
+
 /* The child of index entry i once read: its header judged (eh_max fixed
  * in place), its entries scanned, then written when changed.  *drop when
  * the entry is to go (answered yes) or the child was emptied by repairs;
@@ -168,6 +259,7 @@ static errcode_t child_node(struct cm *c, void *node, unsigned i, unsigned level
 	unsigned cap = e4_extent_node_cap(c->fs, 0);
 	enum e4_extent_node_fault f;
 	int csum_ok, cdirty = 0;
+	const char *lost = NULL;
 	errcode_t err;
 
 	e4_extent_node_entry(node, i, &e);
@@ -211,6 +303,26 @@ static errcode_t child_node(struct cm *c, void *node, unsigned i, unsigned level
 		}
 		p.num = e.lblk;
 	}
+	e4_extent_node_head(child, &h);
+	if (!csum_ok && h.max <= cap && h.entries < h.max) {
+		/* A failing checksum is evidence of damage: when the slots
+		 * past eh_entries continue the entries, the count may be what
+		 * was damaged (restored when the checksum then matches). */
+		unsigned n = csum_count(c, child, h.depth, &lost);
+
+		if (n) {
+			p.num = h.entries;
+			p.num2 = n;
+			if (cm_ask(c, PR_1_MAP_NODE_ENTRIES_CSUM, &p)) {
+				e4_extent_node_set_head(child, n, h.max, h.depth);
+				e4_extent_node_head(child, &h);
+				csum_ok = 1;
+				cdirty = 1;
+				lost = NULL;
+			}
+			p.num = e.lblk;
+		}
+	}
 	if (h.entries == 0) {
 		*v = cm_ask(c, PR_1_MAP_NODE_EMPTY, &p) ? CM_DROP : CM_KEEP;
 		return 0;
@@ -226,8 +338,10 @@ static errcode_t child_node(struct cm *c, void *node, unsigned i, unsigned level
 		*v = CM_DROP;
 		return 0;
 	}
+	p.recoverable = lost;
 	if (!cdirty && !csum_ok && cm_ask(c, PR_1_MAP_NODE_CSUM, &p))
 		cdirty = 1;
+	p.recoverable = NULL;
 	if (cdirty) {
 		err = e4_extent_node_write(c->fs, c->ino, c->gen, e.pblk, child);
 		if (err)
@@ -303,9 +417,12 @@ static errcode_t index_entry(struct cm *c, void *node, unsigned i, unsigned leve
 static errcode_t scan_node(struct cm *c, void *node, unsigned level, uint64_t hi, int *dirty)
 {
 	struct e4_extent_node_head h;
-	unsigned i = 0;
+	unsigned i = 0, stored;
 
 	e4_extent_node_head(node, &h);
+	stored = h.entries;
+	if (level == 0 && c->root_slots && c->root_slots < h.entries)
+		h.entries = c->root_slots;
 	while (i < h.entries && i < e4_extent_node_cap(c->fs, level == 0)) {
 		enum cm_verdict v;
 
@@ -321,7 +438,7 @@ static errcode_t scan_node(struct cm *c, void *node, unsigned level, uint64_t hi
 			if (err)
 				return err;
 		}
-		if (v == CM_DROP && h.entries > e4_extent_node_cap(c->fs, level == 0))
+		if (v == CM_DROP && stored > e4_extent_node_cap(c->fs, level == 0))
 			v = CM_SKIP;	/* its count was left wrong: no edit */
 		if (v == CM_DROP) {
 			e4_extent_node_remove(node, i);
@@ -350,6 +467,54 @@ static int blockmap_plausible(const struct cm *c)
 	return any;
 }
 
+/* The number of i_block's 4 slots, from the first, that read as entries
+ * of a root of depth `depth` (slot_plausible; an index entry's child must
+ * also hold a sound node header): the root's entries when its header is
+ * damaged. */
+static unsigned root_prefix(struct cm *c, unsigned depth)
+{
+	uint32_t root[EXT4_N_BLOCKS];
+	uint64_t end = 0, first;
+	unsigned n;
+
+	memcpy(root, c->inode->i_block, sizeof(root));
+	e4_extent_node_set_head(root, 4, 4, depth);
+	for (n = 0; n < 4; n++) {
+		struct e4_extent_raw e;
+
+		if (!slot_plausible(c, root, n, depth, &end))
+			break;
+		e4_extent_node_entry(root, n, &e);
+		if (depth && !peek_first(c, e.pblk, (int)depth - 1, &first))
+			break;
+	}
+	return n;
+}
+
+/* "slot N: logical L, physical P, length K; ..." for root slots from..3
+ * (1-based in the text) into buf. */
+static void stale_slots(const struct cm *c, unsigned from, unsigned depth, char *buf, size_t size)
+{
+	uint32_t root[EXT4_N_BLOCKS];
+	size_t used = 0;
+
+	memcpy(root, c->inode->i_block, sizeof(root));
+	e4_extent_node_set_head(root, 4, 4, depth);
+	buf[0] = 0;
+	for (unsigned i = from; i < 4 && used < size; i++) {
+		struct e4_extent_raw e;
+		int k;
+
+		e4_extent_node_entry(root, i, &e);
+		k = snprintf(buf + used, size - used, "%sslot %u: logical %u, physical %llu, length %u",
+			     i > from ? "; " : "", i + 1, (unsigned)e.lblk,
+			     (unsigned long long)e.pblk, (unsigned)e.len);
+		if (k < 0)
+			break;
+		used += (size_t)k;
+	}
+}
+
 /* The root's header: 0 to go on (repairs made in i_block), 1 when the
  * root is unusable (res->clear_inode after a yes). */
 static int root_header(struct cm *c)
@@ -358,9 +523,29 @@ static int root_header(struct cm *c)
 	struct e4_extent_node_head h;
 	struct problem_ctx p = { 0 };
 	enum e4_extent_node_fault f;
+	char what[200];
+	unsigned n;
 
 	e4_extent_node_head(in->i_block, &h);
 	f = e4_extent_node_fault(in->i_block, 4, -1);
+	if (f == E4_XNODE_MAGIC && h.max == 4 && h.depth <= EXT4_MAX_EXTENT_DEPTH) {
+		/* Before any other reading: the entries may be intact under a
+		 * damaged magic (and count); then the header is rebuilt. */
+		unsigned n = root_prefix(c, h.depth);
+
+		if (n) {
+			p.str = "bad magic";
+			p.num = h.entries >= 1 && h.entries <= n ? h.entries : n;
+			p.num2 = h.depth;
+			if (!cm_ask(c, PR_1_MAP_ROOT_REBUILD, &p))
+				return 1;	/* left as stored */
+			e4_extent_node_set_head(in->i_block, (unsigned)p.num, 4, h.depth);
+			c->res->inode_changed = 1;
+			e4_extent_node_head(in->i_block, &h);
+			f = E4_XNODE_OK;
+			memset(&p, 0, sizeof(p));
+		}
+	}
 	if (f == E4_XNODE_MAGIC || f == E4_XNODE_DEPTH) {
 		p.str = f == E4_XNODE_MAGIC ? "no extent header magic" : "deeper than 5 levels";
 		if (f == E4_XNODE_MAGIC && blockmap_plausible(c))
@@ -375,7 +560,20 @@ static int root_header(struct cm *c)
 		}
 		return 1;
 	}
-	if (h.entries > 4) {
+	if (h.entries > 4 && (n = root_prefix(c, h.depth)) && n < 4) {
+		/* the slots after the valid ones are stale: said by name,
+		 * dropped with the count (not each as "out of order") */
+		stale_slots(c, n, h.depth, what, sizeof(what));
+		p.num = h.entries;
+		p.num2 = n;
+		p.str = what;
+		if (cm_ask(c, PR_1_MAP_ROOT_STALE, &p)) {
+			e4_extent_node_set_head(in->i_block, n, 4, h.depth);
+			c->res->inode_changed = 1;
+		} else {
+			c->root_slots = n;	/* the stale slots are said: not walked */
+		}
+	} else if (h.entries > 4) {
 		/* i_block has room for 4: the count is what is wrong */
 		p.num = h.entries;
 		p.num2 = 4;

@@ -30,6 +30,8 @@ struct cm {
 	uint8_t *buf[CM_LEVELS];	/* one block per tree level */
 	uint8_t *peek;		/* a block to look at a sibling node */
 	int to_blockmap;	/* EXTENTS_FL was dropped: check i_block as a block map */
+	unsigned root_slots;	/* root slots walked (0: all it claims, at most 4):
+				   the valid ones when stale slots were left */
 };
 
 /* A verdict on one entry. */

@@ -280,6 +280,9 @@ struct problem_state {
 #define PR_1_MAP_IND_READ		0x010224
 #define PR_1_MAP_IND_GARBAGE		0x010225
 #define PR_1_MAP_BLOCKMAP_SIZE		0x010226
+#define PR_1_MAP_ROOT_REBUILD		0x010230
+#define PR_1_MAP_NODE_ENTRIES_CSUM	0x010231
+#define PR_1_MAP_ROOT_STALE		0x010232
 
 /* Pass 5: bitmaps and counts (problems_pass5.c). */
 #define PR_5_PASS_HEADER		0x050000

@@ -8,7 +8,10 @@
  * with it the subtree below, a block pointer set to 0); keys, eh_max and
  * checksums are rewritten; nothing is dropped that a key or header repair
  * can keep.  Dropping is not PR_PREEN_OK (preen stops); rewriting what is
- * derived (keys, eh_max, checksums, an empty node) is.
+ * derived (keys, eh_max, an empty node) is; a failing checksum is not
+ * (it is evidence of damage the checks did not see).  A zero-length extent
+ * and a checksum rewrite are PR_DESTRUCTIVE: with something recoverable
+ * -y answers no and pass 5 only reports.
  */
 #include "e4fsck.h"
 
@@ -64,10 +67,13 @@ static const struct problem_row rows[] = {
 	M(PR_1_MAP_NODE_MAX,
 	  "Inode %i's extent tree node at block %b has eh_max %n, expected %N.\n",
 	  PROMPT_FIX, PR_PREEN_OK),
+	/* A failing checksum is evidence of damage the checks did not see:
+	 * never rewritten by preen; destructive when the slots past
+	 * eh_entries still name blocks (pass 5 would free them). */
 	M(PR_1_MAP_NODE_CSUM,
 	  "Inode %i's extent tree node at block %b passes its checks but fails its "
 	  "checksum.\n",
-	  PROMPT_FIX, PR_PREEN_OK),
+	  PROMPT_FIX, PR_DESTRUCTIVE),
 	M(PR_1_MAP_NODE_EMPTY,
 	  "Inode %i's extent tree node at block %b (logical %n) has no entries.\n",
 	  PROMPT_CLEAR, PR_PREEN_OK),
@@ -78,7 +84,7 @@ static const struct problem_row rows[] = {
 	/* ---- leaf extents ---- */
 	M(PR_1_MAP_EXTENT_ZERO,
 	  "Inode %i has an extent of length 0 (logical %n, physical %b).\n",
-	  PROMPT_CLEAR, PR_PREEN_OK),
+	  PROMPT_CLEAR, PR_DESTRUCTIVE),
 	M(PR_1_MAP_EXTENT_RANGE,
 	  "Inode %i has an extent (logical %n, physical %b, length %N) outside the "
 	  "filesystem.\n",
@@ -137,6 +143,19 @@ static const struct problem_row rows[] = {
 	R(PR_1_MAP_BLOCKMAP_SIZE,
 	  "Inode %i's size %n is beyond the %N bytes a block map addresses.\n",
 	  PROMPT_FIX, PR_PREEN_OK),
+	/* ---- header repairs that keep entries (not preen: a guess at a count) ---- */
+	R(PR_1_MAP_ROOT_REBUILD,
+	  "Inode %i's extent tree root header is damaged (%s), but its entries are "
+	  "intact: the header is rebuilt with %n entries, depth %N.\n",
+	  PROMPT_FIX, 0),
+	M(PR_1_MAP_NODE_ENTRIES_CSUM,
+	  "Inode %i's extent tree node at block %b claims %n entries, but its checksum "
+	  "matches %N (the entries past the count are intact): the count is restored.\n",
+	  PROMPT_FIX, 0),
+	R(PR_1_MAP_ROOT_STALE,
+	  "Inode %i's extent tree root claims %n entries with room for 4; %N are valid, "
+	  "the slots after them are dropped (%s).\n",
+	  PROMPT_FIX, 0),
 };
 
 #define D(code, destroys, when, alt, instead) { code, #code, destroys, when, alt, instead }
@@ -146,6 +165,17 @@ static const struct problem_destructive destructive[] = {
 	  "the inode (its tree blocks and data are left for pass 5 to free)",
 	  "i_block has no extent magic but reads as a block map (block numbers, "
 	  "every one inside the filesystem)", PR_1_MAP_ROOT_AS_BLOCKMAP, NULL),
+	D(PR_1_MAP_EXTENT_ZERO,
+	  "the extent (pass 5 frees its blocks)",
+	  "its length is implied by what follows it (the next extent's logical start, "
+	  "or the size) and its first block lies inside the filesystem: a hole there "
+	  "cannot be told from a longer extent, so the length is not guessed",
+	  0, "the extent is left as stored and pass 5 frees nothing"),
+	D(PR_1_MAP_NODE_CSUM,
+	  "the node's slots past eh_entries (pass 5 frees the blocks they name)",
+	  "slots past eh_entries continue the node's entries in order inside the "
+	  "filesystem: the count may be what was damaged",
+	  0, "the node is left as stored and pass 5 frees nothing"),
 };
 
 const struct problem_pass e4fsck_problems_pass1_map = {

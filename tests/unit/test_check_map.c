@@ -359,7 +359,10 @@ static e4_blk_t group0_item(e4_fs *fs, int which)
 }
 
 static void far_pblk(struct e4_extent_raw *e, e4_fs *fs) { e->pblk = e4_geom(fs)->blocks_count + 5; }
-static void zero_len(struct e4_extent_raw *e, e4_fs *fs) { (void)fs; e->len = 0; }
+/* length 0 and block 0: nothing to recover, so -y drops it (a zero
+ * length over blocks inside the filesystem is left by -y: its data can be
+ * recovered; tests/t/fsck_map_safe.sh) */
+static void zero_len(struct e4_extent_raw *e, e4_fs *fs) { (void)fs; e->len = 0; e->pblk = 0; }
 static void into_bitmap(struct e4_extent_raw *e, e4_fs *fs) { e->pblk = group0_item(fs, 0); }
 static void back_4(struct e4_extent_raw *e, e4_fs *fs) { (void)fs; e->lblk -= 4; }
 static void key_up(struct e4_extent_raw *e, e4_fs *fs) { (void)fs; e->lblk += 3; }
@@ -516,9 +519,9 @@ static const struct mcase cases[] = {
 	{ "ext2_depth", K_EXT2, d_ext2_depth, { PR_1_MAP_NODE_DEPTH } },
 	{ "ext3_order", K_EXT3, d_ext3_order, { PR_1_MAP_EXTENT_ORDER } },
 	/* the root of 2 entries says 9: 4 fit, the 2 unused slots are zeros
-	 * (child block 0): dropped on their own */
-	{ "root_entries", K_EXT1, d_root_entries,
-	  { PR_1_MAP_ROOT_ENTRIES, PR_1_MAP_NODE_BAD_BLOCK, PR_1_MAP_NODE_BAD_BLOCK } },
+	 * (child block 0): one row names them and the count becomes 2 (was
+	 * ROOT_ENTRIES, then each slot dropped as a bad node block) */
+	{ "root_entries", K_EXT1, d_root_entries, { PR_1_MAP_ROOT_STALE } },
 	/* not cleared: EXTENTS_FL goes, the block map stays */
 	{ "root_blockmap", K_EXT1, d_root_blockmap,
 	  { PR_1_MAP_ROOT_BAD, PR_1_MAP_ROOT_AS_BLOCKMAP } },
@@ -603,14 +606,14 @@ static void test_read_error(void **state)
 	}
 }
 
-/* -p: a derived field (a checksum) is fixed without a question; dropping
- * an extent is not preen's to do: the run stops (UNEXPECTED
- * INCONSISTENCY) and nothing is written. */
+/* -p: a failing checksum is evidence of damage (not a derived field to
+ * rewrite) and dropping an extent is not preen's to do: either way the run
+ * stops (UNEXPECTED INCONSISTENCY) and nothing is written. */
 static void test_preen(void **state)
 {
 	static const struct { void (*damage)(e4_fs *, e4_ino_t, union e4_inode_buf *); int stops;
 			      uint32_t code; } pc[] = {
-		{ d_ext1_csum, 0, PR_1_MAP_NODE_CSUM },
+		{ d_ext1_csum, 1, PR_1_MAP_NODE_CSUM },
 		{ d_ext1_range, 1, PR_1_MAP_EXTENT_RANGE },
 	};
 
