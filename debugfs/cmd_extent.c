@@ -123,6 +123,8 @@ int do_dump_extents(int argc, char **argv)
 #define FF_DIR		0x2	/* -d: a directory argument itself too */
 #define FF_RECURSE	0x4	/* -r */
 
+#define FF_MAX_DEPTH	1024	/* -r: directory nesting limit */
+
 struct ff_ctx {
 	unsigned opts;
 	int lw, pw;
@@ -130,6 +132,7 @@ struct ff_ctx {
 	uint64_t lstart, pstart, num, expected;
 	unsigned ext, runs;
 	unsigned depth;		/* -r nesting */
+	struct e4_bmap *walked;	/* -r: directory inodes already walked */
 	int failed;
 	const char *cmd;
 };
@@ -263,6 +266,32 @@ static int ff_dir_cb(const struct e4_dirent *d, void *priv)
 	return 0;
 }
 
+/* -r: descend into a directory once.  A damaged filesystem can give a
+ * directory several names (itself among its entries, or two parents): each
+ * would otherwise be walked again under every name, without end or
+ * exponentially.  Such a directory is reported and not walked again. */
+static int ff_may_descend(struct ff_ctx *c, e4_ino_t dir, const char *path)
+{
+	if (c->depth >= FF_MAX_DEPTH) {
+		com_err(c->cmd, 0, "directories nested deeper than %d levels; not "
+			"descending into %s", FF_MAX_DEPTH, path);
+		c->failed = 1;
+		return 0;
+	}
+	if (e4_bmap_test(c->walked, dir)) {
+		com_err(c->cmd, 0, "directory inode %u was already walked (it has "
+			"several names); not descending into %s", dir, path);
+		c->failed = 1;
+		return 0;
+	}
+	if (e4_bmap_set(c->walked, dir)) {
+		com_err(c->cmd, E4_ERR_NO_MEMORY, "while descending into %s", path);
+		c->failed = 1;
+		return 0;
+	}
+	return 1;
+}
+
 static void ff_directory(struct ff_ctx *c, e4_ino_t dir, const char *path)
 {
 	struct ff_dir fd = { c, path, NULL, NULL, 0, 0 };
@@ -276,11 +305,14 @@ static void ff_directory(struct ff_ctx *c, e4_ino_t dir, const char *path)
 	for (i = 0; i < fd.n; i++) {
 		union e4_inode_buf ib;
 
-		if (c->depth < 64 && !e4_inode_read(current_fs, fd.subdirs[i], &ib)) {
+		err = e4_inode_read(current_fs, fd.subdirs[i], &ib);
+		if (!err || err == E4_ERR_INODE_CSUM) {
 			ff_file(c, fd.subdirs[i], &ib.inode, fd.subnames[i]);
-			c->depth++;
-			ff_directory(c, fd.subdirs[i], fd.subnames[i]);
-			c->depth--;
+			if (ff_may_descend(c, fd.subdirs[i], fd.subnames[i])) {
+				c->depth++;
+				ff_directory(c, fd.subdirs[i], fd.subnames[i]);
+				c->depth--;
+			}
 		}
 		free(fd.subnames[i]);
 	}
@@ -330,7 +362,17 @@ int do_filefrag(int argc, char **argv)
 	if (!e4_is_dir(&ib.inode) || (c.opts & FF_DIR)) {
 		ff_file(&c, ino, &ib.inode, name);
 	} else {
+		errcode_t err = e4_bmap_create(E4_BMAP_RUNS, 0,
+					       (uint64_t)e4_geom(current_fs)->inodes_count + 1,
+					       &c.walked);
+
+		if (err) {
+			com_err(argv[0], err, "while starting the walk");
+			return 1;
+		}
+		e4_bmap_set(c.walked, ino);
 		ff_directory(&c, ino, name);
+		e4_bmap_free(c.walked);
 		if (c.opts & FF_VERBOSE)
 			putchar('\n');
 	}

@@ -319,6 +319,17 @@ static void walk_subdir(struct rdump_ctx *ctx, struct rdir *d, const char *name,
 		rdump_count_error(ctx);
 		return;
 	}
+	/* a damaged filesystem can give a directory two names (two parents):
+	 * dumped again under each, a chain of such pairs makes exponentially
+	 * many copies.  Once is what the kernel's view of a sound tree gives. */
+	if (ctx->dumped && e4_bmap_test(ctx->dumped, ino)) {
+		p = rdump_shown_path(d, name);
+		com_err(ctx->cmd, 0, "directory inode %u was already dumped (it has "
+			"several names); not dumping it again as %s", ino, p ? p : name);
+		free(p);
+		rdump_count_error(ctx);
+		return;
+	}
 	rel = rdump_rel_get(d, name);
 	if (!rel || mkdirat(d->base, rel, 0700) < 0) {
 		i = errno;
@@ -359,6 +370,8 @@ static void walk_dir(struct rdump_ctx *ctx, e4_ino_t ino, struct rdir *d)
 		rdump_count_error(ctx);
 	}
 	dup = has_duplicates(&l);
+	if (ctx->dumped && e4_bmap_set(ctx->dumped, ino))
+		rdump_count_error(ctx);	/* no memory: only the guard is lost */
 	ctx->stack[ctx->depth++] = ino;
 	for (off = 0; off < l.used; ) {
 		uint32_t child;
@@ -545,7 +558,12 @@ int do_rdump(int argc, char **argv)
 	old_umask = umask(0);
 	rdump_writers_start(&ctx, writers_wanted());
 	for (i = 1; i < argc - 1; i++) {
+		if (e4_bmap_create(E4_BMAP_RUNS, 0,
+				   (uint64_t)e4_geom(current_fs)->inodes_count + 1, &ctx.dumped))
+			ctx.dumped = NULL;
 		rdump_arg(&ctx, argv[i], outdir);
+		e4_bmap_free(ctx.dumped);
+		ctx.dumped = NULL;
 		/* the next argument may make the same names: this one first */
 		rdump_drain(&ctx);
 		ctx.probed = 0;

@@ -78,6 +78,7 @@ struct rdump_ctx {
 	int errors;		/* atomic */
 	e4_ino_t *stack;	/* directories being walked (loop detection) */
 	int depth;
+	struct e4_bmap *dumped;	/* directory inodes dumped by this argument */
 	int is_root;
 	e4_io *io;
 	int writer_reads;	/* writers read file data (cmd_rdump.c walk_file) */
