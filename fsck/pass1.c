@@ -10,7 +10,7 @@
  * directories per group) are pass 5's input.  Passes 2-4 do not exist
  * yet: the full check says so, and main.c never calls the result clean.
  */
-#include "pass1.h"
+#include "dirpass.h"
 
 #include <string.h>
 
@@ -125,7 +125,13 @@ errcode_t e4fsck_full_check(struct e4fsck *ctx)
 	ctx->stop_free = free_maps;
 	ctx->stop_free_priv = &p;
 	err = e4fsck_pass1(ctx, &p);
-	if (!err)
+	if (!err && !p.scan_failed)
+		err = e4fsck_pass2(ctx, &p);
+	if (!err && (p.ran & E4FSCK_RAN_PASS2))
+		err = e4fsck_pass3(ctx, &p);
+	if (!err && (p.ran & E4FSCK_RAN_PASS3))
+		err = e4fsck_pass4(ctx, &p);
+	if (!err && (p.ran & E4FSCK_RAN_DIRPASSES) != E4FSCK_RAN_DIRPASSES)
 		fix_problem(ctx, PR_1_DIR_PASSES_NOT_RUN, NULL);
 	if (!err && p.scan_failed) {
 		fix_problem(ctx, PR_1_PASS5_SKIPPED, NULL);

@@ -11,6 +11,7 @@
 
 #include "e4fsck.h"
 #include "check_map.h"
+#include "dirinfo.h"
 
 /* A range of clusters one inode claimed. */
 struct p1_range {
@@ -28,6 +29,11 @@ struct pass1 {
 	struct e4_bmap *inodes;		/* inodes in use (e4_bmap_new_inodes()) */
 	struct e4_bmap *xattr;		/* xattr blocks claimed (blocks) */
 	uint32_t *dirs;			/* per group: directories in use */
+	/* for passes 2-4 (dirinfo.h): every directory in use, every in-use
+	 * inode's stored link count, the regular files in use */
+	struct e4fsck_dirs dirinfo;
+	struct e4fsck_links *links;
+	struct e4_bmap *regs;
 	uint8_t *buf;			/* one block (xattr block reads) */
 	e4_inode_scan *scan;		/* the scan while it runs */
 
@@ -50,6 +56,7 @@ struct pass1 {
 	size_t nearefs, capearefs;
 	int ea_unsure;			/* some attributes unread: counts not judged */
 
+	unsigned ran;			/* E4FSCK_RAN_PASS* (dirpass.h) */
 	int quota_said;
 	int scan_failed;		/* an inode table chunk could not be read */
 	int maps_unsure;		/* blocks claimed twice, or a map left damaged */

@@ -554,9 +554,21 @@ static errcode_t mark_in_use(struct ichk *c, int add)
 {
 	struct pass1 *p = c->p;
 	e4_group_t g = e4_group_of_ino(p->fs, c->ino);
+	errcode_t err = 0;
 
 	if (c->type == EXT4_S_IFDIR && g < p->geo->group_count)
 		p->dirs[g] += add ? 1 : -1;
+	/* for passes 2-4: the directory, the stored link count, the type */
+	if (c->type == EXT4_S_IFDIR && add)
+		err = dirs_add(&p->dirinfo, c->ino);
+	else if (c->type == EXT4_S_IFDIR)
+		dirs_remove(&p->dirinfo, c->ino);
+	else if (c->type == EXT4_S_IFREG)
+		err = add ? e4_bmap_set(p->regs, c->ino) : e4_bmap_clear(p->regs, c->ino);
+	if (!err)
+		err = links_set_stored(p->links, c->ino, add ? e4_le16(c->in->i_links_count) : 0);
+	if (err)
+		return err;
 	return add ? e4_bmap_set(p->inodes, c->ino) : e4_bmap_clear(p->inodes, c->ino);
 }
 

@@ -33,6 +33,10 @@ errcode_t p1_maps_create(struct pass1 *p)
 	if (!err)
 		err = e4_bmap_create(E4_BMAP_RUNS, geo->first_data_block, geo->blocks_count,
 				     &p->xattr);
+	if (!err)
+		err = e4_bmap_new_inodes(p->fs, E4_BMAP_RUNS, &p->regs);
+	if (!err)
+		err = links_create(geo->inodes_count, &p->links);
 	if (!err && !(p->dirs = calloc(geo->group_count, sizeof(*p->dirs))))
 		err = E4_ERR_NO_MEMORY;
 	if (!err && !(p->buf = malloc(geo->block_size)))
@@ -50,6 +54,11 @@ void p1_maps_free(struct pass1 *p)
 	e4_bmap_free(p->inodes);
 	e4_bmap_free(p->meta);
 	e4_bmap_free(p->xattr);
+	e4_bmap_free(p->regs);
+	links_free(p->links);
+	dirs_free(&p->dirinfo);
+	p->regs = NULL;
+	p->links = NULL;
 	free(p->dirs);
 	free(p->xrefs);
 	free(p->own);
