@@ -112,6 +112,7 @@ static errcode_t pass5_report_only(struct e4fsck *ctx, const struct e4fsck_pass5
 /* A stop inside a question (preen, quit) frees the maps. */
 static void free_maps(void *priv)
 {
+	e4fsck_pass1_dup_free(priv);
 	p1_maps_free(priv);
 }
 
@@ -125,6 +126,8 @@ errcode_t e4fsck_full_check(struct e4fsck *ctx)
 	ctx->stop_free = free_maps;
 	ctx->stop_free_priv = &p;
 	err = e4fsck_pass1(ctx, &p);
+	if (!err && p.dup_inodes)
+		err = e4fsck_pass1_dup(ctx, &p);
 	if (!err)
 		fix_problem(ctx, PR_1_DIR_PASSES_NOT_RUN, NULL);
 	if (!err && p.scan_failed) {

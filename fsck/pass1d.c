@@ -1,0 +1,352 @@
+/*
+ * pass1d.c: pass 1D (issue 16): each inode holding blocks claimed more
+ * than once, with the files (and the metadata) it shares them with; then
+ * "clone?": its own copy of each shared data block.
+ *
+ * Inodes are settled in ascending order.  An inode is cloned while
+ * another owner is still on one of its clusters, or the cluster is
+ * filesystem metadata; the last owner of a cluster keeps the original
+ * (e2fsck's choice, so both tools leave the same files on the same
+ * blocks).  A clone copies, never frees: the originals stay with the
+ * other owners (or the metadata).
+ *
+ * Writing order (DESIGN.md "Writing safely"): the filesystem is marked
+ * not clean first; new blocks are taken from pass 1's in-use map (the
+ * allocator's caller-map hook) and marked in the on-disk bitmaps too;
+ * the copies are written; then the bitmaps; then the map change (new
+ * tree blocks marked before the inode naming them is written).  A stop
+ * leaves at most leaks.  The state is restored at the end.
+ */
+#include "pass1b.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define COPY_MAX	256	/* blocks copied per read */
+
+/* The first owners[] entry of cluster c (or nowners). */
+static size_t owners_of(const struct dup_state *st, uint64_t c)
+{
+	size_t lo = 0, hi = st->nowners;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (st->owners[mid].cluster < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int cluster_is_meta(const struct dup_state *st, uint64_t c)
+{
+	unsigned cb = st->p->geo->cluster_bits;
+
+	return !e4_bmap_range_all_clear(st->p->meta, c << cb, 1ULL << cb);
+}
+
+static int ino_cmp(const void *a, const void *b)
+{
+	e4_ino_t x = *(const e4_ino_t *)a, y = *(const e4_ino_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The other inodes on d's clusters (sorted, each once: *n), whether one
+ * of them is metadata, whether d is the last owner left on all of them. */
+static errcode_t co_owners(struct dup_state *st, const struct dup_inode *d, e4_ino_t **out,
+			   size_t *n, int *meta, int *last)
+{
+	unsigned cb = st->p->geo->cluster_bits;
+	e4_ino_t *v = NULL;
+	size_t nv = 0, cap = 0, m = 0;
+
+	*meta = 0;
+	*last = 1;
+	for (size_t k = d->first; k < d->first + d->n; k++) {
+		uint64_t c = st->claims[k].blk >> cb;
+		size_t j = owners_of(st, c);
+
+		if (cluster_is_meta(st, c))
+			*meta = 1;
+		if (j < st->nowners && st->left[j] > 1)
+			*last = 0;
+		for (; j < st->nowners && st->owners[j].cluster == c; j++) {
+			if (st->owners[j].ino == d->ino)
+				continue;
+			if (p1_grow((void **)&v, &cap, nv, sizeof(*v))) {
+				free(v);
+				return E4_ERR_NO_MEMORY;
+			}
+			v[nv++] = st->owners[j].ino;
+		}
+	}
+	if (nv > 1)
+		qsort(v, nv, sizeof(*v), ino_cmp);
+	for (size_t k = 0; k < nv; k++)
+		if (!m || v[k] != v[m - 1])
+			v[m++] = v[k];
+	*out = v;
+	*n = m;
+	return 0;
+}
+
+/* d no longer holds its clusters: one owner fewer on each. */
+static void release_clusters(struct dup_state *st, const struct dup_inode *d)
+{
+	unsigned cb = st->p->geo->cluster_bits;
+	uint64_t prev = UINT64_MAX;
+
+	for (size_t k = d->first; k < d->first + d->n; k++) {
+		uint64_t c = st->claims[k].blk >> cb;
+		size_t j = owners_of(st, c);
+
+		if (c == prev)
+			continue;
+		prev = c;
+		for (size_t i = j; i < st->nowners && st->owners[i].cluster == c; i++)
+			if (st->left[i])
+				st->left[i]--;
+	}
+}
+
+/* Mark the filesystem not clean before the first change (once). */
+static errcode_t mark_unclean(struct dup_state *st)
+{
+	struct ext4_super_block *sb = e4_super(st->fs);
+
+	if (st->state_saved)
+		return 0;
+	st->old_state = e4_le16(sb->s_state);
+	st->state_saved = 1;
+	if (!(st->old_state & EXT4_VALID_FS))
+		return 0;
+	e4_sb_state_change(sb, 0, EXT4_VALID_FS);
+	return e4_super_write(st->fs);
+}
+
+/* Blocks [blk, blk + n) taken from pass 1's map (the allocator's hook),
+ * then marked in the on-disk bitmaps as well. */
+static errcode_t take_blocks(struct dup_state *st, e4_blk_t goal, uint64_t want, e4_blk_t *nb,
+			     uint64_t *got)
+{
+	errcode_t err;
+
+	err = e4_alloc_set_maps(st->fs, st->p->inuse, NULL);
+	if (!err)
+		err = e4_alloc_blocks(st->fs, goal, want, 1, nb, got);
+	e4_alloc_set_maps(st->fs, NULL, NULL);
+	if (!err)
+		err = e4_block_mark(st->fs, *nb, *got, 1, NULL);
+	return err;
+}
+
+static errcode_t copy_blocks(struct dup_state *st, e4_blk_t from, e4_blk_t to, uint64_t n,
+			     uint8_t *buf)
+{
+	e4_io *io = e4_fs_io(st->fs);
+	errcode_t err = 0;
+
+	while (n && !err) {
+		unsigned k = n > COPY_MAX ? COPY_MAX : (unsigned)n;
+
+		err = e4_io_read_blk_nocache(io, from, k, buf);
+		if (!err)
+			err = e4_io_write_blk(io, to, k, buf);
+		from += k;
+		to += k;
+		n -= k;
+	}
+	return err;
+}
+
+/* One remap to make: logical [lblk, lblk + n) onto new blocks from nb. */
+struct remap {
+	uint64_t lblk, n;
+	e4_blk_t nb;
+	unsigned flags;
+};
+
+static int mark_tree_cb(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
+{
+	struct dup_state *st = priv;
+
+	if (!(ext->flags & E4_MAP_META))
+		return 0;
+	st->err = e4_block_mark(fs, ext->pblk, ext->len, 1, NULL);
+	return st->err ? 1 : 0;
+}
+
+/* Copy d's shared data blocks and point its map at the copies. */
+static errcode_t clone_data(struct dup_state *st, struct dup_inode *d, const char **why)
+{
+	union e4_inode_buf ib;
+	struct remap *rm = NULL;
+	size_t nrm = 0, caprm = 0;
+	uint8_t *buf = NULL;
+	e4_blk_t last = 0;
+	errcode_t err;
+
+	for (size_t k = d->first; k < d->first + d->n; k++) {
+		if (st->claims[k].kind == DUP_MAPBLK) {
+			*why = "an extent tree or indirect block is shared (cloning those is not "
+			       "in this version)";
+			return 0;
+		}
+		if (st->claims[k].kind == DUP_XATTR) {
+			*why = "its extended attribute block is shared (cloning it is not in this "
+			       "version)";
+			return 0;
+		}
+	}
+	err = e4_inode_read(st->fs, d->ino, &ib);
+	if (err)
+		return err;
+	buf = malloc((size_t)COPY_MAX * st->p->geo->block_size);
+	if (!buf)
+		return E4_ERR_NO_MEMORY;
+	err = mark_unclean(st);
+	/* the copies, run by run (a run: logically and physically
+	 * contiguous claims alike in state) */
+	for (size_t k = d->first; k < d->first + d->n && !err;) {
+		const struct dup_claim *c = &st->claims[k];
+		uint64_t n = 1;
+
+		while (k + n < d->first + d->n && st->claims[k + n].blk == c->blk + n &&
+		       st->claims[k + n].lblk == c->lblk + n &&
+		       st->claims[k + n].unwritten == c->unwritten)
+			n++;
+		for (uint64_t done = 0; done < n && !err;) {
+			e4_blk_t nb;
+			uint64_t got;
+
+			err = take_blocks(st, e4_alloc_goal_for_file(st->fs, d->ino,
+								      e4_le16(ib.inode.i_mode), last),
+					  n - done, &nb, &got);
+			if (!err)
+				err = copy_blocks(st, c->blk + done, nb, got, buf);
+			if (!err && p1_grow((void **)&rm, &caprm, nrm, sizeof(*rm)))
+				err = E4_ERR_NO_MEMORY;
+			if (err)
+				break;
+			rm[nrm++] = (struct remap){ c->lblk + done, got, nb,
+						    c->unwritten ? E4_MAP_UNWRITTEN : 0 };
+			last = nb + got - 1;
+			done += got;
+		}
+		k += n;
+	}
+	free(buf);
+	/* the copies and their bitmap bits before anything names them */
+	if (!err)
+		err = e4_order_point(st->fs);
+	if (!err)
+		err = e4_alloc_flush(st->fs);
+	for (size_t k = 0; k < nrm && !err; k++) {
+		err = e4_alloc_set_maps(st->fs, st->p->inuse, NULL);
+		if (!err)
+			err = e4_map_set(st->fs, d->ino, &ib, rm[k].lblk, rm[k].n, rm[k].nb,
+					 rm[k].flags);
+		e4_alloc_set_maps(st->fs, NULL, NULL);
+	}
+	free(rm);
+	/* tree blocks the remap added: in the on-disk bitmaps before the
+	 * inode names them */
+	if (!err) {
+		st->err = 0;
+		err = e4_map_iterate(st->fs, d->ino, &ib.inode, E4_ITER_META, mark_tree_cb, st);
+		if (!err)
+			err = st->err;
+	}
+	if (!err)
+		err = e4_alloc_flush(st->fs);
+	if (!err)
+		err = e4_order_point(st->fs);
+	if (!err)
+		err = e4_inode_write(st->fs, d->ino, &ib);
+	return err;
+}
+
+/* Say d, its co-owners, and settle it. */
+static errcode_t settle(struct dup_state *st, struct dup_inode *d)
+{
+	struct problem_ctx pctx = { 0 };
+	const char *why = NULL;
+	e4_ino_t *co;
+	size_t nco;
+	int meta, last;
+	errcode_t err;
+
+	err = co_owners(st, d, &co, &nco, &meta, &last);
+	if (err)
+		return err;
+	pctx.ino = d->ino;
+	pctx.str = d->name ? d->name : "???";
+	pctx.num = d->mtime;
+	pctx.blkcount = d->nblocks;
+	pctx.num2 = nco + (meta ? 1 : 0);
+	fix_problem(st->ctx, PR_1D_DUP_FILE, &pctx);
+	for (size_t k = 0; k < nco; k++) {
+		struct dup_inode *o = dup_find(st, co[k]);
+		struct problem_ctx q = { 0 };
+
+		q.ino = co[k];
+		q.str = o && o->name ? o->name : "???";
+		q.num = o ? o->mtime : 0;
+		fix_problem(st->ctx, PR_1D_DUP_FILE_LIST, &q);
+	}
+	free(co);
+	if (meta)
+		fix_problem(st->ctx, PR_1D_SHARE_METADATA, NULL);
+	if (last && !meta) {
+		fix_problem(st->ctx, PR_1D_DUP_BLOCKS_DEALT, &pctx);
+		return 0;
+	}
+	if (!fix_problem(st->ctx, PR_1D_CLONE_QUESTION, &pctx) || st->ctx->read_only) {
+		st->unresolved++;
+		return 0;
+	}
+	if (!st->clone_ok) {
+		pctx.str = st->clone_why;
+		fix_problem(st->ctx, PR_1D_CLONE_LEFT, &pctx);
+		st->unresolved++;
+		return 0;
+	}
+	err = clone_data(st, d, &why);
+	if (err == E4_ERR_NO_MEMORY)
+		return err;
+	if (why || err) {
+		pctx.str = why;
+		pctx.err = err;
+		fix_problem(st->ctx, why ? PR_1D_CLONE_LEFT : PR_1D_CLONE_ERROR, &pctx);
+		st->unresolved++;
+		return 0;
+	}
+	d->cloned = 1;
+	release_clusters(st, d);
+	return 0;
+}
+
+errcode_t dup_pass1d(struct dup_state *st)
+{
+	struct problem_ctx pctx = { 0 };
+	errcode_t err = 0;
+
+	fix_problem(st->ctx, PR_1D_PASS_HEADER, NULL);
+	pctx.num2 = st->ninodes;
+	fix_problem(st->ctx, PR_1D_NUM_DUP_INODES, &pctx);
+	for (size_t k = 0; k < st->ninodes && !err; k++)
+		err = settle(st, &st->inodes[k]);
+	/* the state the filesystem had, once every clone is written */
+	if (st->state_saved && (st->old_state & EXT4_VALID_FS) && !err) {
+		struct ext4_super_block *sb = e4_super(st->fs);
+
+		err = e4_order_point(st->fs);
+		e4_sb_state_change(sb, EXT4_VALID_FS, 0);
+		if (!err)
+			err = e4_super_write(st->fs);
+	}
+	return err;
+}
