@@ -1,0 +1,143 @@
+#!/bin/bash
+# fsck_dup_blocks: passes 1B-1D (issue 16): blocks claimed by more than
+# one inode are found, named and cloned as the reference e2fsck does.
+# Images: mke2fs -d populated ext4 (extents), ext3 (block maps, journal)
+# and ext2, 1 KiB blocks, 4 MiB; damage planted with the reference
+# debugfs on a copy:
+#   ext4_two   /f2's extent moved onto /f1's blocks (7 shared)
+#   ext4_meta  /d/g's extent moved onto the inode table's last blocks
+#              (file data over metadata: "shared with <metadata>")
+#   ext3_two   /f2's second block pointer set to /f1's third block
+#   ext2_three /f2's and /f3's first block pointers set to /f1's first
+#              block (three files on one block)
+# For each: e4fsck -fn exits 4, writes nothing, and names the same
+# inodes, the same blocks and the same number of co-owners per inode as
+# the reference e2fsck -fn; -fp stops (exit 4, nothing written); -fy
+# exits 1, the reference -fn then finds the image clean, the kernel
+# mounts it, and every file reads the same as after the reference -fy on
+# a copy (debugfs dump, md5); a second -fy finds nothing to repair (exit
+# 8: passes 2-4 are not in this version).
+# Bug it catches: a clone that remaps the file but copies nothing, or
+# frees the shared block (the other file's data lost), or leaves the new
+# block free in the bitmap (the reference sees it claimed but free).
+
+. "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+
+need_e4fsck
+need_oracle "$REF_DEBUGFS" "$REF_MKE2FS" "$REF_E2FSCK" "$REF_DUMPE2FS"
+export E2FSCK_CONFIG=/dev/null TZ=UTC E2FSCK_TIME=2000000000 E4FSCK_TIME=2000000000
+
+FILES="/f1 /f2 /f3 /f4 /d/g"
+src=$T/src
+mkdir -p "$src/d"
+# fixed contents (seeded): 9, 17, 25 and 33 blocks, and 5 blocks
+for i in 1 2 3 4; do
+	head -c $((8192 * i + 100)) < <(openssl enc -aes-128-ctr -pass pass:dup$i -nosalt \
+		</dev/zero 2>/dev/null) >"$src/f$i"
+done
+head -c 5000 < <(openssl enc -aes-128-ctr -pass pass:dupg -nosalt </dev/zero 2>/dev/null) \
+	>"$src/d/g"
+[ "$(stat -c %s "$src/f4")" = 32868 ] || fail "setup: could not write the source files"
+
+mkimg() {	# mkimg NAME TYPE
+	"$REF_MKE2FS" -q -F -t "$2" -b 1024 -E root_owner=0:0 -d "$src" "$T/$1.base" 4M \
+		>/dev/null 2>&1 || fail "mke2fs -t $2 failed"
+}
+blk() {	# blk IMG PATH LBLK: physical block of PATH's logical block
+	"$REF_DEBUGFS" -R "bmap $2 $3" "$1" 2>/dev/null
+}
+dbgw() {	# dbgw IMG CMD...
+	local img=$1
+	shift
+	printf '%s\n' "$@" | "$REF_DEBUGFS" -w -f - "$img" >/dev/null 2>&1 || fail "debugfs -w failed"
+}
+# facts IN: "ino: b1 b2 ..." per inode from pass 1B (ranges expanded),
+# then "ino shares-with" per inode from pass 1D; our wording or the
+# reference's
+facts() {
+	sed -nE -e 's/^Inode ([0-9]+) holds block\(s\) claimed more than once:(.*)/B \1:\2/p' \
+		-e 's/^Multiply-claimed block\(s\) in inode ([0-9]+):(.*)/B \1:\2/p' \
+		-e 's/.*\(inode #([0-9]+), mod time.*/F \1/p' \
+		-e 's/.*, shared with ([0-9]+) file\(s\):.*/S \1/p' "$1" |
+		awk '$1 == "B" { printf "%s", $2; for (i = 3; i <= NF; i++) {
+				n = split($i, r, "--"); if (n == 1) r[2] = r[1];
+				for (b = r[1]; b <= r[2]; b++) printf " %d", b }; print ""; next }
+		     $1 == "F" { f = $2; next }
+		     $1 == "S" { print f " shares with " $2 }'
+}
+sums() {	# sums IMG: md5 of every file, read with debugfs dump
+	local f
+	for f in $FILES; do
+		rm -f "$T/dump"
+		"$REF_DEBUGFS" -R "dump $f $T/dump" "$1" >/dev/null 2>&1
+		echo "$f $(md5sum <"$T/dump" | cut -c1-32)"
+	done
+}
+
+check() {	# check NAME: the runs on $T/NAME.img
+	local name=$1 img=$T/$1.img
+	"$REF_E2FSCK" -fn "$img" >"$T/$name.refn" 2>&1 </dev/null
+	[ $? = 4 ] || fail "$name: the reference -fn does not find the damage (premise)"
+	grep -q "Multiply-claimed" "$T/$name.refn" ||
+		fail "$name: the reference sees no blocks claimed twice (premise)"
+	cp "$img" "$T/$name.r.img"
+	"$REF_E2FSCK" -fy "$T/$name.r.img" >/dev/null 2>&1 </dev/null
+	ref_clean "$T/$name.r.img" || fail "$name: the reference -fy did not repair it (premise)"
+
+	cp "$img" "$T/$name.n.img"
+	fsck_run "$name.n" 4 -fn "$T/$name.n.img"
+	cmp -s "$img" "$T/$name.n.img" || fail "$name: e4fsck -fn changed the image"
+	[ -n "$(facts "$T/$name.n.out")" ] || fail "$name: -fn names no shared block: $(cat "$T/$name.n.out")"
+	[ "$(facts "$T/$name.n.out")" = "$(facts "$T/$name.refn")" ] ||
+		fail "$name: -fn facts differ from the reference's:
+$(diff <(facts "$T/$name.refn") <(facts "$T/$name.n.out"))"
+
+	cp "$img" "$T/$name.p.img"
+	fsck_run "$name.p" 4 -fp "$T/$name.p.img"
+	cmp -s "$img" "$T/$name.p.img" || fail "$name: e4fsck -fp changed the image"
+
+	cp "$img" "$T/$name.y.img"
+	fsck_run "$name.y" 1 -fy "$T/$name.y.img"
+	grep -q "^Clone the shared blocks? yes" "$T/$name.y.out" || fail "$name: -fy cloned nothing"
+	ref_clean "$T/$name.y.img" || fail "$name: after e4fsck -fy the reference -fn says:
+$REF_CLEAN_OUT"
+	sums "$T/$name.r.img" | grep -qE '^[^ ]+ $' && fail "$name: a file of the reference's repair cannot be read (premise)"
+	[ "$(sums "$T/$name.y.img")" = "$(sums "$T/$name.r.img")" ] ||
+		fail "$name: contents differ from the reference's repair:
+$(diff <(sums "$T/$name.r.img") <(sums "$T/$name.y.img"))"
+	fsck_run "$name.y2" 8 -fy "$T/$name.y.img"
+	! grep -q "claimed more than once" "$T/$name.y2.out" ||
+		fail "$name: a second -fy still finds shared blocks"
+	verbose "$name: $(facts "$T/$name.n.out" | tr '\n' ';')"
+	rm -f "$T/$name".[nypr].img
+}
+
+# ---- ext4, extents: two files ----
+mkimg e4 ext4
+cp "$T/e4.base" "$T/ext4_two.img"
+dbgw "$T/ext4_two.img" "sif /f2 block[5] $(blk "$T/e4.base" /f1 2)"
+check ext4_two
+
+# ---- ext4: a file's data over the inode table ----
+cp "$T/e4.base" "$T/ext4_meta.img"
+itab=$("$REF_DUMPE2FS" "$T/e4.base" 2>/dev/null |
+	sed -nE 's/.*Inode table at ([0-9]+)-([0-9]+).*/\2/p' | head -1)
+[ -n "$itab" ] || fail "setup: no inode table location"
+dbgw "$T/ext4_meta.img" "sif /d/g block[5] $((itab - 4))"
+check ext4_meta
+grep -q "<filesystem metadata>" "$T/ext4_meta.n.out" || fail "ext4_meta: metadata not named as a co-owner"
+
+# ---- ext3, block maps: two files ----
+mkimg e3 ext3
+cp "$T/e3.base" "$T/ext3_two.img"
+dbgw "$T/ext3_two.img" "sif /f2 block[1] $(blk "$T/e3.base" /f1 2)"
+check ext3_two
+
+# ---- ext2: three files on one block ----
+mkimg e2 ext2
+cp "$T/e2.base" "$T/ext2_three.img"
+b=$(blk "$T/e2.base" /f1 0)
+dbgw "$T/ext2_three.img" "sif /f2 block[0] $b" "sif /f3 block[0] $b"
+check ext2_three
+
+info "ok (4 images)"
