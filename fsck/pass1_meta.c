@@ -205,7 +205,9 @@ static errcode_t note_dups(struct pass1 *p, uint64_t c0, uint64_t n)
 		if (rf + rl > c0 + n)
 			rl = c0 + n - rf;
 		for (uint64_t c = rf; c < rf + rl && !err; c++) {
-			if (own_covers(p, c))
+			/* bigalloc: the inode's own cluster again is shared by
+			 * its blocks; a block mapped twice by one inode is not */
+			if (p->geo->cluster_bits && own_covers(p, c))
 				continue;
 			p->ndup++;
 			err = e4_bmap_set(p->dup, c);

@@ -189,6 +189,8 @@ static errcode_t scan_inode(struct dup_state *st, e4_ino_t ino, const struct ext
 	d->first = first;
 	d->n = st->nclaims - first;
 	d->nblocks = d->n;
+	if (ino == EXT4_BAD_INO)
+		return 0;	/* an owner, not said (nor settled) */
 	text = claims_text(st, d);
 	if (!text)
 		return E4_ERR_NO_MEMORY;
@@ -208,8 +210,9 @@ static int owner_cmp(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-/* owners[]: each (cluster, inode) once, sorted; left[k]: the inodes on
- * owners[k]'s cluster (set on the run's first entry). */
+/* owners[]: each (cluster, inode) once, sorted; left[k]: the claims on
+ * owners[k]'s cluster (set on every entry of the cluster's run): a block
+ * one inode maps twice counts twice, as e2fsck counts it. */
 static errcode_t build_owners(struct dup_state *st)
 {
 	unsigned cb = st->p->geo->cluster_bits;
@@ -224,16 +227,19 @@ static errcode_t build_owners(struct dup_state *st)
 	for (size_t k = 0; k < st->nclaims; k++)
 		st->owners[k] = (struct dup_owner){ st->claims[k].blk >> cb, st->claims[k].ino };
 	qsort(st->owners, st->nclaims, sizeof(*st->owners), owner_cmp);
-	for (size_t k = 0; k < st->nclaims; k++)
-		if (!n || owner_cmp(&st->owners[k], &st->owners[n - 1]))
-			st->owners[n++] = st->owners[k];
-	st->nowners = n;
-	for (size_t k = 0, r; k < n; k += r) {
-		for (r = 1; k + r < n && st->owners[k + r].cluster == st->owners[k].cluster; r++)
+	for (size_t k = 0, r; k < st->nclaims; k += r) {
+		size_t start = n;
+
+		for (r = 1; k + r < st->nclaims &&
+			    st->owners[k + r].cluster == st->owners[k].cluster; r++)
 			;
 		for (size_t j = k; j < k + r; j++)
+			if (n == start || st->owners[j].ino != st->owners[n - 1].ino)
+				st->owners[n++] = st->owners[j];
+		for (size_t j = start; j < n; j++)
 			st->left[j] = (uint32_t)r;
 	}
+	st->nowners = n;
 	return 0;
 }
 
@@ -267,9 +273,11 @@ errcode_t dup_pass1b(struct dup_state *st)
 			err = 0;
 			continue;
 		}
-		/* the bad-block list and the resize inode's reserved blocks
-		 * are not files to clone */
-		if (ino == EXT4_BAD_INO || ino == EXT4_RESIZE_INO || !e4_bmap_test(st->p->inodes, ino))
+		/* the resize inode's reserved blocks are metadata already;
+		 * the bad-block list is an owner (its files are cloned off
+		 * it) but never cloned itself (pass1d.c) */
+		if (ino == EXT4_RESIZE_INO ||
+		    (ino != EXT4_BAD_INO && !e4_bmap_test(st->p->inodes, ino)))
 			continue;
 		err = scan_inode(st, ino, in);
 		if (err)
@@ -361,6 +369,8 @@ errcode_t dup_pass1c(struct dup_state *st)
 
 	fix_problem(st->ctx, PR_1C_PASS_HEADER, NULL);
 	if ((root = dup_find(st, EXT4_ROOT_INO)) && (root->name = strdup("/")))
+		c.unnamed--;
+	if ((root = dup_find(st, EXT4_BAD_INO)) && (root->name = strdup("<the bad blocks inode>")))
 		c.unnamed--;
 	err = e4_bmap_new_inodes(st->fs, E4_BMAP_RUNS, &c.seen);
 	if (err)

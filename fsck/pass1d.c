@@ -55,7 +55,7 @@ static int ino_cmp(const void *a, const void *b)
 }
 
 /* The other inodes on d's clusters (sorted, each once: *n), whether one
- * of them is metadata, whether d is the last owner left on all of them. */
+ * of them is metadata, whether d's is the only claim left on each. */
 static errcode_t co_owners(struct dup_state *st, const struct dup_inode *d, e4_ino_t **out,
 			   size_t *n, int *meta, int *last)
 {
@@ -93,23 +93,40 @@ static errcode_t co_owners(struct dup_state *st, const struct dup_inode *d, e4_i
 	return 0;
 }
 
-/* d no longer holds its clusters: one owner fewer on each. */
+/* d's data claims were cloned: taken off their clusters (a tree or
+ * indirect block of d's stays, the cluster's last claim). */
 static void release_clusters(struct dup_state *st, const struct dup_inode *d)
 {
 	unsigned cb = st->p->geo->cluster_bits;
-	uint64_t prev = UINT64_MAX;
 
 	for (size_t k = d->first; k < d->first + d->n; k++) {
 		uint64_t c = st->claims[k].blk >> cb;
 		size_t j = owners_of(st, c);
 
-		if (c == prev)
+		if (st->claims[k].kind != DUP_DATA)
 			continue;
-		prev = c;
 		for (size_t i = j; i < st->nowners && st->owners[i].cluster == c; i++)
 			if (st->left[i])
 				st->left[i]--;
 	}
+}
+
+/* d's tree or indirect block blk may keep its block: once d's data
+ * claims on its cluster are cloned, it is the cluster's only claim, and
+ * the cluster is not metadata. */
+static int mapblk_kept(struct dup_state *st, const struct dup_inode *d, e4_blk_t blk)
+{
+	uint64_t c = blk >> st->p->geo->cluster_bits;
+	size_t j = owners_of(st, c);
+	uint32_t mine = 0;
+
+	if (j >= st->nowners || st->owners[j].cluster != c || cluster_is_meta(st, c))
+		return 0;
+	for (size_t k = d->first; k < d->first + d->n; k++)
+		if (st->claims[k].kind == DUP_DATA &&
+		    st->claims[k].blk >> st->p->geo->cluster_bits == c)
+			mine++;
+	return st->left[j] == mine + 1;
 }
 
 /* Mark the filesystem not clean before the first change (once). */
@@ -190,7 +207,7 @@ static errcode_t clone_data(struct dup_state *st, struct dup_inode *d, const cha
 	errcode_t err;
 
 	for (size_t k = d->first; k < d->first + d->n; k++) {
-		if (st->claims[k].kind == DUP_MAPBLK) {
+		if (st->claims[k].kind == DUP_MAPBLK && !mapblk_kept(st, d, st->claims[k].blk)) {
 			*why = "an extent tree or indirect block is shared (cloning those is not "
 			       "in this version)";
 			return 0;
@@ -214,7 +231,12 @@ static errcode_t clone_data(struct dup_state *st, struct dup_inode *d, const cha
 		const struct dup_claim *c = &st->claims[k];
 		uint64_t n = 1;
 
-		while (k + n < d->first + d->n && st->claims[k + n].blk == c->blk + n &&
+		if (c->kind != DUP_DATA) {
+			k++;
+			continue;
+		}
+		while (k + n < d->first + d->n && st->claims[k + n].kind == DUP_DATA &&
+		       st->claims[k + n].blk == c->blk + n &&
 		       st->claims[k + n].lblk == c->lblk + n &&
 		       st->claims[k + n].unwritten == c->unwritten)
 			n++;
@@ -335,10 +357,11 @@ errcode_t dup_pass1d(struct dup_state *st)
 	errcode_t err = 0;
 
 	fix_problem(st->ctx, PR_1D_PASS_HEADER, NULL);
-	pctx.num2 = st->ninodes;
+	pctx.num2 = st->ninodes - (st->ninodes && st->inodes[0].ino == EXT4_BAD_INO);
 	fix_problem(st->ctx, PR_1D_NUM_DUP_INODES, &pctx);
 	for (size_t k = 0; k < st->ninodes && !err; k++)
-		err = settle(st, &st->inodes[k]);
+		if (st->inodes[k].ino != EXT4_BAD_INO)
+			err = settle(st, &st->inodes[k]);
 	/* the state the filesystem had, once every clone is written */
 	if (st->state_saved && (st->old_state & EXT4_VALID_FS) && !err) {
 		struct ext4_super_block *sb = e4_super(st->fs);
