@@ -93,8 +93,8 @@ static errcode_t co_owners(struct dup_state *st, const struct dup_inode *d, e4_i
 	return 0;
 }
 
-/* d's data claims were cloned: taken off their clusters (a tree or
- * indirect block of d's stays, the cluster's last claim). */
+/* d's data and xattr claims were cloned: taken off their clusters (a
+ * tree or indirect block of d's stays, the cluster's last claim). */
 static void release_clusters(struct dup_state *st, const struct dup_inode *d)
 {
 	unsigned cb = st->p->geo->cluster_bits;
@@ -103,7 +103,7 @@ static void release_clusters(struct dup_state *st, const struct dup_inode *d)
 		uint64_t c = st->claims[k].blk >> cb;
 		size_t j = owners_of(st, c);
 
-		if (st->claims[k].kind != DUP_DATA)
+		if (st->claims[k].kind == DUP_MAPBLK)
 			continue;
 		for (size_t i = j; i < st->nowners && st->owners[i].cluster == c; i++)
 			if (st->left[i])
@@ -179,6 +179,27 @@ static errcode_t copy_blocks(struct dup_state *st, e4_blk_t from, e4_blk_t to, u
 	return err;
 }
 
+/* d's xattr block x, shared: copied to a new block with a reference
+ * count of 1 (the library sets the count and its checksum, which is
+ * keyed by the block number), and named by *ib (written by the caller
+ * after the copy).  The kernel does not need identical blocks shared. */
+static errcode_t copy_xattr(struct dup_state *st, union e4_inode_buf *ib, e4_blk_t x,
+			    uint8_t *buf)
+{
+	e4_blk_t nb;
+	uint64_t got;
+	errcode_t err;
+
+	err = take_blocks(st, x, 1, &nb, &got);
+	if (!err)
+		err = copy_blocks(st, x, nb, 1, buf);
+	if (!err)
+		err = e4_xattr_block_refcount_set(st->fs, nb, 1);
+	if (!err)
+		e4_inode_file_acl_set(st->fs, &ib->inode, nb);
+	return err;
+}
+
 /* One remap to make: logical [lblk, lblk + n) onto new blocks from nb. */
 struct remap {
 	uint64_t lblk, n;
@@ -212,15 +233,14 @@ static errcode_t clone_data(struct dup_state *st, struct dup_inode *d, const cha
 			       "in this version)";
 			return 0;
 		}
-		if (st->claims[k].kind == DUP_XATTR) {
-			*why = "its extended attribute block is shared (cloning it is not in this "
-			       "version)";
-			return 0;
-		}
 	}
 	err = e4_inode_read(st->fs, d->ino, &ib);
 	if (err)
 		return err;
+	for (size_t k = d->first; k < d->first + d->n; k++)
+		if (st->claims[k].kind == DUP_XATTR && e4_inode_file_acl(st->fs, &ib.inode) !=
+							      st->claims[k].blk)
+			return E4_ERR_CORRUPT;	/* changed since pass 1B */
 	buf = malloc((size_t)COPY_MAX * st->p->geo->block_size);
 	if (!buf)
 		return E4_ERR_NO_MEMORY;
@@ -260,6 +280,9 @@ static errcode_t clone_data(struct dup_state *st, struct dup_inode *d, const cha
 		}
 		k += n;
 	}
+	for (size_t k = d->first; k < d->first + d->n && !err; k++)
+		if (st->claims[k].kind == DUP_XATTR)
+			err = copy_xattr(st, &ib, st->claims[k].blk, buf);
 	free(buf);
 	/* the copies and their bitmap bits before anything names them */
 	if (!err)
@@ -288,6 +311,16 @@ static errcode_t clone_data(struct dup_state *st, struct dup_inode *d, const cha
 		err = e4_order_point(st->fs);
 	if (!err)
 		err = e4_inode_write(st->fs, d->ino, &ib);
+	/* the old xattr block loses the reference d no longer makes */
+	for (size_t k = d->first; k < d->first + d->n && !err; k++) {
+		uint32_t refs;
+
+		if (st->claims[k].kind != DUP_XATTR)
+			continue;
+		err = e4_xattr_block_refcount(st->fs, st->claims[k].blk, &refs);
+		if (!err && refs > 1)
+			err = e4_xattr_block_refcount_set(st->fs, st->claims[k].blk, refs - 1);
+	}
 	return err;
 }
 
