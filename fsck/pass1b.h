@@ -22,6 +22,7 @@ struct dup_claim {
 	e4_ino_t ino;
 	uint8_t kind;		/* DUP_DATA, DUP_MAPBLK, DUP_XATTR */
 	uint8_t unwritten;
+	uint8_t copy;		/* pass 1D: this claim gets a copy */
 };
 #define DUP_DATA	0
 #define DUP_MAPBLK	1	/* an extent tree node or indirect block */

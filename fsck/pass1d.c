@@ -93,40 +93,62 @@ static errcode_t co_owners(struct dup_state *st, const struct dup_inode *d, e4_i
 	return 0;
 }
 
-/* d's data and xattr claims were cloned: taken off their clusters (a
- * tree or indirect block of d's stays, the cluster's last claim). */
-static void release_clusters(struct dup_state *st, const struct dup_inode *d)
+/* The claims left on cluster c (every entry of its owners[] run holds
+ * the count), and a change of it. */
+static uint32_t left_get(const struct dup_state *st, uint64_t c)
 {
-	unsigned cb = st->p->geo->cluster_bits;
+	size_t j = owners_of(st, c);
 
-	for (size_t k = d->first; k < d->first + d->n; k++) {
-		uint64_t c = st->claims[k].blk >> cb;
-		size_t j = owners_of(st, c);
-
-		if (st->claims[k].kind == DUP_MAPBLK)
-			continue;
-		for (size_t i = j; i < st->nowners && st->owners[i].cluster == c; i++)
-			if (st->left[i])
-				st->left[i]--;
-	}
+	return j < st->nowners && st->owners[j].cluster == c ? st->left[j] : 0;
 }
 
-/* d's tree or indirect block blk may keep its block: once d's data
- * claims on its cluster are cloned, it is the cluster's only claim, and
- * the cluster is not metadata. */
-static int mapblk_kept(struct dup_state *st, const struct dup_inode *d, e4_blk_t blk)
+static void left_add(struct dup_state *st, uint64_t c, int delta)
 {
-	uint64_t c = blk >> st->p->geo->cluster_bits;
-	size_t j = owners_of(st, c);
-	uint32_t mine = 0;
+	for (size_t i = owners_of(st, c); i < st->nowners && st->owners[i].cluster == c; i++)
+		st->left[i] = (uint32_t)((int64_t)st->left[i] + delta);
+}
 
-	if (j >= st->nowners || st->owners[j].cluster != c || cluster_is_meta(st, c))
-		return 0;
+/* Which of d's claims get a copy (claim->copy), as e2fsck decides: in
+ * order, a data or xattr claim is copied while another claim remains on
+ * its cluster or the cluster is metadata; the last claim keeps the
+ * original (a block one inode maps twice: one mapping is copied).  d's
+ * tree or indirect blocks are not copied (not in this version): NULL, or
+ * why d cannot be cloned when one of them would stay shared.  left[] is
+ * as before; decide_commit() takes the copies off after a clone. */
+static const char *decide(struct dup_state *st, struct dup_inode *d)
+{
+	unsigned cb = st->p->geo->cluster_bits;
+	const char *why = NULL;
+
+	for (size_t k = d->first; k < d->first + d->n; k++) {
+		struct dup_claim *c = &st->claims[k];
+		uint64_t cl = c->blk >> cb;
+
+		c->copy = 0;
+		if (c->kind != DUP_MAPBLK && (left_get(st, cl) > 1 || cluster_is_meta(st, cl))) {
+			c->copy = 1;
+			left_add(st, cl, -1);
+		}
+	}
+	for (size_t k = d->first; k < d->first + d->n; k++) {
+		uint64_t cl = st->claims[k].blk >> cb;
+
+		if (st->claims[k].kind == DUP_MAPBLK &&
+		    (left_get(st, cl) > 1 || cluster_is_meta(st, cl)))
+			why = "an extent tree or indirect block is shared (cloning those is not in "
+			      "this version)";
+	}
 	for (size_t k = d->first; k < d->first + d->n; k++)
-		if (st->claims[k].kind == DUP_DATA &&
-		    st->claims[k].blk >> st->p->geo->cluster_bits == c)
-			mine++;
-	return st->left[j] == mine + 1;
+		if (st->claims[k].copy)
+			left_add(st, st->claims[k].blk >> cb, 1);
+	return why;
+}
+
+static void decide_commit(struct dup_state *st, const struct dup_inode *d)
+{
+	for (size_t k = d->first; k < d->first + d->n; k++)
+		if (st->claims[k].copy)
+			left_add(st, st->claims[k].blk >> st->p->geo->cluster_bits, -1);
 }
 
 /* Mark the filesystem not clean before the first change (once). */
@@ -218,7 +240,7 @@ static int mark_tree_cb(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
 }
 
 /* Copy d's shared data blocks and point its map at the copies. */
-static errcode_t clone_data(struct dup_state *st, struct dup_inode *d, const char **why)
+static errcode_t clone_data(struct dup_state *st, struct dup_inode *d)
 {
 	union e4_inode_buf ib;
 	struct remap *rm = NULL;
@@ -227,13 +249,6 @@ static errcode_t clone_data(struct dup_state *st, struct dup_inode *d, const cha
 	e4_blk_t last = 0;
 	errcode_t err;
 
-	for (size_t k = d->first; k < d->first + d->n; k++) {
-		if (st->claims[k].kind == DUP_MAPBLK && !mapblk_kept(st, d, st->claims[k].blk)) {
-			*why = "an extent tree or indirect block is shared (cloning those is not "
-			       "in this version)";
-			return 0;
-		}
-	}
 	err = e4_inode_read(st->fs, d->ino, &ib);
 	if (err)
 		return err;
@@ -251,11 +266,12 @@ static errcode_t clone_data(struct dup_state *st, struct dup_inode *d, const cha
 		const struct dup_claim *c = &st->claims[k];
 		uint64_t n = 1;
 
-		if (c->kind != DUP_DATA) {
+		if (c->kind != DUP_DATA || !c->copy) {
 			k++;
 			continue;
 		}
 		while (k + n < d->first + d->n && st->claims[k + n].kind == DUP_DATA &&
+		       st->claims[k + n].copy &&
 		       st->claims[k + n].blk == c->blk + n &&
 		       st->claims[k + n].lblk == c->lblk + n &&
 		       st->claims[k + n].unwritten == c->unwritten)
@@ -281,7 +297,7 @@ static errcode_t clone_data(struct dup_state *st, struct dup_inode *d, const cha
 		k += n;
 	}
 	for (size_t k = d->first; k < d->first + d->n && !err; k++)
-		if (st->claims[k].kind == DUP_XATTR)
+		if (st->claims[k].kind == DUP_XATTR && st->claims[k].copy)
 			err = copy_xattr(st, &ib, st->claims[k].blk, buf);
 	free(buf);
 	/* the copies and their bitmap bits before anything names them */
@@ -315,7 +331,7 @@ static errcode_t clone_data(struct dup_state *st, struct dup_inode *d, const cha
 	for (size_t k = d->first; k < d->first + d->n && !err; k++) {
 		uint32_t refs;
 
-		if (st->claims[k].kind != DUP_XATTR)
+		if (st->claims[k].kind != DUP_XATTR || !st->claims[k].copy)
 			continue;
 		err = e4_xattr_block_refcount(st->fs, st->claims[k].blk, &refs);
 		if (!err && refs > 1)
@@ -359,28 +375,29 @@ static errcode_t settle(struct dup_state *st, struct dup_inode *d)
 		fix_problem(st->ctx, PR_1D_DUP_BLOCKS_DEALT, &pctx);
 		return 0;
 	}
-	if (!fix_problem(st->ctx, PR_1D_CLONE_QUESTION, &pctx) || st->ctx->read_only) {
-		st->unresolved++;
-		return 0;
-	}
-	if (!st->clone_ok) {
-		pctx.str = st->clone_why;
+	why = st->clone_ok ? decide(st, d) : st->clone_why;
+	if (why && !st->ctx->read_only) {
+		/* said, not asked: a yes could not be carried out */
+		pctx.str = why;
 		fix_problem(st->ctx, PR_1D_CLONE_LEFT, &pctx);
 		st->unresolved++;
 		return 0;
 	}
-	err = clone_data(st, d, &why);
+	if (!fix_problem(st->ctx, PR_1D_CLONE_QUESTION, &pctx) || st->ctx->read_only) {
+		st->unresolved++;
+		return 0;
+	}
+	err = clone_data(st, d);
 	if (err == E4_ERR_NO_MEMORY)
 		return err;
-	if (why || err) {
-		pctx.str = why;
+	if (err) {
 		pctx.err = err;
-		fix_problem(st->ctx, why ? PR_1D_CLONE_LEFT : PR_1D_CLONE_ERROR, &pctx);
+		fix_problem(st->ctx, PR_1D_CLONE_ERROR, &pctx);
 		st->unresolved++;
 		return 0;
 	}
 	d->cloned = 1;
-	release_clusters(st, d);
+	decide_commit(st, d);
 	return 0;
 }
 
