@@ -166,6 +166,16 @@ static errcode_t mark_unclean(struct dup_state *st)
 	return e4_super_write(st->fs);
 }
 
+/* Mark [blk, blk + n) in use in the on-disk bitmaps.  A bitmap failing
+ * its checksum (a stop between a bitmap and its descriptor, which the
+ * kernel does not allocate from) is left to pass 5, which rewrites it. */
+static errcode_t disk_mark(e4_fs *fs, e4_blk_t blk, uint64_t n)
+{
+	errcode_t err = e4_block_mark(fs, blk, n, 1, NULL);
+
+	return err == E4_ERR_BLOCK_BITMAP_CSUM ? 0 : err;
+}
+
 /* Blocks [blk, blk + n) taken from pass 1's map (the allocator's hook),
  * then marked in the on-disk bitmaps as well. */
 static errcode_t take_blocks(struct dup_state *st, e4_blk_t goal, uint64_t want, e4_blk_t *nb,
@@ -178,7 +188,7 @@ static errcode_t take_blocks(struct dup_state *st, e4_blk_t goal, uint64_t want,
 		err = e4_alloc_blocks(st->fs, goal, want, 1, nb, got);
 	e4_alloc_set_maps(st->fs, NULL, NULL);
 	if (!err)
-		err = e4_block_mark(st->fs, *nb, *got, 1, NULL);
+		err = disk_mark(st->fs, *nb, *got);
 	return err;
 }
 
@@ -235,7 +245,7 @@ static int mark_tree_cb(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
 
 	if (!(ext->flags & E4_MAP_META))
 		return 0;
-	st->err = e4_block_mark(fs, ext->pblk, ext->len, 1, NULL);
+	st->err = disk_mark(fs, ext->pblk, ext->len);
 	return st->err ? 1 : 0;
 }
 
