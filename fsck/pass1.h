@@ -58,6 +58,8 @@ struct pass1 {
 	 * and their state while they run (freed by a stop) */
 	uint64_t dup_inodes;
 	struct dup_state *dup_state;
+	int dup_restore;		/* 1D marked the fs not clean: clean again
+					   after pass 5 */
 };
 
 /* pass1_meta.c */
@@ -113,5 +115,9 @@ errcode_t e4fsck_pass1(struct e4fsck *ctx, struct pass1 *p);
 errcode_t e4fsck_pass1_dup(struct e4fsck *ctx, struct pass1 *p);
 /* Free the state of passes 1B-1D (a stop inside them). */
 void e4fsck_pass1_dup_free(struct pass1 *p);
+/* After pass 5 repaired the maps: the clean state 1D cleared while it
+ * cloned is set again (when every shared block was settled).  0, or the
+ * superblock write's error (said). */
+errcode_t e4fsck_pass1_dup_finish(struct e4fsck *ctx, struct pass1 *p);
 
 #endif

@@ -445,3 +445,19 @@ void e4fsck_pass1_dup_free(struct pass1 *p)
 		dup_free(p->dup_state);
 	p->dup_state = NULL;
 }
+
+errcode_t e4fsck_pass1_dup_finish(struct e4fsck *ctx, struct pass1 *p)
+{
+	errcode_t err;
+
+	if (!p->dup_restore || p->maps_unsure || ctx->read_only)
+		return 0;
+	p->dup_restore = 0;
+	err = e4_order_point(p->fs);
+	e4_sb_state_change(e4_super(p->fs), EXT4_VALID_FS, 0);
+	if (!err)
+		err = e4_super_write(p->fs);
+	if (err)
+		e4fsck_fail_msg(ctx, err, "marking the filesystem clean after pass 1D");
+	return err;
+}

@@ -15,7 +15,8 @@
  * allocator's caller-map hook) and marked in the on-disk bitmaps too;
  * the copies are written; then the bitmaps; then the map change (new
  * tree blocks marked before the inode naming them is written).  A stop
- * leaves at most leaks.  The state is restored at the end.
+ * leaves at most leaks.  The clean state comes back after pass 5, when
+ * every shared block was settled (e4fsck_pass1_dup_finish()).
  */
 #include "pass1b.h"
 
@@ -111,14 +112,15 @@ static void left_add(struct dup_state *st, uint64_t c, int delta)
 /* Which of d's claims get a copy (claim->copy), as e2fsck decides: in
  * order, a data or xattr claim is copied while another claim remains on
  * its cluster or the cluster is metadata; the last claim keeps the
- * original (a block one inode maps twice: one mapping is copied).  d's
- * tree or indirect blocks are not copied (not in this version): NULL, or
- * why d cannot be cloned when one of them would stay shared.  left[] is
- * as before; decide_commit() takes the copies off after a clone. */
-static const char *decide(struct dup_state *st, struct dup_inode *d)
+ * original (a block one inode maps twice: one mapping is copied).  When
+ * one of d's tree or indirect blocks would stay shared, d's map is
+ * rebuilt on new tree blocks (clone_data()): each of its tree-block
+ * claims is marked copied (d leaves the block).  left[] is as before;
+ * decide_commit() takes the copies off after a clone. */
+static void decide(struct dup_state *st, struct dup_inode *d)
 {
 	unsigned cb = st->p->geo->cluster_bits;
-	const char *why = NULL;
+	int rebuild = 0;
 
 	for (size_t k = d->first; k < d->first + d->n; k++) {
 		struct dup_claim *c = &st->claims[k];
@@ -135,13 +137,16 @@ static const char *decide(struct dup_state *st, struct dup_inode *d)
 
 		if (st->claims[k].kind == DUP_MAPBLK &&
 		    (left_get(st, cl) > 1 || cluster_is_meta(st, cl)))
-			why = "an extent tree or indirect block is shared (cloning those is not in "
-			      "this version)";
+			rebuild = 1;
 	}
+	for (size_t k = d->first; k < d->first + d->n && rebuild; k++)
+		if (st->claims[k].kind == DUP_MAPBLK) {
+			st->claims[k].copy = 1;
+			left_add(st, st->claims[k].blk >> cb, -1);
+		}
 	for (size_t k = d->first; k < d->first + d->n; k++)
 		if (st->claims[k].copy)
 			left_add(st, st->claims[k].blk >> cb, 1);
-	return why;
 }
 
 static void decide_commit(struct dup_state *st, const struct dup_inode *d)
@@ -239,6 +244,84 @@ struct remap {
 	unsigned flags;
 };
 
+/* A growing list of map ranges (e4_map_iterate() callback). */
+struct ranges {
+	struct e4_map_extent *v;
+	size_t n, cap;
+};
+
+static int collect_cb(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
+{
+	struct ranges *r = priv;
+
+	(void)fs;
+	if (p1_grow((void **)&r->v, &r->cap, r->n, sizeof(*r->v)))
+		return 1;
+	r->v[r->n++] = *ext;
+	return 0;
+}
+
+/* d's map rebuilt in *ib on new tree or indirect blocks (one of its old
+ * ones is shared and is left to its other owner): the data ranges as
+ * they are, then the copies over them.  The old map blocks d held alone
+ * are listed in *old, to be released once the inode is written.  New
+ * tree blocks come from pass 1's map (the hook).  Nothing is written
+ * but new tree blocks. */
+static errcode_t rebuild_map(struct dup_state *st, struct dup_inode *d, union e4_inode_buf *ib,
+			     const struct remap *rm, size_t nrm, struct ranges *old)
+{
+	struct ranges data = { 0 };
+	union e4_inode_buf nb = *ib;
+	e4_blk_t acl = e4_inode_file_acl(st->fs, &ib->inode);
+	errcode_t err;
+
+	err = e4_map_iterate(st->fs, d->ino, &ib->inode, 0, collect_cb, &data);
+	if (!err)
+		err = e4_map_iterate(st->fs, d->ino, &ib->inode, E4_ITER_META, collect_cb, old);
+	if (err == 1)
+		err = E4_ERR_NO_MEMORY;
+	memset(nb.inode.i_block, 0, sizeof(nb.inode.i_block));
+	if (!err)
+		err = e4_inode_blocks_set(st->fs, &nb.inode,
+					  acl ? st->p->geo->cluster_size / 512 : 0);
+	if (!err)
+		err = e4_alloc_set_maps(st->fs, st->p->inuse, NULL);
+	for (size_t k = 0; k < data.n && !err; k++)
+		if (!(data.v[k].flags & E4_MAP_META))
+			err = e4_map_set(st->fs, d->ino, &nb, data.v[k].lblk, data.v[k].len,
+					 data.v[k].pblk, data.v[k].flags & E4_MAP_UNWRITTEN);
+	for (size_t k = 0; k < nrm && !err; k++)
+		err = e4_map_set(st->fs, d->ino, &nb, rm[k].lblk, rm[k].n, rm[k].nb, rm[k].flags);
+	e4_alloc_set_maps(st->fs, NULL, NULL);
+	free(data.v);
+	if (!err)
+		*ib = nb;
+	return err;
+}
+
+/* After d's new map is written: its old map blocks that no claim holds
+ * any more leave pass 1's map (pass 5 frees them on disk). */
+static errcode_t release_old(struct dup_state *st, const struct ranges *old)
+{
+	unsigned cb = st->p->geo->cluster_bits;
+	errcode_t err = 0;
+
+	for (size_t k = 0; k < old->n && !err; k++) {
+		if (!(old->v[k].flags & E4_MAP_META))
+			continue;
+		for (uint64_t b = old->v[k].pblk; b < old->v[k].pblk + old->v[k].len && !err; b++) {
+			uint64_t c = b >> cb;
+
+			if (b < st->p->geo->first_data_block || b >= st->p->geo->blocks_count ||
+			    cluster_is_meta(st, c))
+				continue;
+			if (!e4_bmap_test(st->p->dup, c) || !left_get(st, c))
+				err = e4_bmap_clear(st->p->inuse, c);
+		}
+	}
+	return err;
+}
+
 static int mark_tree_cb(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
 {
 	struct dup_state *st = priv;
@@ -254,10 +337,16 @@ static errcode_t clone_data(struct dup_state *st, struct dup_inode *d)
 {
 	union e4_inode_buf ib;
 	struct remap *rm = NULL;
+	struct ranges old = { 0 };
 	size_t nrm = 0, caprm = 0;
 	uint8_t *buf = NULL;
 	e4_blk_t last = 0;
+	int rebuild = 0;
 	errcode_t err;
+
+	for (size_t k = d->first; k < d->first + d->n; k++)
+		if (st->claims[k].kind == DUP_MAPBLK && st->claims[k].copy)
+			rebuild = 1;
 
 	err = e4_inode_read(st->fs, d->ino, &ib);
 	if (err)
@@ -315,12 +404,16 @@ static errcode_t clone_data(struct dup_state *st, struct dup_inode *d)
 		err = e4_order_point(st->fs);
 	if (!err)
 		err = e4_alloc_flush(st->fs);
-	for (size_t k = 0; k < nrm && !err; k++) {
-		err = e4_alloc_set_maps(st->fs, st->p->inuse, NULL);
-		if (!err)
-			err = e4_map_set(st->fs, d->ino, &ib, rm[k].lblk, rm[k].n, rm[k].nb,
-					 rm[k].flags);
-		e4_alloc_set_maps(st->fs, NULL, NULL);
+	if (rebuild && !err) {
+		err = rebuild_map(st, d, &ib, rm, nrm, &old);
+	} else {
+		for (size_t k = 0; k < nrm && !err; k++) {
+			err = e4_alloc_set_maps(st->fs, st->p->inuse, NULL);
+			if (!err)
+				err = e4_map_set(st->fs, d->ino, &ib, rm[k].lblk, rm[k].n,
+						 rm[k].nb, rm[k].flags);
+			e4_alloc_set_maps(st->fs, NULL, NULL);
+		}
 	}
 	free(rm);
 	/* tree blocks the remap added: in the on-disk bitmaps before the
@@ -337,6 +430,15 @@ static errcode_t clone_data(struct dup_state *st, struct dup_inode *d)
 		err = e4_order_point(st->fs);
 	if (!err)
 		err = e4_inode_write(st->fs, d->ino, &ib);
+	if (err) {
+		free(old.v);
+		return err;
+	}
+	/* done: the claims copied leave their clusters; old map blocks no
+	 * claim holds leave pass 1's map */
+	decide_commit(st, d);
+	err = release_old(st, &old);
+	free(old.v);
 	/* the old xattr block loses the reference d no longer makes */
 	for (size_t k = d->first; k < d->first + d->n && !err; k++) {
 		uint32_t refs;
@@ -385,7 +487,9 @@ static errcode_t settle(struct dup_state *st, struct dup_inode *d)
 		fix_problem(st->ctx, PR_1D_DUP_BLOCKS_DEALT, &pctx);
 		return 0;
 	}
-	why = st->clone_ok ? decide(st, d) : st->clone_why;
+	why = st->clone_ok ? NULL : st->clone_why;
+	if (!why)
+		decide(st, d);
 	if (why && !st->ctx->read_only) {
 		/* said, not asked: a yes could not be carried out */
 		pctx.str = why;
@@ -407,7 +511,6 @@ static errcode_t settle(struct dup_state *st, struct dup_inode *d)
 		return 0;
 	}
 	d->cloned = 1;
-	decide_commit(st, d);
 	return 0;
 }
 
@@ -422,14 +525,8 @@ errcode_t dup_pass1d(struct dup_state *st)
 	for (size_t k = 0; k < st->ninodes && !err; k++)
 		if (st->inodes[k].ino != EXT4_BAD_INO)
 			err = settle(st, &st->inodes[k]);
-	/* the state the filesystem had, once every clone is written */
-	if (st->state_saved && (st->old_state & EXT4_VALID_FS) && !err) {
-		struct ext4_super_block *sb = e4_super(st->fs);
-
-		err = e4_order_point(st->fs);
-		e4_sb_state_change(sb, EXT4_VALID_FS, 0);
-		if (!err)
-			err = e4_super_write(st->fs);
-	}
+	/* the state the filesystem had comes back after pass 5 (the leaks
+	 * the clones leave are its to free): e4fsck_pass1_dup_finish() */
+	st->p->dup_restore = st->state_saved && (st->old_state & EXT4_VALID_FS);
 	return err;
 }
