@@ -273,11 +273,10 @@ errcode_t dup_pass1b(struct dup_state *st)
 			err = 0;
 			continue;
 		}
-		/* the resize inode's reserved blocks are metadata already;
-		 * the bad-block list is an owner (its files are cloned off
-		 * it) but never cloned itself (pass1d.c) */
-		if (ino == EXT4_RESIZE_INO ||
-		    (ino != EXT4_BAD_INO && !e4_bmap_test(st->p->inodes, ino)))
+		/* the bad-block list and the resize inode are owners (files
+		 * are cloned off their blocks) but never cloned themselves
+		 * (pass1d.c) */
+		if (ino != EXT4_BAD_INO && !e4_bmap_test(st->p->inodes, ino))
 			continue;
 		err = scan_inode(st, ino, in);
 		if (err)
@@ -371,6 +370,9 @@ errcode_t dup_pass1c(struct dup_state *st)
 	if ((root = dup_find(st, EXT4_ROOT_INO)) && (root->name = strdup("/")))
 		c.unnamed--;
 	if ((root = dup_find(st, EXT4_BAD_INO)) && (root->name = strdup("<the bad blocks inode>")))
+		c.unnamed--;
+	if ((root = dup_find(st, EXT4_RESIZE_INO)) &&
+	    (root->name = strdup("<the group descriptor inode>")))
 		c.unnamed--;
 	err = e4_bmap_new_inodes(st->fs, E4_BMAP_RUNS, &c.seen);
 	if (err)

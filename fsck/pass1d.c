@@ -520,10 +520,13 @@ errcode_t dup_pass1d(struct dup_state *st)
 	errcode_t err = 0;
 
 	fix_problem(st->ctx, PR_1D_PASS_HEADER, NULL);
-	pctx.num2 = st->ninodes - (st->ninodes && st->inodes[0].ino == EXT4_BAD_INO);
+	pctx.num2 = st->ninodes;
+	for (size_t k = 0; k < st->ninodes && st->inodes[k].ino <= EXT4_RESIZE_INO; k++)
+		if (st->inodes[k].ino == EXT4_BAD_INO || st->inodes[k].ino == EXT4_RESIZE_INO)
+			pctx.num2--;
 	fix_problem(st->ctx, PR_1D_NUM_DUP_INODES, &pctx);
 	for (size_t k = 0; k < st->ninodes && !err; k++)
-		if (st->inodes[k].ino != EXT4_BAD_INO)
+		if (st->inodes[k].ino != EXT4_BAD_INO && st->inodes[k].ino != EXT4_RESIZE_INO)
 			err = settle(st, &st->inodes[k]);
 	/* the state the filesystem had comes back after pass 5 (the leaks
 	 * the clones leave are its to free): e4fsck_pass1_dup_finish() */
