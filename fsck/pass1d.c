@@ -197,16 +197,19 @@ static errcode_t take_blocks(struct dup_state *st, e4_blk_t goal, uint64_t want,
 	return err;
 }
 
+/* Copy n blocks; the source as the device holds it with this run's
+ * pending writes over it (a shared metadata block this run changed). */
 static errcode_t copy_blocks(struct dup_state *st, e4_blk_t from, e4_blk_t to, uint64_t n,
 			     uint8_t *buf)
 {
 	e4_io *io = e4_fs_io(st->fs);
+	uint64_t bs = st->p->geo->block_size;
 	errcode_t err = 0;
 
 	while (n && !err) {
 		unsigned k = n > COPY_MAX ? COPY_MAX : (unsigned)n;
 
-		err = e4_io_read_blk_nocache(io, from, k, buf);
+		err = e4_io_read_nocache(io, from * bs, buf, k * bs);
 		if (!err)
 			err = e4_io_write_blk(io, to, k, buf);
 		from += k;
