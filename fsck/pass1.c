@@ -91,8 +91,8 @@ errcode_t e4fsck_pass1(struct e4fsck *ctx, struct pass1 *p)
 }
 
 /* Pass 5 answering no to everything: what pass 1 could not settle
- * (blocks claimed twice, damaged maps) makes its maps unfit to rebuild
- * bitmaps from, until the duplicate-block passes exist. */
+ * (damaged maps, blocks passes 1B-1D left claimed twice) makes its maps
+ * unfit to rebuild bitmaps from. */
 static errcode_t pass5_report_only(struct e4fsck *ctx, const struct e4fsck_pass5_input *in)
 {
 	enum e4fsck_answer answer = ctx->answer;
@@ -112,6 +112,7 @@ static errcode_t pass5_report_only(struct e4fsck *ctx, const struct e4fsck_pass5
 /* A stop inside a question (preen, quit) frees the maps. */
 static void free_maps(void *priv)
 {
+	e4fsck_pass1_dup_free(priv);
 	p1_maps_free(priv);
 }
 
@@ -125,6 +126,8 @@ errcode_t e4fsck_full_check(struct e4fsck *ctx)
 	ctx->stop_free = free_maps;
 	ctx->stop_free_priv = &p;
 	err = e4fsck_pass1(ctx, &p);
+	if (!err && p.dup_inodes)
+		err = e4fsck_pass1_dup(ctx, &p);
 	if (!err && !p.scan_failed)
 		err = e4fsck_pass2(ctx, &p);
 	if (!err && (p.ran & E4FSCK_RAN_PASS2))
@@ -140,6 +143,8 @@ errcode_t e4fsck_full_check(struct e4fsck *ctx)
 		in.inodes = p.inodes;
 		in.dirs = p.dirs;
 		err = p.maps_unsure ? pass5_report_only(ctx, &in) : e4fsck_pass5(ctx, &in);
+		if (!err)
+			err = e4fsck_pass1_dup_finish(ctx, &p);
 	}
 	ctx->stop_free = NULL;
 	p1_maps_free(&p);

@@ -61,6 +61,12 @@ struct pass1 {
 	int scan_failed;		/* an inode table chunk could not be read */
 	int maps_unsure;		/* blocks claimed twice, or a map left damaged */
 	errcode_t err;			/* an operational error in a callback */
+	/* passes 1B-1D (pass1b.h): inodes holding clusters claimed twice,
+	 * and their state while they run (freed by a stop) */
+	uint64_t dup_inodes;
+	struct dup_state *dup_state;
+	int dup_restore;		/* 1D marked the fs not clean: clean again
+					   after pass 5 */
 };
 
 /* pass1_meta.c */
@@ -108,5 +114,17 @@ errcode_t p1_check_inode(struct pass1 *p, e4_ino_t ino, union e4_inode_buf *ib, 
 
 /* pass1.c: pass 1 into p (maps kept for pass 5; p1_maps_free() after). */
 errcode_t e4fsck_pass1(struct e4fsck *ctx, struct pass1 *p);
+
+/* pass1b.c: passes 1B-1D over the clusters pass 1 found claimed twice
+ * (p->dup): their owners said and named, each shared block cloned for
+ * all owners but one when answered yes.  Sets p->maps_unsure when some
+ * are left shared.  0, or an operational error (said). */
+errcode_t e4fsck_pass1_dup(struct e4fsck *ctx, struct pass1 *p);
+/* Free the state of passes 1B-1D (a stop inside them). */
+void e4fsck_pass1_dup_free(struct pass1 *p);
+/* After pass 5 repaired the maps: the clean state 1D cleared while it
+ * cloned is set again (when every shared block was settled).  0, or the
+ * superblock write's error (said). */
+errcode_t e4fsck_pass1_dup_finish(struct e4fsck *ctx, struct pass1 *p);
 
 #endif

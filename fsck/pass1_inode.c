@@ -645,11 +645,10 @@ static errcode_t check_in_use(struct ichk *c)
 		return err;
 	if (c->res.clear_inode)
 		return clear_inode(c);
-	if (c->p->ndup) {
-		pctx.blkcount = c->p->ndup << c->p->geo->cluster_bits;
-		say(c, PR_1_DUP_BLOCKS, &pctx);
-	}
-	if (c->p->ndup || c->map_left)
+	/* blocks claimed twice: passes 1B-1D (pass1b.c) settle them */
+	if (c->p->ndup)
+		c->p->dup_inodes++;
+	if (c->map_left)
 		c->p->maps_unsure = 1;
 	if ((e4_le32(c->in->i_flags) & EXT4_EA_INODE_FL) &&
 	    e4_has_incompat(c->p->fs, EXT4_FEATURE_INCOMPAT_EA_INODE) && c->ino >= c->p->geo->first_ino)

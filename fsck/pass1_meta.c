@@ -214,7 +214,9 @@ static errcode_t note_dups(struct pass1 *p, uint64_t c0, uint64_t n)
 		if (rf + rl > c0 + n)
 			rl = c0 + n - rf;
 		for (uint64_t c = rf; c < rf + rl && !err; c++) {
-			if (own_covers(p, c))
+			/* bigalloc: the inode's own cluster again is shared by
+			 * its blocks; a block mapped twice by one inode is not */
+			if (p->geo->cluster_bits && own_covers(p, c))
 				continue;
 			p->ndup++;
 			err = e4_bmap_set(p->dup, c);
@@ -225,15 +227,18 @@ static errcode_t note_dups(struct pass1 *p, uint64_t c0, uint64_t n)
 }
 
 /* Claim blocks [pblk, pblk + len) (inside the filesystem) for the current
- * inode; own: they count as the inode's (not for a shared xattr block). */
-static enum claim_verdict claim_blocks(struct pass1 *p, e4_blk_t pblk, uint64_t len, int own)
+ * inode; own: they count as the inode's (not for a shared xattr block);
+ * data: file data, which over metadata is claimed twice (passes 1B-1D
+ * clone it out, as e2fsck does) rather than refused. */
+static enum claim_verdict claim_blocks(struct pass1 *p, e4_blk_t pblk, uint64_t len, int own,
+				       int data)
 {
 	uint64_t c0, n;
 	errcode_t err = 0;
 
 	if (!len)
 		return CLAIM_OK;
-	if (!e4_bmap_range_all_clear(p->meta, pblk, len))
+	if (!data && !e4_bmap_range_all_clear(p->meta, pblk, len))
 		return CLAIM_META;
 	to_clusters(p, pblk, len, &c0, &n);
 	/* shared_blocks: files share blocks on purpose (a read-only image) */
@@ -255,9 +260,8 @@ static enum claim_verdict claim_cb(void *priv, e4_ino_t ino, e4_blk_t pblk, uint
 	struct pass1 *p = priv;
 	uint64_t c0, n;
 
-	(void)meta;
 	if (ino != EXT4_BAD_INO)
-		return claim_blocks(p, pblk, len, 1);
+		return claim_blocks(p, pblk, len, 1, !meta);
 	/* the bad-block list: its blocks are in use whatever else holds
 	 * them (a bad block inside metadata is a problem of its own) */
 	to_clusters(p, pblk, len, &c0, &n);
@@ -330,7 +334,7 @@ enum claim_verdict p1_xattr_ref(struct pass1 *p, e4_ino_t ino, e4_blk_t blk)
 
 	(void)ino;
 	if (!e4_bmap_test(p->xattr, blk)) {
-		v = claim_blocks(p, blk, 1, 0);
+		v = claim_blocks(p, blk, 1, 0, 0);
 		if (v != CLAIM_OK)
 			return v;
 		if (e4_bmap_set(p->xattr, blk) && !p->err)

@@ -26,6 +26,7 @@ static const struct {
 	[PROMPT_RUN]	= { "Replay the journal anyway", "REPLAYED" },
 	[PROMPT_CLEAR_JOURNAL] = { "Discard the journal's contents", "DISCARDED" },
 	[PROMPT_REPLAY_NO_FC] = { "Replay the journal without them", "REPLAYED" },
+	[PROMPT_CLONE]	= { "Clone the shared blocks", "CLONED" },
 };
 
 const char *e4fsck_prompt_question(enum prompt p)
@@ -39,6 +40,7 @@ static const struct problem_pass *const passes[] = {
 	&e4fsck_problems_pass0,
 	&e4fsck_problems_pass1,
 	&e4fsck_problems_pass1_map,
+	&e4fsck_problems_pass1b,
 	&e4fsck_problems_pass5,
 };
 

@@ -60,6 +60,7 @@ enum prompt {
 	PROMPT_RUN,		/* replay the journal */
 	PROMPT_CLEAR_JOURNAL,
 	PROMPT_REPLAY_NO_FC,
+	PROMPT_CLONE,		/* copy shared blocks (pass 1D) */
 	PROMPT_MAX
 };
 
@@ -284,6 +285,24 @@ struct problem_state {
 #define PR_1_MAP_NODE_ENTRIES_CSUM	0x010231
 #define PR_1_MAP_ROOT_STALE		0x010232
 
+/* Passes 1B-1D: blocks claimed by more than one inode (problems_pass1b.c;
+ * 0x011000 1B, 0x012000 1C, 0x013000 1D, as e2fsck numbers them). */
+#define PR_1B_PASS_HEADER		0x011000
+#define PR_1B_DUP_BLOCKS		0x011001
+#define PR_1B_SCAN_ERROR		0x011002
+#define PR_1B_MAP_ERROR			0x011003
+#define PR_1B_PREEN_STOP		0x011004
+#define PR_1C_PASS_HEADER		0x012000
+#define PR_1D_PASS_HEADER		0x013000
+#define PR_1D_NUM_DUP_INODES		0x013001
+#define PR_1D_DUP_FILE			0x013002
+#define PR_1D_DUP_FILE_LIST		0x013003
+#define PR_1D_SHARE_METADATA		0x013004
+#define PR_1D_DUP_BLOCKS_DEALT		0x013005
+#define PR_1D_CLONE_QUESTION		0x013006
+#define PR_1D_CLONE_ERROR		0x013007
+#define PR_1D_CLONE_LEFT		0x013008
+
 /* Pass 5: bitmaps and counts (problems_pass5.c). */
 #define PR_5_PASS_HEADER		0x050000
 #define PR_5_BLOCK_BITMAP_HEADER	0x050001
@@ -341,6 +360,7 @@ int e4fsck_exit_code(const struct e4fsck *ctx);
 extern const struct problem_pass e4fsck_problems_pass0, e4fsck_problems_pass5;
 extern const struct problem_pass e4fsck_problems_pass1;
 extern const struct problem_pass e4fsck_problems_pass1_map;
+extern const struct problem_pass e4fsck_problems_pass1b;
 /* The passes' tables in order; *n gets their number. */
 const struct problem_pass *const *e4fsck_problem_passes(size_t *n);
 /* The row of code, or NULL. */

@@ -216,9 +216,10 @@ full_check() {
 }
 
 # mapcase NAME BASE INO ROW MSG CMD...: on a copy of BASE run CMD (with
-# $W the copy), then the checks the header lists.
+# $W the copy), then the checks the header lists (FMSG: what e4fsck -fn
+# says instead of MSG, when the full check settles it otherwise).
 mapcase() {
-	local name=$1 base=$2 ino=$3 row=$4 msg=$5 sum
+	local name=$1 base=$2 ino=$3 row=$4 msg=$5 sum fmsg=${FMSG:-$5}
 	shift 5
 	W=$T/$name.img
 	cp "$base" "$W"
@@ -232,8 +233,8 @@ mapcase() {
 	grepq -F "$msg" "$T/$name.n.out" || fail "$name: -n: no '$msg': $(cat "$T/$name.n.out")"
 	[ "$(md5sum <"$W")" = "$sum" ] || fail "$name: -n changed the image"
 	runcap "$T/$name.f" 60 "$E4FSCK" -fn "$W"
-	grepq -F "$msg" "$T/$name.f.out" ||
-		fail "$name: e4fsck -fn does not say '$msg': $(head -20 "$T/$name.f.out")"
+	grepq -F "$fmsg" "$T/$name.f.out" ||
+		fail "$name: e4fsck -fn does not say '$fmsg': $(head -20 "$T/$name.f.out")"
 	[ "$(cat "$T/$name.f.rc")" = 4 ] || fail "$name: e4fsck -fn exited $(cat "$T/$name.f.rc")"
 	full_check "$name"
 	# what the reference says of the damage (shown with E4_VERBOSE=1)
@@ -321,7 +322,9 @@ mapcase ext_zero "$E4" "$I_TWO" PR_1_MAP_EXTENT_ZERO "extent of length 0" \
 	'put "$W" $L1 $((12 + 12 * 5 + 4)) 0000000000000000'
 mapcase ext_range "$E4" "$I_TWO" PR_1_MAP_EXTENT_RANGE "outside the filesystem" \
 	'put "$W" $L1 $((12 + 12 * 5 + 8)) "$(le32 99999999)"'
-mapcase ext_meta "$E4" "$I_TWO" PR_1_MAP_EXTENT_IN_META "overlapping filesystem metadata" \
+# file data over metadata: the checker alone refuses it; e4fsck's pass 1
+# claims it twice and passes 1B-1D clone it out (as the reference)
+FMSG="claimed more than once" mapcase ext_meta "$E4" "$I_TWO" PR_1_MAP_EXTENT_IN_META "overlapping filesystem metadata" \
 	'put "$W" $L1 $((12 + 12 * 5 + 8)) "$(le32 $BBITMAP)"'
 mapcase ext_order "$E4" "$I_TWO" PR_1_MAP_EXTENT_ORDER "out of order" \
 	'put "$W" $L1 $((12 + 12 * 5)) "$(le32 8)"'
@@ -339,7 +342,7 @@ mapcase header_no_fl "$E4" "$I_SMALL" PR_1_MAP_HEADER_NO_FL "but EXTENTS_FL is n
 # ---- block maps (ext2) -----------------------------------------------------
 mapcase blk_range "$E2" "$I_MID" PR_1_MAP_BLOCK_BAD "is outside the filesystem" \
 	'dbgw "$W" "sif /mid block[3] 99999999"'
-mapcase blk_meta "$E2" "$I_MID" PR_1_MAP_BLOCK_IN_META "overlaps filesystem metadata" \
+FMSG="claimed more than once" mapcase blk_meta "$E2" "$I_MID" PR_1_MAP_BLOCK_IN_META "overlaps filesystem metadata" \
 	'dbgw "$W" "sif /mid block[3] $ITABLE2"'
 mapcase ind_range "$E2" "$I_BIG" PR_1_MAP_IND_BAD "indirect block 99999999 is outside" \
 	'dbgw "$W" "sif /big block[IND] 99999999"'

@@ -69,7 +69,9 @@ static void close_fixture(struct fixture *f)
 	assert_int_equal(e4_close(f->ctx.fs), 0);
 }
 
-/* Every metadata block is in use and refused to a file. */
+/* Every metadata block is in use: refused as a file's tree or indirect
+ * block; a file's data over it is claimed twice (passes 1B-1D clone it
+ * out, as e2fsck does). */
 static void test_metadata(void **state)
 {
 	struct fixture f;
@@ -83,8 +85,11 @@ static void test_metadata(void **state)
 					  f.p.geo->inode_blocks_per_group));
 	assert_true(e4_bmap_test(f.p.inuse, f.p.geo->first_data_block));	/* superblock */
 	p1_inode_begin(&f.p, 12);
-	assert_int_equal(p1_claim_ops.claim(&f.p, 12, g0.inode_bitmap, 1, 0), CLAIM_META);
+	assert_int_equal(p1_claim_ops.claim(&f.p, 12, g0.inode_bitmap, 1, 1), CLAIM_META);
 	assert_int_equal(p1_inode_clusters(&f.p), 0);
+	assert_int_equal(p1_claim_ops.claim(&f.p, 12, g0.inode_bitmap, 1, 0), CLAIM_OK);
+	assert_int_equal(f.p.ndup, 1);
+	assert_true(e4_bmap_test(f.p.dup, g0.inode_bitmap >> f.p.geo->cluster_bits));
 	close_fixture(&f);
 }
 

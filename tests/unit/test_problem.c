@@ -332,7 +332,12 @@ static void test_tables(void **state)
 			const struct problem_row *r = &p->rows[i];
 
 			total++;
-			if (PR_PASS(r->code) != p->pass || strncmp(r->name, prefix, strlen(prefix)))
+			/* passes 1B-1D: PR_1B_, PR_1C_, PR_1D_ */
+			int sub = p->pass == 1 && !strncmp(r->name, "PR_1", 4) &&
+				  r->name[4] >= 'B' && r->name[4] <= 'D' && r->name[5] == '_';
+
+			if (PR_PASS(r->code) != p->pass ||
+			    (strncmp(r->name, prefix, strlen(prefix)) && !sub))
 				fail_msg("%s (0x%06x) is in pass %u's file", r->name,
 					 (unsigned)r->code, p->pass);
 			if (i && r->code <= p->rows[i - 1].code)
