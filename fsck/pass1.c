@@ -90,25 +90,6 @@ errcode_t e4fsck_pass1(struct e4fsck *ctx, struct pass1 *p)
 	return err;
 }
 
-/* Pass 5 answering no to everything: what pass 1 could not settle
- * (blocks claimed twice, damaged maps) makes its maps unfit to rebuild
- * bitmaps from, until the duplicate-block passes exist. */
-static errcode_t pass5_report_only(struct e4fsck *ctx, const struct e4fsck_pass5_input *in)
-{
-	enum e4fsck_answer answer = ctx->answer;
-	int ro = ctx->read_only;
-	errcode_t err;
-
-	if (!ro)
-		fix_problem(ctx, PR_1_PASS5_NO_REPAIR, NULL);
-	ctx->answer = ANSWER_NO;
-	ctx->read_only = 1;
-	err = e4fsck_pass5(ctx, in);
-	ctx->answer = answer;
-	ctx->read_only = ro;
-	return err;
-}
-
 /* A stop inside a question (preen, quit) frees the maps. */
 static void free_maps(void *priv)
 {
@@ -122,6 +103,7 @@ errcode_t e4fsck_full_check(struct e4fsck *ctx)
 	errcode_t err;
 
 	memset(&p, 0, sizeof(p));
+	memset(&in, 0, sizeof(in));
 	ctx->stop_free = free_maps;
 	ctx->stop_free_priv = &p;
 	err = e4fsck_pass1(ctx, &p);
@@ -133,7 +115,13 @@ errcode_t e4fsck_full_check(struct e4fsck *ctx)
 		in.blocks = p.inuse;
 		in.inodes = p.inodes;
 		in.dirs = p.dirs;
-		err = p.maps_unsure ? pass5_report_only(ctx, &in) : e4fsck_pass5(ctx, &in);
+		/* what pass 1 could not settle (blocks claimed twice, damaged
+		 * maps) makes its maps unfit to rebuild bitmaps from, until
+		 * the duplicate-block passes exist: pass 5 only reports */
+		in.report_only = p.maps_unsure;
+		if (in.report_only && !ctx->read_only)
+			fix_problem(ctx, PR_1_PASS5_NO_REPAIR, NULL);
+		err = e4fsck_pass5(ctx, &in);
 	}
 	ctx->stop_free = NULL;
 	p1_maps_free(&p);

@@ -78,6 +78,25 @@ static uint32_t table_blocks(e4_fs *fs, uint32_t n)
 			  fs->geom.block_size);
 }
 
+/* Are group g's INODE_UNINIT and bg_itable_unused (d) to be believed:
+ * a descriptor checksum feature, the checksum right, and the descriptor
+ * not contradicting them (e4_group_count_faults(): more never-used inodes
+ * than free ones; INODE_UNINIT with inodes or directories counted in
+ * use).  A damaged descriptor with a recomputed checksum must not hide
+ * inodes in use. */
+static int uninit_trusted(e4_fs *fs, e4_group_t g, const struct e4_group *d)
+{
+	struct e4_gd_fault f[E4_GD_COUNT_FAULTS_MAX];
+	const struct e4_geom *geo = &fs->geom;
+
+	if (!(geo->metadata_csum || geo->gdt_csum) || !e4_group_csum_ok(fs, g))
+		return 0;
+	if ((d->flags & EXT4_BG_INODE_UNINIT) &&
+	    (d->free_inodes != geo->inodes_per_group || d->used_dirs))
+		return 0;
+	return e4_group_count_faults(fs, g, d, f) == 0;
+}
+
 /* Set up group s->g: which inodes are read.  E4_ERR_GD_BAD_LOCATION for
  * an inode table outside the filesystem (the whole group is reported). */
 static errcode_t group_start(e4_inode_scan *s)
@@ -96,7 +115,7 @@ static errcode_t group_start(e4_inode_scan *s)
 	if (err)
 		return err;
 	s->table = d.inode_table;
-	trusted = (geo->metadata_csum || geo->gdt_csum) && e4_group_csum_ok(fs, s->g);
+	trusted = uninit_trusted(fs, s->g, &d);
 	s->used = ipg;
 	if (trusted && (d.flags & EXT4_BG_INODE_UNINIT))
 		s->used = 0;

@@ -122,8 +122,10 @@ typedef struct e4_inode_scan e4_inode_scan;
  * INODE_UNINIT, and the last bg_itable_unused inodes of a group, are
  * skipped (never read) when the descriptor checksum (gdt_csum or
  * metadata_csum) is right, which is what makes those fields trustworthy;
- * without checksums, or with a bad descriptor checksum, the whole table
- * is read.  E4_ERR_NO_MEMORY. */
+ * without checksums, with a bad descriptor checksum, or with counts that
+ * contradict those fields (more unused inodes than free ones, INODE_UNINIT
+ * with inodes or directories in use), the whole table is read.
+ * E4_ERR_NO_MEMORY. */
 errcode_t e4_inode_scan_open(e4_fs *fs, size_t chunk_bytes, unsigned flags,
 			     e4_inode_scan **ret);
 /* The next inode: *ino and *inode (points into the scan's buffer, valid
