@@ -43,17 +43,7 @@ export E2FSCK_CONFIG=/dev/null TZ=UTC
 
 # sums IMG: "md5  path" of every file, read through a read-only kernel mount
 sums() {
-	local dev out
-	dev=$(losetup -r -f --show "$1") || fail "losetup $1"
-	mkdir -p "$T/m"
-	if ! mount -t ext4 -o ro "$dev" "$T/m" 2>"$T/mount.err"; then
-		losetup -d "$dev"
-		fail "the kernel does not mount $1: $(cat "$T/mount.err")"
-	fi
-	out=$(cd "$T/m" && find . -type f | sort | xargs md5sum)
-	umount_retry "$T/m"
-	losetup -d "$dev" 2>/dev/null
-	echo "$out"
+	kernel_read "$1" sh -c 'find . -type f | sort | xargs md5sum'
 }
 
 # base IMG FEATURES: the populated image
