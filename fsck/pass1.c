@@ -38,7 +38,9 @@ static errcode_t scan_inodes(struct pass1 *p)
 	int csum_ok;
 	errcode_t err;
 
-	err = e4_inode_scan_open(p->fs, 0, 0, &p->scan);
+	/* a bitmap marking inodes past the unused mark: read them (the
+	 * descriptor's count is wrong, the inodes may be in use) */
+	err = e4_inode_scan_open(p->fs, 0, E4_SCAN_CHECK_BITMAP, &p->scan);
 	if (err)
 		return err;
 	for (;;) {

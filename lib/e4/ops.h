@@ -112,6 +112,11 @@ typedef struct e4_inode_scan e4_inode_scan;
 #define E4_SCAN_READAHEAD	0x0002	/* announce the next chunk to the kernel
 					   (posix_fadvise WILLNEED) while the
 					   current one is handed out */
+#define E4_SCAN_CHECK_BITMAP	0x0004	/* also read the whole table of a group
+					   whose inode bitmap marks an inode in
+					   use past bg_itable_unused's mark, or
+					   cannot be read (one bitmap read per
+					   group with unused inodes) */
 /* Start a scan of every inode in order, reading each group's inode table
  * in chunks of chunk_bytes (0: 1 MiB; rounded down to whole blocks, at
  * least one, at most a group's table) straight from the device (dirty

@@ -11,6 +11,9 @@
 # a copy ("stale": the checksum not updated; "calc": recomputed):
 #  unused      group 1 itable_unused 64 (inodes 65-67 in use), stale
 #  unused_c    the same, calc (64 > 61 free: a bound fault at open)
+#  unused_bm   group 1 free inodes 64, itable_unused 64, directories 0,
+#              calc: a descriptor consistent in itself, which only the
+#              inode bitmap (65-67 in use) contradicts
 #  bu0_c       BLOCK_UNINIT on group 0 (the superblock, every group's
 #              bitmaps and tables), calc
 #  bu1         BLOCK_UNINIT on group 1 (file blocks in use), stale
@@ -31,7 +34,10 @@
 # are not sound: the full check (passes 1-5) cannot run; it stays due",
 # exit 4 with -n, -y and -p alike, nothing ever repaired; iu1_c with the
 # inode scan trusting INODE_UNINIT (checksum right) would skip group 1's
-# inodes and count them free (losing /b, /c, /d to the next allocation).
+# inodes and count them free (losing /b, /c, /d to the next allocation);
+# unused_bm with a scan that believes bg_itable_unused over the bitmap
+# did that too (as the corpus' f_uninit_inode_past_unused: inodes 14 and
+# 15, named by the root directory, freed by pass 5).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -118,6 +124,8 @@ for feat in metadata_csum ^metadata_csum,uninit_bg; do
 	grepq -F "Group 1's unused inodes count is 64; its inodes in use allow at most 61" \
 		"$T/unused.y.out" || fail "unused -y: not said by pass 5: $(cat "$T/unused.y.out")"
 	case_ unused_c "1 itable_unused 64" "1 checksum calc"
+	case_ unused_bm "1 free_inodes_count 64" "1 itable_unused 64" "1 used_dirs_count 0" \
+		"1 checksum calc"
 	case_ bu0_c "0 flags 2" "0 checksum calc"
 	grepq -F "Group 0 is marked BLOCK_UNINIT, but" "$T/bu0_c.y.out" ||
 		fail "bu0_c -y: the flag not said: $(cat "$T/bu0_c.y.out")"
