@@ -24,7 +24,10 @@
 # reference e2fsck -fn is clean, the kernel mounts the image and every
 # file reads with its md5 from before the damage; a second e4fsck -fy
 # finds nothing (exit 8: passes 2-4 do not exist, so nothing is declared
-# clean); -p exits 1 with the reference -fn clean after.  The reference
+# clean); -p exits 1 with the reference -fn clean after.  iu1_c and
+# bu0_c: -y stopped after each of its writes leaves nothing the reference
+# -fn did not already say about the damage, and -y again repairs it with
+# every file intact.  The reference
 # e2fsck 1.47.0 repairs every case with -y and -p (exit 1 for bu0_c and
 # bu1_c style flag faults; exit 0 for the stale-checksum ones although
 # it writes the descriptors: the reference's bug, e4fsck says 1).
@@ -115,6 +118,35 @@ case_() {
 	fsck_result_mounts "$T/p.img" "$name -p"
 }
 
+# stops NAME: -y on $T/NAME.img stopped after each of its writes (the
+# crash-point layer, as at a power failure): the reference -fn then says
+# nothing the damage did not already make it say (bitmaps first, the
+# descriptors that make them count after: no block or inode in use is
+# ever marked free by a stop), and -y again repairs it, files intact.
+stops() {
+	local name=$1 w=$T/$1.img n writes
+	rm -f "$T/trace"
+	cp "$w" "$T/s.img"
+	E4_CRASH_AFTER_WRITES=100000 E4_CRASH_TRACE=$T/trace "$E4FSCK" -fy "$T/s.img" >/dev/null 2>&1
+	writes=$(wc -l <"$T/trace")
+	[ "$writes" -gt 1 ] || fail "$name: -y made $writes writes"
+	cp "$w" "$T/s.img"	# (the reference names the image: the same path)
+	"$REF_E2FSCK" -fn "$T/s.img" 2>&1 | grep -vE '^e2fsck |files \(' | sort -u >"$T/damage.ref"
+	for ((n = 1; n < writes; n++)); do
+		cp "$w" "$T/s.img"
+		E4_CRASH_AFTER_WRITES=$n "$E4FSCK" -fy "$T/s.img" >/dev/null 2>&1
+		"$REF_E2FSCK" -fn "$T/s.img" 2>&1 | grep -vE '^e2fsck |files \(' | sort -u >"$T/stop.ref"
+		comm -13 "$T/damage.ref" "$T/stop.ref" | grepq . &&
+			fail "$name: a stop after $n writes leaves what the damage did not: $(comm -13 "$T/damage.ref" "$T/stop.ref" | head -5)"
+		runcap "$T/resume" 60 "$E4FSCK" -fy "$T/s.img"
+		[ "$(cat "$T/resume.rc")" -le 1 ] || [ "$(cat "$T/resume.rc")" = 8 ] ||
+			fail "$name: -y after a stop at write $n exited $(cat "$T/resume.rc")"
+		ref_clean "$T/s.img" || fail "$name: -y after a stop at write $n: $REF_CLEAN_OUT"
+		[ "$(sums "$T/s.img")" = "$SUMS" ] || fail "$name: a file changed after a stop at write $n"
+	done
+	verbose "$name: $writes writes, every stop safe"
+}
+
 for feat in metadata_csum ^metadata_csum,uninit_bg; do
 	B=$T/base.img
 	base "$B" "$feat"
@@ -135,6 +167,8 @@ for feat in metadata_csum ^metadata_csum,uninit_bg; do
 	grepq -F "Inode bitmap differences:  +(65--67)" "$T/iu1_c.y.out" ||
 		fail "iu1_c -y: inodes 65-67 not found in use: $(cat "$T/iu1_c.y.out")"
 	case_ csum "1 checksum 0x1234"
+	stops iu1_c
+	stops bu0_c
 	verbose "$feat: every case repaired"
 done
 
