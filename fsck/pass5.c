@@ -102,16 +102,16 @@ static int compare_maps(const struct p5 *p, const struct diff_kind *k,
 {
 	struct problem_ctx pctx = { 0 };
 	uint64_t mf, ml, pf, pl;
-	int m = next_diff(disk, inuse, e4_bmap_start(disk), &mf, &ml);
-	int pl_ = next_diff(inuse, disk, e4_bmap_start(inuse), &pf, &pl);
+	int mdone = next_diff(disk, inuse, e4_bmap_start(disk), &mf, &ml);
+	int pdone = next_diff(inuse, disk, e4_bmap_start(inuse), &pf, &pl);
 
-	while (!m || !pl_) {
-		if (!m && (pl_ || mf < pf)) {
+	while (!mdone || !pdone) {
+		if (!mdone && (pdone || mf < pf)) {
 			say_range(p, k, 0, mf, ml);
-			m = next_diff(disk, inuse, mf + ml, &mf, &ml);
+			mdone = next_diff(disk, inuse, mf + ml, &mf, &ml);
 		} else {
 			say_range(p, k, 1, pf, pl);
-			pl_ = next_diff(inuse, disk, pf + pl, &pf, &pl);
+			pdone = next_diff(inuse, disk, pf + pl, &pf, &pl);
 		}
 	}
 	pctx.answer_no = p->in->report_only;
@@ -165,9 +165,8 @@ static errcode_t check_counts(const struct p5 *p, uint64_t sb_free_blocks,
 		if (!err && in->dirs &&
 		    check_count(p, PR_5_FREE_DIR_COUNT_GROUP, g, snap[g].used_dirs, in->dirs[g]))
 			err = e4_group_set_field(fs, g, E4_GDF_USED_DIRS, in->dirs[g]);
-		*dirty |= !ro && (snap[g].free_blocks != fc ||
-					      snap[g].free_inodes != fi ||
-					      (in->dirs && snap[g].used_dirs != in->dirs[g]));
+		*dirty |= !ro && (snap[g].free_blocks != fc || snap[g].free_inodes != fi ||
+				  (in->dirs && snap[g].used_dirs != in->dirs[g]));
 	}
 	if (err)
 		return err;
