@@ -20,6 +20,8 @@
 #  iu1         INODE_UNINIT on group 1 (3 directories in use), stale
 #  iu1_c       the same, calc (the free inodes count contradicts it)
 #  csum        group 1's bg_checksum 0x1234, fields intact
+#  dirs        group 1's directories count 2 (3 in use), stale: a field
+#              changed without its checksum, which pass 0 cannot confirm
 # Each case: -n exits 4 and writes nothing (cmp); -y exits 1, then the
 # reference e2fsck -fn is clean, the kernel mounts the image and every
 # file reads with its md5 from before the damage; a second e4fsck -fy
@@ -167,6 +169,7 @@ for feat in metadata_csum ^metadata_csum,uninit_bg; do
 	grepq -F "Inode bitmap differences:  +(65--67)" "$T/iu1_c.y.out" ||
 		fail "iu1_c -y: inodes 65-67 not found in use: $(cat "$T/iu1_c.y.out")"
 	case_ csum "1 checksum 0x1234"
+	case_ dirs "1 used_dirs_count 2"
 	stops iu1_c
 	stops bu0_c
 	verbose "$feat: every case repaired"
