@@ -258,6 +258,25 @@ static void say_uninit(const struct p5 *p, const struct diff_kind *k, const stru
 	}
 }
 
+/* The last group marked BLOCK_UNINIT (e4_group_check_fields(); the
+ * reference clears it too): on a yes the flag is cleared in memory and 1
+ * returned, and the caller writes that group's bitmap as loaded or
+ * repaired (E4_BMAP_STORE_ALL: the flag no longer says what it holds). */
+static int clear_last_uninit(const struct p5 *p)
+{
+	e4_fs *fs = p->ctx->fs;
+	const struct e4_geom *geo = e4_geom(fs);
+	e4_group_t g = geo->group_count - 1;
+	struct problem_ctx pctx = { 0 };
+
+	if ((!geo->metadata_csum && !geo->gdt_csum) || !(p->snap[g].flags & EXT4_BG_BLOCK_UNINIT))
+		return 0;
+	pctx.group = g;
+	if (!ask(p, PR_5_BLOCK_UNINIT_LAST, &pctx))
+		return 0;
+	return !e4_group_set_field(fs, g, E4_GDF_FLAGS, p->snap[g].flags & ~EXT4_BG_BLOCK_UNINIT);
+}
+
 /* Load one on-disk bitmap, compare it with the map in use and ask about
  * checksums; on a yes store (no flush): the map in use when the bits are
  * to be repaired, else the on-disk bits again (their checksums
@@ -269,7 +288,7 @@ static errcode_t check_bitmap(const struct p5 *p, const struct diff_kind *k,
 	struct e4_bmap *disk = NULL, *bad = NULL;
 	const struct e4_bmap *store;
 	errcode_t err;
-	int fix, csum;
+	int fix, csum, last = 0;
 
 	err = e4_bmap_create(E4_BMAP_FLAT, 0, e4_geom(ctx->fs)->group_count, &bad);
 	if (!err)
@@ -282,21 +301,23 @@ static errcode_t check_bitmap(const struct p5 *p, const struct diff_kind *k,
 	say_uninit(p, k, disk, inuse);
 	fix = compare_maps(p, k, disk, inuse);
 	csum = ask_csums(p, k, bad);
-	store = fix ? inuse : csum ? disk : NULL;
+	if (!k->inodes)
+		last = clear_last_uninit(p);
+	store = fix ? inuse : csum || last ? disk : NULL;
 	if (store)
 		err = (k->inodes ? e4_bmap_store_inodes : e4_bmap_store_blocks)(
-			ctx->fs, store, E4_BMAP_STORE_NO_FLUSH);
+			ctx->fs, store, E4_BMAP_STORE_NO_FLUSH | (last ? E4_BMAP_STORE_ALL : 0));
 	*fixed = store != NULL;
 	e4_bmap_free(disk);
 	e4_bmap_free(bad);
 	return err;
 }
 
-/* Each group's bg_itable_unused (as held before any repair) against its
- * last inode in use (the kernel never reads, and its lazy init zeroes,
- * the inodes that count covers), then (descriptors pass 0 left to this
- * check) each descriptor's checksum once its fields are settled.  *dirty
- * set when something changed. */
+/* Unknown flag bits (cleared), each group's bg_itable_unused (as held
+ * before any repair) against its last inode in use (the kernel never
+ * reads, and its lazy init zeroes, the inodes that count covers), then
+ * (descriptors pass 0 left to this check) each descriptor's checksum once
+ * its fields are settled.  *dirty set when something changed. */
 static errcode_t check_descs(const struct p5 *p, int *dirty)
 {
 	e4_fs *fs = p->ctx->fs;
@@ -305,8 +326,22 @@ static errcode_t check_descs(const struct p5 *p, int *dirty)
 	struct problem_ctx pctx;
 	errcode_t err = 0;
 
-	if (!geo->metadata_csum && !geo->gdt_csum)
-		return 0;
+	for (e4_group_t g = 0; g < geo->group_count && !err; g++) {
+		struct e4_group d;
+
+		if (!(p->snap[g].flags & ~E4_BG_KNOWN_FLAGS))
+			continue;
+		memset(&pctx, 0, sizeof(pctx));
+		pctx.group = g;
+		pctx.num = p->snap[g].flags;
+		pctx.num2 = E4_BG_KNOWN_FLAGS;
+		if (ask(p, PR_5_GD_FLAGS, &pctx) && !(err = e4_group_get(fs, g, &d))) {
+			err = e4_group_set_field(fs, g, E4_GDF_FLAGS, d.flags & E4_BG_KNOWN_FLAGS);
+			*dirty = 1;
+		}
+	}
+	if (err || (!geo->metadata_csum && !geo->gdt_csum))
+		return err;
 	for (e4_group_t g = 0; g < geo->group_count && !err; g++) {
 		uint64_t i0 = (uint64_t)g * ipg + 1, last;
 		uint32_t most = ipg;

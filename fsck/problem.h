@@ -313,6 +313,8 @@ struct problem_state {
 #define PR_5_INODE_UNINIT		0x050015
 #define PR_5_ITABLE_UNUSED		0x050016
 #define PR_5_GD_CSUM			0x050017
+#define PR_5_GD_FLAGS			0x050018
+#define PR_5_BLOCK_UNINIT_LAST		0x050019
 
 /* ---- the engine (problem.c) ------------------------------------------- */
 /* Report problem code with the values in *pctx (NULL: none) and decide

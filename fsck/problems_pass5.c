@@ -75,6 +75,13 @@ static const struct problem_row rows[] = {
 	R(PR_5_GD_CSUM,
 	  "Group descriptor %g fails its checksum (%x, expected %X).\n",
 	  PROMPT_FIX, PR_PREEN_OK),
+	R(PR_5_GD_FLAGS,
+	  "Group %g's flags are 0x%x: bits other than 0x%X are unknown.\n",
+	  PROMPT_CLEAR, PR_PREEN_OK),
+	R(PR_5_BLOCK_UNINIT_LAST,
+	  "Group %g, the last, is marked BLOCK_UNINIT: its block bitmap is to be "
+	  "written instead.\n",
+	  PROMPT_FIX, PR_PREEN_OK),
 };
 
 const struct problem_pass e4fsck_problems_pass5 = {

@@ -22,6 +22,11 @@
 #  csum        group 1's bg_checksum 0x1234, fields intact
 #  dirs        group 1's directories count 2 (3 in use), stale: a field
 #              changed without its checksum, which pass 0 cannot confirm
+#  flags_unknown  group 1's flags 0x14 (0x10 unknown), calc: cleared
+#  bu_last     BLOCK_UNINIT on the last group (7), calc: the flag cleared
+#              and the group's block bitmap written (the reference's "Last
+#              group block bitmap uninitialized"; e4fsck before: exit 8
+#              with -y, nothing repaired, the reference -fn still 4)
 # Each case: -n exits 4 and writes nothing (cmp); -y exits 1, then the
 # reference e2fsck -fn is clean, the kernel mounts the image and every
 # file reads with its md5 from before the damage; a second e4fsck -fy
@@ -170,6 +175,10 @@ for feat in metadata_csum ^metadata_csum,uninit_bg; do
 		fail "iu1_c -y: inodes 65-67 not found in use: $(cat "$T/iu1_c.y.out")"
 	case_ csum "1 checksum 0x1234"
 	case_ dirs "1 used_dirs_count 2"
+	case_ flags_unknown "1 flags 0x14" "1 checksum calc"
+	case_ bu_last "7 flags 0x7" "7 checksum calc"
+	grepq -F "Group 7, the last, is marked BLOCK_UNINIT" "$T/bu_last.y.out" ||
+		fail "bu_last -y: not said: $(cat "$T/bu_last.y.out")"
 	stops iu1_c
 	stops bu0_c
 	verbose "$feat: every case repaired"
