@@ -72,8 +72,11 @@ struct e4fsck {
 	e4_group_t gd_copy;
 	int gd_reported;		/* the primary table's faults were said */
 	/* A descriptor is damaged (a checksum failure its fields do not
-	 * explain, a count its uninit flag contradicts): nothing writes
-	 * descriptors, bitmaps or orphans; the full check is left due. */
+	 * explain, a count its uninit flag contradicts, a field out of its
+	 * bounds) while the locations are sound: nothing before the full
+	 * check writes descriptors, bitmaps or orphans; the full check runs
+	 * (pass 1 reads such groups' whole inode tables) and pass 5 rebuilds
+	 * counts, flags, unused inodes and checksums. */
 	int gd_damaged;
 	int sb_given;			/* -b was given (-b 0: the primary only) */
 
@@ -149,6 +152,8 @@ struct e4fsck_pass5_input {
 	const struct e4_bmap *blocks;	/* clusters in use (e4_bmap_new_blocks() shape) */
 	const struct e4_bmap *inodes;	/* inodes in use (e4_bmap_new_inodes() shape) */
 	const uint32_t *dirs;		/* per group: directories (NULL: not checked) */
+	int report_only;		/* say every difference, answer no, write
+					   nothing (maps not fit to rebuild from) */
 };
 /* Pass 5 (pass5.c): the on-disk bitmaps, the groups' free and directories
  * counts and the superblock's totals against in; differences said as

@@ -340,7 +340,11 @@ static int report_gd_fault(e4_fs *fs, const struct e4_gd_fault *f, void *priv)
  * (e4_group_check_locations()).  Unsound ones are corruption: the copy
  * kept with the first backup superblock whose table is sound is used for
  * the run (said once, a full check left due); without one e4fsck stops
- * before the journal, exit 4, nothing written (1: stopped). */
+ * before the journal, exit 4, nothing written (1: stopped).  With sound
+ * locations, fields out of their bounds (counts, flags, unused inodes:
+ * e4_group_check_fields()) are said and the table kept: the descriptors
+ * are damaged (ctx->gd_damaged), and the full check rebuilds those fields
+ * from what it finds, as e2fsck does (the backup's are older still). */
 static int check_descriptors(struct e4fsck *ctx)
 {
 	e4_fs *fs = ctx->fs;
@@ -352,6 +356,15 @@ static int check_descriptors(struct e4fsck *ctx)
 	ctx->gd_copy = 0;
 	if (e4fsck_table_sound(fs, NULL, NULL))
 		return 0;
+	if (!e4_group_check_locations(fs, NULL, NULL, NULL)) {
+		if (first) {
+			e4_group_check_fields(fs, report_gd_fault, ctx, NULL);
+			if (!ctx->gd_reported)
+				ctx->gd_reported = 1;
+		}
+		ctx->gd_damaged = 1;
+		return 0;
+	}
 	if (first) {
 		e4fsck_table_sound(fs, report_gd_fault, ctx);
 		if (!ctx->gd_reported)
@@ -787,10 +800,13 @@ static void full_check(struct e4fsck *ctx, int damage)
 	uint16_t state = e4_le16(e4_super(ctx->fs)->s_state);
 	int nothing;
 
-	if (ctx->gd_copy || ctx->gd_damaged) {
-		/* pass 5 would compare against descriptors not trusted */
-		printf("%s: the group descriptors are not sound: the full check (passes 1-5) "
-		       "cannot run; it stays due.\n", ctx->device);
+	if (ctx->gd_copy) {
+		/* the primary table's locations are unsound: the passes would
+		 * read and write where a backup copy says, over what the
+		 * primary names (damaged counts and flags, ctx->gd_damaged, are
+		 * rebuilt by pass 5) */
+		printf("%s: the primary group descriptors' locations are not sound: the full "
+		       "check (passes 1-5) cannot run; it stays due.\n", ctx->device);
 		e4fsck_left(ctx);
 		return;
 	}

@@ -38,7 +38,9 @@ static errcode_t scan_inodes(struct pass1 *p)
 	int csum_ok;
 	errcode_t err;
 
-	err = e4_inode_scan_open(p->fs, 0, 0, &p->scan);
+	/* a bitmap marking inodes past the unused mark: read them (the
+	 * descriptor's count is wrong, the inodes may be in use) */
+	err = e4_inode_scan_open(p->fs, 0, E4_SCAN_CHECK_BITMAP, &p->scan);
 	if (err)
 		return err;
 	for (;;) {
@@ -90,25 +92,6 @@ errcode_t e4fsck_pass1(struct e4fsck *ctx, struct pass1 *p)
 	return err;
 }
 
-/* Pass 5 answering no to everything: what pass 1 could not settle
- * (damaged maps, blocks passes 1B-1D left claimed twice) makes its maps
- * unfit to rebuild bitmaps from. */
-static errcode_t pass5_report_only(struct e4fsck *ctx, const struct e4fsck_pass5_input *in)
-{
-	enum e4fsck_answer answer = ctx->answer;
-	int ro = ctx->read_only;
-	errcode_t err;
-
-	if (!ro)
-		fix_problem(ctx, PR_1_PASS5_NO_REPAIR, NULL);
-	ctx->answer = ANSWER_NO;
-	ctx->read_only = 1;
-	err = e4fsck_pass5(ctx, in);
-	ctx->answer = answer;
-	ctx->read_only = ro;
-	return err;
-}
-
 /* A stop inside a question (preen, quit) frees the maps. */
 static void free_maps(void *priv)
 {
@@ -123,6 +106,7 @@ errcode_t e4fsck_full_check(struct e4fsck *ctx)
 	errcode_t err;
 
 	memset(&p, 0, sizeof(p));
+	memset(&in, 0, sizeof(in));
 	ctx->stop_free = free_maps;
 	ctx->stop_free_priv = &p;
 	err = e4fsck_pass1(ctx, &p);
@@ -142,7 +126,13 @@ errcode_t e4fsck_full_check(struct e4fsck *ctx)
 		in.blocks = p.inuse;
 		in.inodes = p.inodes;
 		in.dirs = p.dirs;
-		err = p.maps_unsure ? pass5_report_only(ctx, &in) : e4fsck_pass5(ctx, &in);
+		/* what pass 1 and passes 1B-1D could not settle (damaged
+		 * maps, blocks left claimed twice) makes the maps unfit to
+		 * rebuild bitmaps from: pass 5 only reports */
+		in.report_only = p.maps_unsure;
+		if (in.report_only && !ctx->read_only)
+			fix_problem(ctx, PR_1_PASS5_NO_REPAIR, NULL);
+		err = e4fsck_pass5(ctx, &in);
 		if (!err)
 			err = e4fsck_pass1_dup_finish(ctx, &p);
 	}

@@ -334,7 +334,7 @@ static int answer_row(struct e4fsck *ctx, const struct problem_row *p,
 	const char *q = prompts[p->prompt].question;
 	int answer;
 
-	switch (ctx->answer) {
+	switch (pctx->answer_no ? ANSWER_NO : ctx->answer) {
 	case ANSWER_NO:
 		answer = 0;
 		if (!quiet)
@@ -367,6 +367,7 @@ int e4fsck_fix_row(struct e4fsck *ctx, const struct problem_row *p, struct probl
 	struct problem_ctx empty = { 0 };
 	int answer, quiet = 0, keep;
 	int member = p->latch > PR_LATCH_NONE && p->latch < PR_LATCH_MAX;
+	enum e4fsck_answer mode;
 
 	if (!pctx)
 		pctx = &empty;
@@ -377,17 +378,18 @@ int e4fsck_fix_row(struct e4fsck *ctx, const struct problem_row *p, struct probl
 	keep = (p->flags & PR_DESTRUCTIVE) && pctx->recoverable;
 	if (!(p->flags & PR_NOT_A_FIX) && p->prompt != PROMPT_NONE)
 		ctx->found++;
-	if (ctx->answer == ANSWER_PREEN && p->prompt != PROMPT_NONE &&
+	mode = pctx->answer_no ? ANSWER_NO : ctx->answer;
+	if (mode == ANSWER_PREEN && p->prompt != PROMPT_NONE &&
 	    (!(p->flags & PR_PREEN_OK) || keep))
 		preen_stop(ctx, p, pctx, keep);
-	if (ctx->answer == ANSWER_PREEN && (p->flags & PR_PREEN_NOMSG))
+	if (mode == ANSWER_PREEN && (p->flags & PR_PREEN_NOMSG))
 		quiet = 1;
-	if (ctx->answer == ANSWER_NO && (p->flags & PR_NO_NOMSG))
+	if (mode == ANSWER_NO && (p->flags & PR_NO_NOMSG))
 		quiet = 1;
 	if (!quiet && held_back(ctx, p))
 		quiet = 1;
 	if (!quiet) {
-		if (ctx->answer == ANSWER_PREEN && !member && !(p->flags & PR_PREEN_NOHDR))
+		if (mode == ANSWER_PREEN && !member && !(p->flags & PR_PREEN_NOHDR))
 			printf("%s: ", ctx->device);
 		print_msg(ctx, p->msg, pctx);
 	}

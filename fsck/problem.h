@@ -49,6 +49,10 @@ struct problem_ctx {
 	 * words ("the log holds committed transactions").  Then -y answers
 	 * no and -p stops (problem.c). */
 	const char *recoverable;
+	/* Set by a check that cannot act on a yes (pass 5 reporting only,
+	 * struct e4fsck_pass5_input's report_only): the row is said and
+	 * answered as under -n, whatever the mode. */
+	int answer_no;
 };
 
 /* What a yes does (the question asked, the word preen prints). */
@@ -324,6 +328,12 @@ struct problem_state {
 #define PR_5_FREE_INODE_COUNT		0x050011
 #define PR_5_BLOCK_BITMAP_CSUM		0x050012
 #define PR_5_INODE_BITMAP_CSUM		0x050013
+#define PR_5_BLOCK_UNINIT		0x050014
+#define PR_5_INODE_UNINIT		0x050015
+#define PR_5_ITABLE_UNUSED		0x050016
+#define PR_5_GD_CSUM			0x050017
+#define PR_5_GD_FLAGS			0x050018
+#define PR_5_BLOCK_UNINIT_LAST		0x050019
 
 /* ---- the engine (problem.c) ------------------------------------------- */
 /* Report problem code with the values in *pctx (NULL: none) and decide

@@ -164,15 +164,15 @@ static const struct problem_row rows[] = {
 	  PROMPT_FIX, PR_PREEN_OK),
 	R(PR_0_GD_BAD_FIELD,
 	  "Group %g's %s is %S.\n",
-	  PROMPT_NONE, PR_FULL_CHECK),
+	  PROMPT_NONE, PR_FULL_CHECK | PR_FULL_CHECK_P15),
 	R(PR_0_GD_CSUM_DAMAGE,
 	  "Group descriptor %g fails its checksum (%x, expected %X) and its "
 	  "fields cannot be confirmed: %s; it is left to the full check.\n",
-	  PROMPT_NONE, PR_FULL_CHECK),
+	  PROMPT_NONE, PR_FULL_CHECK | PR_FULL_CHECK_P15),
 	R(PR_0_GD_UNINIT_COUNT,
 	  "Group %g is marked %s, but its %S count is %n where that flag means "
 	  "%N: the flag or the count is damaged.\n",
-	  PROMPT_NONE, PR_FULL_CHECK),
+	  PROMPT_NONE, PR_FULL_CHECK | PR_FULL_CHECK_P15),
 	R(PR_0_ROOT_UNMOUNTABLE,
 	  "The root inode is one the kernel refuses at mount (%e); the full "
 	  "check must repair it.\n",

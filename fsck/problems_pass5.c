@@ -60,6 +60,28 @@ static const struct problem_row rows[] = {
 	R(PR_5_INODE_BITMAP_CSUM,
 	  "Group %g's inode bitmap fails its checksum.\n",
 	  PROMPT_FIX, PR_PREEN_OK | PR_PREEN_NOMSG),
+	/* ---- descriptors: flags, unused inodes, checksums ---- */
+	R(PR_5_BLOCK_UNINIT,
+	  "Group %g is marked BLOCK_UNINIT, but %n of its clusters are in use where "
+	  "that flag means %N: the flag goes with the block bitmap's repair.\n",
+	  PROMPT_NONE, 0),
+	R(PR_5_INODE_UNINIT,
+	  "Group %g is marked INODE_UNINIT, but %n of its inodes are in use: the "
+	  "flag goes with the inode bitmap's repair.\n",
+	  PROMPT_NONE, 0),
+	R(PR_5_ITABLE_UNUSED,
+	  "Group %g's unused inodes count is %n; its inodes in use allow at most %N.\n",
+	  PROMPT_FIX, PR_PREEN_OK | PR_PREEN_NOMSG),
+	R(PR_5_GD_CSUM,
+	  "Group descriptor %g fails its checksum (%x, expected %X).\n",
+	  PROMPT_FIX, PR_PREEN_OK),
+	R(PR_5_GD_FLAGS,
+	  "Group %g's flags are 0x%x: bits other than 0x%X are unknown.\n",
+	  PROMPT_CLEAR, PR_PREEN_OK),
+	R(PR_5_BLOCK_UNINIT_LAST,
+	  "Group %g, the last, is marked BLOCK_UNINIT: its block bitmap is to be "
+	  "written instead.\n",
+	  PROMPT_FIX, PR_PREEN_OK),
 };
 
 const struct problem_pass e4fsck_problems_pass5 = {

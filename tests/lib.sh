@@ -717,3 +717,22 @@ k64_read_back() {
 		fail "kernel64k: $(grep 'K64:END' "$T/k64.log")"
 	grep -qx 65536 "$T/k64.log" || fail "the guest did not see 64 KiB blocks"
 }
+
+# kernel_read IMG CMD...: run CMD (cwd: the mount point) on IMG mounted
+# read-only by the kernel through a read-only loop device; the test fails
+# when the kernel refuses IMG.  Returns CMD's status (its output passes).
+kernel_read() {
+	local img=$1 dev rc
+	shift
+	dev=$(losetup -r -f --show "$img") || fail "losetup $img"
+	mkdir -p "$T/kread"
+	if ! mount -t ext4 -o ro "$dev" "$T/kread" 2>"$T/kread.err"; then
+		losetup -d "$dev"
+		fail "the kernel does not mount $img: $(cat "$T/kread.err")"
+	fi
+	(cd "$T/kread" && "$@")
+	rc=$?
+	umount_retry "$T/kread"
+	losetup -d "$dev" 2>/dev/null
+	return $rc
+}

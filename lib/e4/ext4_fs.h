@@ -259,6 +259,8 @@ struct ext4_group_desc {
 #define EXT4_BG_INODE_UNINIT		0x0001
 #define EXT4_BG_BLOCK_UNINIT		0x0002
 #define EXT4_BG_INODE_ZEROED		0x0004
+/* every bg_flags bit the format defines (e4kit's name: the kernel has none) */
+#define E4_BG_KNOWN_FLAGS	(EXT4_BG_INODE_UNINIT | EXT4_BG_BLOCK_UNINIT | EXT4_BG_INODE_ZEROED)
 
 #define EXT4_BG_BLOCK_BITMAP_CSUM_HI_END	0x3A
 #define EXT4_BG_INODE_BITMAP_CSUM_HI_END	0x3C

@@ -395,7 +395,7 @@ errcode_t e4_group_check_locations(e4_fs *fs, e4_gd_fault_cb cb, void *priv,
 
 /* ---- descriptor fields ------------------------------------------------ */
 
-#define KNOWN_BG_FLAGS	(EXT4_BG_INODE_UNINIT | EXT4_BG_BLOCK_UNINIT | EXT4_BG_INODE_ZEROED)
+#define KNOWN_BG_FLAGS	E4_BG_KNOWN_FLAGS
 
 /* Clusters group g spans (the last group may be short). */
 static uint32_t group_span_clusters(e4_fs *fs, e4_group_t g)

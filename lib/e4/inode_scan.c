@@ -17,6 +17,7 @@ struct e4_inode_scan {
 	uint32_t chunk_blocks;
 	uint8_t *buf;			/* chunk_blocks blocks */
 	uint8_t *zero;			/* one zeroed inode (skipped inodes) */
+	uint8_t *ibitmap;		/* one block (E4_SCAN_CHECK_BITMAP) */
 	e4_group_t g;			/* current group */
 	int group_ready;		/* g's limits below are set */
 	uint32_t used;			/* inodes of g to read (the rest skipped) */
@@ -46,7 +47,9 @@ errcode_t e4_inode_scan_open(e4_fs *fs, size_t chunk_bytes, unsigned flags,
 								  : 1;
 	s->buf = malloc((size_t)s->chunk_blocks * bs);
 	s->zero = calloc(1, fs->geom.inode_size);
-	if (!s->buf || !s->zero) {
+	if (flags & E4_SCAN_CHECK_BITMAP)
+		s->ibitmap = malloc(bs);
+	if (!s->buf || !s->zero || ((flags & E4_SCAN_CHECK_BITMAP) && !s->ibitmap)) {
 		e4_inode_scan_close(s);
 		return E4_ERR_NO_MEMORY;
 	}
@@ -60,6 +63,7 @@ void e4_inode_scan_close(e4_inode_scan *s)
 		return;
 	free(s->buf);
 	free(s->zero);
+	free(s->ibitmap);
 	free(s);
 }
 
@@ -76,6 +80,38 @@ static uint32_t table_blocks(e4_fs *fs, uint32_t n)
 {
 	return (uint32_t)(((uint64_t)n * fs->geom.inode_size + fs->geom.block_size - 1) /
 			  fs->geom.block_size);
+}
+
+/* Are group g's INODE_UNINIT and bg_itable_unused (d) to be believed:
+ * a descriptor checksum feature, the checksum right, and the descriptor
+ * not contradicting them (e4_group_count_faults(): more never-used inodes
+ * than free ones; INODE_UNINIT with inodes or directories counted in
+ * use).  A damaged descriptor with a recomputed checksum must not hide
+ * inodes in use. */
+static int uninit_trusted(e4_inode_scan *s, e4_group_t g, const struct e4_group *d)
+{
+	struct e4_gd_fault f[E4_GD_COUNT_FAULTS_MAX];
+	e4_fs *fs = s->fs;
+	const struct e4_geom *geo = &fs->geom;
+	uint32_t ipg = geo->inodes_per_group;
+
+	if (!(geo->metadata_csum || geo->gdt_csum) || !e4_group_csum_ok(fs, g))
+		return 0;
+	if ((d->flags & EXT4_BG_INODE_UNINIT) && (d->free_inodes != ipg || d->used_dirs))
+		return 0;
+	if (e4_group_count_faults(fs, g, d, f))
+		return 0;
+	if (!(s->flags & E4_SCAN_CHECK_BITMAP) || (d->flags & EXT4_BG_INODE_UNINIT) ||
+	    !d->itable_unused)
+		return 1;
+	/* the bitmap marks an inode in use past the unused mark, or
+	 * cannot be believed: the count is not */
+	if (e4_read_inode_bitmap(fs, g, s->ibitmap))
+		return 0;
+	for (uint32_t k = d->itable_unused < ipg ? ipg - d->itable_unused : 0; k < ipg; k++)
+		if (e4_bit_test(s->ibitmap, k))
+			return 0;
+	return 1;
 }
 
 /* Set up group s->g: which inodes are read.  E4_ERR_GD_BAD_LOCATION for
@@ -96,7 +132,7 @@ static errcode_t group_start(e4_inode_scan *s)
 	if (err)
 		return err;
 	s->table = d.inode_table;
-	trusted = (geo->metadata_csum || geo->gdt_csum) && e4_group_csum_ok(fs, s->g);
+	trusted = uninit_trusted(s, s->g, &d);
 	s->used = ipg;
 	if (trusted && (d.flags & EXT4_BG_INODE_UNINIT))
 		s->used = 0;

@@ -112,6 +112,11 @@ typedef struct e4_inode_scan e4_inode_scan;
 #define E4_SCAN_READAHEAD	0x0002	/* announce the next chunk to the kernel
 					   (posix_fadvise WILLNEED) while the
 					   current one is handed out */
+#define E4_SCAN_CHECK_BITMAP	0x0004	/* also read the whole table of a group
+					   whose inode bitmap marks an inode in
+					   use past bg_itable_unused's mark, or
+					   cannot be read (one bitmap read per
+					   group with unused inodes) */
 /* Start a scan of every inode in order, reading each group's inode table
  * in chunks of chunk_bytes (0: 1 MiB; rounded down to whole blocks, at
  * least one, at most a group's table) straight from the device (dirty
@@ -122,8 +127,10 @@ typedef struct e4_inode_scan e4_inode_scan;
  * INODE_UNINIT, and the last bg_itable_unused inodes of a group, are
  * skipped (never read) when the descriptor checksum (gdt_csum or
  * metadata_csum) is right, which is what makes those fields trustworthy;
- * without checksums, or with a bad descriptor checksum, the whole table
- * is read.  E4_ERR_NO_MEMORY. */
+ * without checksums, with a bad descriptor checksum, or with counts that
+ * contradict those fields (more unused inodes than free ones, INODE_UNINIT
+ * with inodes or directories in use), the whole table is read.
+ * E4_ERR_NO_MEMORY. */
 errcode_t e4_inode_scan_open(e4_fs *fs, size_t chunk_bytes, unsigned flags,
 			     e4_inode_scan **ret);
 /* The next inode: *ino and *inode (points into the scan's buffer, valid

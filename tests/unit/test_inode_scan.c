@@ -5,7 +5,9 @@
  * inodes it skips (unused tails, INODE_UNINIT groups) are free, chunks of
  * one block, three blocks and the default, with and without read-ahead;
  * a descriptor failing its checksum is not believed (its whole table is
- * read); a chunk that cannot be read is reported once with its inode
+ * read), nor one whose counts contradict its INODE_UNINIT or unused
+ * inodes count, nor (E4_SCAN_CHECK_BITMAP) one whose inode bitmap marks
+ * an inode in use past that count; a chunk that cannot be read is reported once with its inode
  * count and the scan goes on; with E4_MATRIX set, every matrix image.
  * A bug it catches: a scan that skips an inode in use (an off-by-one in
  * the unused tail), or believes INODE_UNINIT of a damaged descriptor.
@@ -72,19 +74,68 @@ static void scan_compare(e4_fs *fs, size_t chunk, unsigned flags, uint64_t *skip
 	e4_inode_scan_close(s);
 }
 
-/* Inodes the scan reports from group g. */
-static uint32_t scan_group_count(e4_fs *fs, e4_group_t g)
+/* Inodes the scan (flags) reports from group g. */
+static uint32_t scan_group_count_f(e4_fs *fs, e4_group_t g, unsigned flags)
 {
 	const struct ext4_inode *in;
 	e4_inode_scan *s;
 	e4_ino_t ino;
 	uint32_t n = 0, ipg = e4_geom(fs)->inodes_per_group;
 
-	assert_int_equal(e4_inode_scan_open(fs, 0, 0, &s), 0);
+	assert_int_equal(e4_inode_scan_open(fs, 0, flags, &s), 0);
 	while (!e4_inode_scan_next(s, &ino, &in, NULL, NULL))
 		n += (ino - 1) / ipg == g;
 	e4_inode_scan_close(s);
 	return n;
+}
+
+static uint32_t scan_group_count(e4_fs *fs, e4_group_t g)
+{
+	return scan_group_count_f(fs, g, 0);
+}
+
+/* Descriptors with right checksums whose counts contradict INODE_UNINIT
+ * or bg_itable_unused: not believed, group 0's whole table is read
+ * (in memory; the descriptor put back after).  A count consistent in
+ * itself that covers an inode the bitmap marks in use: read whole with
+ * E4_SCAN_CHECK_BITMAP only. */
+static void scan_contradicted(e4_fs *fs)
+{
+	const struct e4_geom *g = e4_geom(fs);
+	uint32_t ipg = g->inodes_per_group, last = 0;
+	struct e4_group keep, d;
+
+	assert_int_equal(e4_group_get(fs, 0, &keep), 0);
+	for (uint32_t k = 1; k <= ipg; k++) {
+		int used = 0;
+
+		assert_int_equal(e4_test_inode(fs, k, &used), 0);
+		if (used)
+			last = k;
+	}
+	assert_true(last >= g->first_ino - 1 && last < ipg);
+	/* more unused inodes than free ones */
+	d = keep;
+	d.itable_unused = d.free_inodes + 1;
+	assert_int_equal(e4_group_set(fs, 0, &d), 0);
+	assert_true(e4_group_csum_ok(fs, 0));
+	assert_int_equal(scan_group_count(fs, 0), ipg);
+	/* INODE_UNINIT with inodes counted in use */
+	d = keep;
+	d.flags |= EXT4_BG_INODE_UNINIT;
+	assert_int_equal(e4_group_set(fs, 0, &d), 0);
+	assert_int_equal(scan_group_count(fs, 0), ipg);
+	/* consistent counts hiding the last inode in use */
+	d = keep;
+	d.itable_unused = d.free_inodes = ipg - last + 1;
+	d.used_dirs = 0;
+	assert_int_equal(e4_group_set(fs, 0, &d), 0);
+	assert_int_equal(scan_group_count(fs, 0), last - 1);
+	assert_int_equal(scan_group_count_f(fs, 0, E4_SCAN_CHECK_BITMAP), ipg);
+	/* the descriptor as it was: believed, with the bitmap too */
+	assert_int_equal(e4_group_set(fs, 0, &keep), 0);
+	assert_int_equal(scan_group_count_f(fs, 0, E4_SCAN_CHECK_BITMAP),
+			 ipg - keep.itable_unused);
 }
 
 /* A descriptor whose checksum fails: its INODE_UNINIT and
@@ -141,8 +192,10 @@ static void inode_scan(void **state)
 		assert_int_equal(skipped > 0, e4_geom(fs)->gdt_csum || e4_geom(fs)->metadata_csum);
 		scan_compare(fs, 0, E4_SCAN_ALL_INODES, &skipped);
 		om_free(&m);
-		if (e4_geom(fs)->metadata_csum)
+		if (e4_geom(fs)->metadata_csum) {
+			scan_contradicted(fs);
 			scan_untrusted(fs, img);
+		}
 		e4_close(fs);
 		unlink(img);
 	}

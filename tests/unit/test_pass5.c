@@ -106,11 +106,12 @@ static void make_case(struct truth *t, int csum_only)
 	e4_bmap_free(bad_i);
 }
 
-/* Pass 5 over the image with answer mode a: its output, *rc the exit
- * status. */
-static const char *run_pass5(const struct truth *t, enum e4fsck_answer a, int *rc)
+/* Pass 5 over the image with answer mode a (report_only: its input's
+ * flag): its output, *rc the exit status. */
+static const char *run_pass5_in(const struct truth *t, enum e4fsck_answer a, int report_only,
+				int *rc)
 {
-	struct e4fsck_pass5_input in = { t->blocks, t->inodes, t->dirs };
+	struct e4fsck_pass5_input in = { t->blocks, t->inodes, t->dirs, report_only };
 	struct e4fsck ctx;
 	const char *out;
 
@@ -126,7 +127,14 @@ static const char *run_pass5(const struct truth *t, enum e4fsck_answer a, int *r
 	assert_int_equal(e4_close(ctx.fs), 0);
 	e4fsck_problem_release(&ctx);
 	*rc = e4fsck_exit_code(&ctx);
+	assert_int_equal(ctx.answer, a);	/* the context is left alone */
+	assert_int_equal(ctx.read_only, a == ANSWER_NO);
 	return out;
+}
+
+static const char *run_pass5(const struct truth *t, enum e4fsck_answer a, int *rc)
+{
+	return run_pass5_in(t, a, 0, rc);
 }
 
 /* -n says the whole damage and exits 4, -y the same and exits 1, a
@@ -231,6 +239,36 @@ static void test_pass5_csum(void **state)
 		    "Group 2's block bitmap fails its checksum.\nFix? yes\n\n");
 }
 
+/* report_only (pass 1's maps unfit to rebuild from): under -y and -p
+ * everything is said and answered no, exit 4, nothing written (a -n run
+ * afterwards says the same), the context's mode untouched. */
+static void test_pass5_report_only(void **state)
+{
+	struct truth t = { 0 };
+	char said[4096];
+	const char *out;
+	int rc;
+
+	(void)state;
+	if (!imgs.ok)
+		skip();
+	image = ext4_image;
+	make_case(&t, 0);
+	for (int preen = 0; preen < 2; preen++) {
+		out = run_pass5_in(&t, preen ? ANSWER_PREEN : ANSWER_YES, 1, &rc);
+		assert_int_equal(rc, FSCK_UNCORRECTED);
+		assert_non_null(strstr(out, "Block bitmap differences:"));
+		assert_null(strstr(out, "yes"));
+		snprintf(said, sizeof(said), "%s", out);
+		out = run_pass5(&t, ANSWER_NO, &rc);
+		assert_int_equal(rc, FSCK_UNCORRECTED);
+		/* the same (preen prints no pass header) */
+		assert_string_equal(out + (preen ? strlen(out) - strlen(said) : 0), said);
+	}
+	e4_bmap_free(t.blocks);
+	e4_bmap_free(t.inodes);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -256,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_pass5_ext2),
 		cmocka_unit_test(test_pass5_preen),
 		cmocka_unit_test(test_pass5_csum),
+		cmocka_unit_test(test_pass5_report_only),
 	};
 
 	e4_init_errors();
