@@ -61,6 +61,11 @@ struct pass1 {
 	int scan_failed;		/* an inode table chunk could not be read */
 	int maps_unsure;		/* blocks claimed twice, or a map left damaged */
 	errcode_t err;			/* an operational error in a callback */
+	/* passes 3 and 4 (pass34.h): lost+found's inode (0: not known),
+	 * whether it could not be had (not asked again), the write window */
+	e4_ino_t lpf;
+	int lpf_failed;
+	int writing;
 };
 
 /* pass1_meta.c */

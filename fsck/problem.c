@@ -26,6 +26,10 @@ static const struct {
 	[PROMPT_RUN]	= { "Replay the journal anyway", "REPLAYED" },
 	[PROMPT_CLEAR_JOURNAL] = { "Discard the journal's contents", "DISCARDED" },
 	[PROMPT_REPLAY_NO_FC] = { "Replay the journal without them", "REPLAYED" },
+	[PROMPT_CONNECT] = { "Connect to /lost+found", "RECONNECTED" },
+	[PROMPT_CREATE] = { "Create", "CREATED" },
+	[PROMPT_ALLOCATE] = { "Allocate", "ALLOCATED" },
+	[PROMPT_UNLINK] = { "Unlink", "UNLINKED" },
 };
 
 const char *e4fsck_prompt_question(enum prompt p)
@@ -39,6 +43,8 @@ static const struct problem_pass *const passes[] = {
 	&e4fsck_problems_pass0,
 	&e4fsck_problems_pass1,
 	&e4fsck_problems_pass1_map,
+	&e4fsck_problems_pass3,
+	&e4fsck_problems_pass4,
 	&e4fsck_problems_pass5,
 };
 
