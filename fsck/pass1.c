@@ -112,6 +112,12 @@ static errcode_t pass5_report_only(struct e4fsck *ctx, const struct e4fsck_pass5
 /* A stop inside a question (preen, quit) frees the maps. */
 static void free_maps(void *priv)
 {
+	struct pass1 *p = priv;
+
+	/* passes 3-4 writing: the allocation hook leaves the maps first (the
+	 * superblock stays marked not clean: the window is not ended) */
+	if (p->writing)
+		e4_alloc_set_maps(p->fs, NULL, NULL);
 	p1_maps_free(priv);
 }
 
