@@ -16,7 +16,8 @@
 # a file unlinked with its inode kept (unattached -> lost+found), an empty
 # file so unlinked (cleared), wrong i_links_count on a file and on a
 # directory, '..' naming another directory, lost+found removed (made by -y
-# only, as the reference does; made when a file needs it), two directories
+# only, as the reference does; made when a file needs it), lost+found a
+# regular file (unlinked, connected as #ino, a new one made), two directories
 # naming each other as their only parent (a loop), the root inode cleared
 # (allocated anew, everything to lost+found), the root's mode set to a
 # regular file (holding data: left, nothing lost).
@@ -192,6 +193,17 @@ unlink /a/f1"
 	expect_said "$fs.lfneed.y" "e4fsck -fy" "^/lost\+found not found\.  Create\? yes"
 	where "$fs.lfneed" "$T/$fs.lfneed.img" "/lost+found/#$F1" "$MD5_F1"
 
+	# lost+found a regular file: its entry unlinked, the file connected to
+	# the new lost+found as #ino (the reference's repair)
+	damage "$fs.lfnotdir" $fs "rmdir /lost+found
+write $T/tree/top lost+found
+unlink /a/f1"
+	LF=$(ino_of "$T/$fs.lfnotdir.img" /lost+found)
+	check "$fs.lfnotdir" 4 1 "^Unattached inode $F1\$" -- "^/lost\+found is not a directory \(inode $LF\)" \
+		"^Unattached inode $LF\$"
+	where "$fs.lfnotdir" "$T/$fs.lfnotdir.img" "/lost+found/#$LF" "$MD5_TOP"
+	where "$fs.lfnotdir" "$T/$fs.lfnotdir.img" "/lost+found/#$F1" "$MD5_F1"
+
 	# c and d naming each other, neither named by the root: a loop
 	damage "$fs.loop" $fs "link <$D> /c/dd
 link <$C> /d/cc
@@ -230,5 +242,5 @@ cp "$T/p.udir.img" "$T/p.udir.orig"
 fsck_run p.udir.p 4 -fp "$T/p.udir.img"
 grep -q "UNEXPECTED INCONSISTENCY" "$T/p.udir.p.out" || fail "p.udir: preen did not stop: $(cat "$T/p.udir.p.out")"
 
-info "passes 3 and 4: 11 kinds of damage on ext4 and ext2, and preen, as the reference repairs them"
+info "passes 3 and 4: 12 kinds of damage on ext4 and ext2, and preen, as the reference repairs them"
 exit 0
