@@ -118,6 +118,9 @@ static void free_maps(void *priv)
 	 * superblock stays marked not clean: the window is not ended) */
 	if (p->writing)
 		e4_alloc_set_maps(p->fs, NULL, NULL);
+	e4_bmap_free(p->p3_done);
+	e4_bmap_free(p->p3_path);
+	p->p3_done = p->p3_path = NULL;
 	p1_maps_free(priv);
 }
 

@@ -66,6 +66,9 @@ struct pass1 {
 	e4_ino_t lpf;
 	int lpf_failed;
 	int writing;
+	/* pass 3's walk: directories known connected, the walk under way
+	 * (freed by a stop, too) */
+	struct e4_bmap *p3_done, *p3_path;
 };
 
 /* pass1_meta.c */

@@ -27,7 +27,7 @@ struct p3 {
 	struct pass1 *p;
 	struct e4_bmap *done;	/* directories known connected (or offered) */
 	struct e4_bmap *path;	/* the walk under way */
-};
+};	/* (both held in p->p3_done, p->p3_path too: a stop frees them) */
 
 /* A root the check can make anew: not in use, or in use holding nothing
  * (no blocks, size 0). */
@@ -243,9 +243,11 @@ static errcode_t connectivity(struct p3 *s)
 	e4_ino_t ino;
 	errcode_t err;
 
-	err = e4_bmap_create(E4_BMAP_RUNS, 1, end, &s->done);
+	err = e4_bmap_create(E4_BMAP_RUNS, 1, end, &p->p3_done);
 	if (!err)
-		err = e4_bmap_create(E4_BMAP_RUNS, 1, end, &s->path);
+		err = e4_bmap_create(E4_BMAP_RUNS, 1, end, &p->p3_path);
+	s->done = p->p3_done;
+	s->path = p->p3_path;
 	if (!err)
 		err = e4_bmap_set(s->done, EXT4_ROOT_INO);
 	/* by inode number: lost+found made on the way moves the array */
@@ -275,8 +277,9 @@ errcode_t e4fsck_pass3(struct e4fsck *ctx, struct pass1 *p)
 	err2 = p34_write_end(p);
 	if (!err)
 		err = err2;
-	e4_bmap_free(s.done);
-	e4_bmap_free(s.path);
+	e4_bmap_free(p->p3_done);
+	e4_bmap_free(p->p3_path);
+	p->p3_done = p->p3_path = NULL;
 	e4fsck_problem_summary(ctx);
 	if (err) {
 		e4fsck_fail_msg(ctx, err, "in pass 3");
