@@ -133,9 +133,7 @@ static errcode_t check_inode(struct pass1 *p, e4_ino_t ino, int *dir_nlink)
 			p->ctx->sb_dirty = 1;
 			*dir_nlink = 1;
 		}
-		if (!*dir_nlink)
-			return 0;
-		counted = 1;
+		counted = 1;	/* the kernel's rule, with or without the feature */
 	}
 	if (counted == stored)
 		return 0;
