@@ -218,6 +218,7 @@ errcode_t p34_reconnect(struct pass1 *p, e4_ino_t ino, int *done)
 	struct dir_info *di;
 	char name[16];
 	e4_ino_t lpf;
+	uint32_t before;
 	errcode_t err;
 
 	*done = 0;
@@ -230,19 +231,22 @@ errcode_t p34_reconnect(struct pass1 *p, e4_ino_t ino, int *done)
 		return 0;
 	}
 	snprintf(name, sizeof(name), "#%u", (unsigned)ino);
+	/* the stored count first: a stop leaves one link too many, never
+	 * an entry the count does not cover */
+	before = links_stored(p->links, ino);
 	err = p34_write_begin(p);
+	if (!err)
+		err = p34_adjust_stored(p, ino, 1);
 	if (!err)
 		err = e4_op_link(p->fs, lpf, name, strlen(name), ino, E4_OP_ENTRY_ONLY);
 	if (err && p34_refusal(err)) {
 		pctx.err = err;
 		pctx.dir = lpf;
 		fix_problem(p->ctx, PR_3_CONNECT_ERROR, &pctx);
-		return 0;
+		return links_stored(p->links, ino) != before ? p34_adjust_stored(p, ino, -1) : 0;
 	}
 	if (!err)
 		err = links_inc(p->links, ino);
-	if (!err)
-		err = p34_adjust_stored(p, ino, 1);
 	if (err)
 		return err;
 	di = dirs_find(&p->dirinfo, ino);
@@ -257,9 +261,14 @@ errcode_t p34_fix_dotdot(struct pass1 *p, e4_ino_t dir, e4_ino_t parent)
 	struct problem_ctx pctx = { 0 };
 	struct dir_info *di = dirs_find(&p->dirinfo, dir);
 	e4_ino_t old = 0, known = di ? di->dotdot : 0;
+	uint32_t before;
 	errcode_t err;
 
+	/* the new target's stored count first, the old one's last */
+	before = links_stored(p->links, parent);
 	err = p34_write_begin(p);
+	if (!err)
+		err = p34_adjust_stored(p, parent, 1);
 	if (!err)
 		err = e4_dir_set_entry(p->fs, dir, "..", 2, parent, EXT4_FT_DIR, &old);
 	if (err && p34_refusal(err)) {
@@ -267,7 +276,7 @@ errcode_t p34_fix_dotdot(struct pass1 *p, e4_ino_t dir, e4_ino_t parent)
 		pctx.dir = parent;
 		pctx.err = err;
 		fix_problem(p->ctx, PR_3_DOTDOT_ERROR, &pctx);
-		return 0;
+		return links_stored(p->links, parent) != before ? p34_adjust_stored(p, parent, -1) : 0;
 	}
 	/* the old target loses the link pass 2 counted (none when the '..'
 	 * named an inode since replaced: a new root) */
@@ -278,8 +287,6 @@ errcode_t p34_fix_dotdot(struct pass1 *p, e4_ino_t dir, e4_ino_t parent)
 	}
 	if (!err)
 		err = links_inc(p->links, parent);
-	if (!err)
-		err = p34_adjust_stored(p, parent, 1);
 	di = dirs_find(&p->dirinfo, dir);
 	if (!err && di)
 		di->dotdot = parent;
