@@ -18,28 +18,32 @@ errcode_t p34_write_begin(struct pass1 *p)
 	if (p->writing)
 		return 0;
 	err = e4_alloc_set_maps(p->fs, p->inuse, p->inodes);
-	if (!err)
+	if (!err && !p->window)
 		err = e4_ops_begin(p->fs);
 	if (err) {
 		e4_alloc_set_maps(p->fs, NULL, NULL);
 		return err;
 	}
 	e4_fs_clock_set(p->fs, &t);
-	p->writing = 1;
+	p->writing = p->window = 1;
 	return 0;
 }
 
-errcode_t p34_write_end(struct pass1 *p)
+void p34_write_end(struct pass1 *p)
 {
-	errcode_t err;
-
 	if (!p->writing)
-		return 0;
+		return;
 	p->writing = 0;
-	err = e4_ops_end(p->fs);
 	e4_fs_clock_set(p->fs, NULL);
 	e4_alloc_set_maps(p->fs, NULL, NULL);
-	return err;
+}
+
+errcode_t p34_window_close(struct pass1 *p)
+{
+	if (!p->window)
+		return 0;
+	p->window = 0;
+	return e4_ops_end(p->fs);
 }
 
 errcode_t p34_adjust_stored(struct pass1 *p, e4_ino_t ino, int adj)
@@ -61,6 +65,8 @@ errcode_t p34_adjust_stored(struct pass1 *p, e4_ino_t ino, int adj)
 	err = p34_write_begin(p);
 	if (!err)
 		err = e4_inode_write(p->fs, ino, &ib);
+	if (!err)	/* each step reaches the device in order */
+		err = e4_order_point(p->fs);
 	if (!err)
 		err = links_set_stored(p->links, ino, v);
 	return err;
@@ -152,6 +158,8 @@ static errcode_t lpf_not_dir(struct pass1 *p, e4_ino_t ino, int *unlinked)
 	err = p34_write_begin(p);
 	if (!err)
 		err = e4_dir_remove(p->fs, EXT4_ROOT_INO, LPF_NAME, LPF_LEN, NULL, NULL);
+	if (!err)
+		err = e4_order_point(p->fs);
 	if (err && p34_refusal(err)) {
 		pctx.err = err;
 		fix_problem(p->ctx, PR_3_LPF_ERROR, &pctx);
@@ -271,6 +279,8 @@ errcode_t p34_fix_dotdot(struct pass1 *p, e4_ino_t dir, e4_ino_t parent)
 		err = p34_adjust_stored(p, parent, 1);
 	if (!err)
 		err = e4_dir_set_entry(p->fs, dir, "..", 2, parent, EXT4_FT_DIR, &old);
+	if (!err)
+		err = e4_order_point(p->fs);
 	if (err && p34_refusal(err)) {
 		pctx.ino = dir;
 		pctx.dir = parent;

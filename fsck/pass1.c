@@ -10,7 +10,7 @@
  * directories per group) are pass 5's input.  Passes 2-4 do not exist
  * yet: the full check says so, and main.c never calls the result clean.
  */
-#include "dirpass.h"
+#include "pass34.h"
 
 #include <string.h>
 
@@ -128,7 +128,7 @@ errcode_t e4fsck_full_check(struct e4fsck *ctx)
 {
 	struct pass1 p;
 	struct e4fsck_pass5_input in;
-	errcode_t err;
+	errcode_t err, err2;
 
 	memset(&p, 0, sizeof(p));
 	ctx->stop_free = free_maps;
@@ -149,6 +149,12 @@ errcode_t e4fsck_full_check(struct e4fsck *ctx)
 		in.inodes = p.inodes;
 		in.dirs = p.dirs;
 		err = p.maps_unsure ? pass5_report_only(ctx, &in) : e4fsck_pass5(ctx, &in);
+	}
+	/* passes 3-4 wrote: the superblock's state back after pass 5 */
+	err2 = p34_window_close(&p);
+	if (err2 && !err) {
+		e4fsck_fail_msg(ctx, err2, "ending the repairs of passes 3-4");
+		err = err2;
 	}
 	ctx->stop_free = NULL;
 	p1_maps_free(&p);

@@ -65,7 +65,8 @@ struct pass1 {
 	 * whether it could not be had (not asked again), the write window */
 	e4_ino_t lpf;
 	int lpf_failed;
-	int writing;
+	int writing;			/* the allocation hook is on the maps */
+	int window;			/* e4_ops_begin() done (pass34.h) */
 	/* pass 3's walk: directories known connected, the walk under way
 	 * (freed by a stop, too) */
 	struct e4_bmap *p3_done, *p3_path;

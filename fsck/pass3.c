@@ -149,6 +149,8 @@ static errcode_t cut_loop(struct pass1 *p, e4_ino_t ino, e4_ino_t parent)
 	err = f.len ? p34_write_begin(p) : E4_ERR_NOT_FOUND;
 	if (!err)
 		err = e4_dir_remove(p->fs, parent, f.name, f.len, NULL, NULL);
+	if (!err)	/* the entry gone before the new one is written */
+		err = e4_order_point(p->fs);
 	if (err && !p34_refusal(err))
 		return err;
 	if (err) {	/* the entry stays: the directory keeps two names */
@@ -265,7 +267,7 @@ errcode_t e4fsck_pass3(struct e4fsck *ctx, struct pass1 *p)
 	struct p3 s = { p, NULL, NULL };
 	e4_ino_t lpf;
 	int go;
-	errcode_t err, err2;
+	errcode_t err;
 
 	fix_problem(ctx, PR_3_PASS_HEADER, NULL);
 	err = check_root(p, &go);
@@ -274,9 +276,7 @@ errcode_t e4fsck_pass3(struct e4fsck *ctx, struct pass1 *p)
 	/* lost+found made when missing, as the reference does, unless -n */
 	if (!err && go && !ctx->read_only)
 		err = p34_lost_found(p, 1, &lpf);
-	err2 = p34_write_end(p);
-	if (!err)
-		err = err2;
+	p34_write_end(p);
 	e4_bmap_free(p->p3_done);
 	e4_bmap_free(p->p3_path);
 	p->p3_done = p->p3_path = NULL;

@@ -17,12 +17,16 @@
 
 #include "dirpass.h"
 
-/* Open the write window once per pass (e4_ops_begin(), the hook on p's
- * maps, the operations' clock at ctx->now); closed by p34_write_end()
- * (hook removed, e4_ops_end()).  Errors of e4_ops_begin() /
- * e4_ops_end(). */
+/* Before a pass's first change: the allocation hook on p's maps and the
+ * operations' clock at ctx->now (until p34_write_end(), at the end of
+ * each pass), and, the first time, the not-clean window (e4_ops_begin()),
+ * which stays open until p34_window_close() after pass 5 (pass1.c): the
+ * superblock says not clean from passes 3-4's first write until the
+ * bitmaps and counts are written.  A stop leaves it open (not clean).
+ * Errors of e4_ops_begin() / e4_ops_end(). */
 errcode_t p34_write_begin(struct pass1 *p);
-errcode_t p34_write_end(struct pass1 *p);
+void p34_write_end(struct pass1 *p);
+errcode_t p34_window_close(struct pass1 *p);
 
 /* The stored link count of in-use inode ino moved by adj (+1 / -1) on
  * disk and in p->links (0 and 65535 are not passed).  Read and write

@@ -157,7 +157,7 @@ errcode_t e4fsck_pass4(struct e4fsck *ctx, struct pass1 *p)
 {
 	uint64_t end = (uint64_t)p->geo->inodes_count + 1, ino = 1;
 	int dir_nlink = e4_has_ro_compat(p->fs, EXT4_FEATURE_RO_COMPAT_DIR_NLINK);
-	errcode_t err = 0, err2;
+	errcode_t err = 0;
 
 	fix_problem(ctx, PR_4_PASS_HEADER, NULL);
 	while (!err && !e4_bmap_find_first_set(p->inodes, ino, end, &ino)) {
@@ -165,9 +165,7 @@ errcode_t e4fsck_pass4(struct e4fsck *ctx, struct pass1 *p)
 			err = check_inode(p, (e4_ino_t)ino, &dir_nlink);
 		ino++;
 	}
-	err2 = p34_write_end(p);
-	if (!err)
-		err = err2;
+	p34_write_end(p);
 	e4fsck_problem_summary(ctx);
 	if (err) {
 		e4fsck_fail_msg(ctx, err, "in pass 4");
