@@ -205,7 +205,9 @@ errcode_t p34_lost_found(struct pass1 *p, int create, e4_ino_t *ret)
 	} else if (err != E4_ERR_NOT_FOUND && !p34_refusal(err)) {
 		return err;
 	}
-	if (!create)
+	/* nothing is allocated while pass 1's maps are unsure: pass 5 would
+	 * not write them, leaving what was allocated marked free */
+	if (!create || p->maps_unsure)
 		return 0;
 	if (!fix_problem(p->ctx, PR_3_NO_LPF, NULL)) {
 		p->lpf_failed = 1;
@@ -230,10 +232,14 @@ errcode_t p34_reconnect(struct pass1 *p, e4_ino_t ino, int *done)
 	errcode_t err;
 
 	*done = 0;
+	pctx.ino = ino;
+	if (p->maps_unsure) {	/* the entry might need a block: see above */
+		fix_problem(p->ctx, PR_3_CONNECT_MAPS_UNSURE, &pctx);
+		return 0;
+	}
 	err = p34_lost_found(p, 1, &lpf);
 	if (err)
 		return err;
-	pctx.ino = ino;
 	if (!lpf) {
 		fix_problem(p->ctx, PR_3_NO_LPF_CONNECT, &pctx);
 		return 0;

@@ -178,6 +178,10 @@ static errcode_t connect_dir(struct pass1 *p, struct dir_info *di)
 
 	pctx.ino = ino;
 	pctx.dir = parent ? parent : di->dotdot;
+	if (p->maps_unsure) {	/* nothing can be allocated (pass34.h) */
+		fix_problem(p->ctx, PR_3_CONNECT_MAPS_UNSURE, &pctx);
+		return 0;
+	}
 	if (!fix_problem(p->ctx, parent ? PR_3_LOOPED_DIR : PR_3_UNCONNECTED_DIR, &pctx))
 		return 0;
 	/* lost+found first: a loop is cut only when it can be mended */

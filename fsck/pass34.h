@@ -44,7 +44,9 @@ errcode_t p34_lost_found(struct pass1 *p, int create, e4_ino_t *ret);
 /* Connect inode ino to lost+found as "#ino" (the count moves, as for
  * every entry; a directory's parent becomes lost+found, its '..' is the
  * caller's).  *done = 1 when connected; 0 when lost+found is missing or
- * refused the entry (said, left).  0 or an operational error. */
+ * refused the entry, or pass 1 left its maps unsure (p->maps_unsure:
+ * pass 5 then writes no bitmap, so nothing may be allocated): said, left.
+ * 0 or an operational error. */
 errcode_t p34_reconnect(struct pass1 *p, e4_ino_t ino, int *done);
 
 /* Point directory dir's '..' at parent (counts of the old and new

@@ -77,6 +77,10 @@ static errcode_t unattached(struct pass1 *p, e4_ino_t ino, int *next)
 	pctx.ino = ino;
 	if (holds_nothing(&ib.inode) && fix_problem(p->ctx, PR_4_ZERO_LEN_INODE, &pctx))
 		return clear_empty(p, ino);
+	if (p->maps_unsure) {	/* nothing can be allocated (pass34.h) */
+		fix_problem(p->ctx, PR_3_CONNECT_MAPS_UNSURE, &pctx);
+		return 0;
+	}
 	if (!fix_problem(p->ctx, PR_4_UNATTACHED_INODE, &pctx))
 		return 0;
 	err = p34_reconnect(p, ino, &done);

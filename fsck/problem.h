@@ -303,6 +303,7 @@ struct problem_state {
 #define PR_3_CONNECT_ERROR		0x03000b
 #define PR_3_DOTDOT_ERROR		0x03000c
 #define PR_3_LOOP_CUT_ERROR		0x03000d
+#define PR_3_CONNECT_MAPS_UNSURE	0x03000e
 
 /* Pass 4: reference counts (problems_pass4.c). */
 #define PR_4_PASS_HEADER		0x040000

@@ -56,6 +56,11 @@ static const struct problem_row rows[] = {
 	  "The entry of directory %I naming directory %i cannot be removed (%e): "
 	  "it keeps two names.\n",
 	  PROMPT_NONE, PR_LEFT),
+	R(PR_3_CONNECT_MAPS_UNSURE,
+	  "Inode %i is named by no directory the root reaches; it is not connected to "
+	  "/lost+found while blocks claimed twice (or a damaged map) are unresolved: "
+	  "nothing is allocated until they are.\n",
+	  PROMPT_NONE, PR_LEFT),
 };
 
 const struct problem_pass e4fsck_problems_pass3 = {

@@ -265,6 +265,18 @@ for name in udir ufile dotdot loop; do
 	stops=$((${stops:-0} + n))
 done
 
+# Blocks claimed twice (left by pass 1 for passes 1b-1d): pass 5 writes
+# no bitmap then, so passes 3-4 allocate nothing: an unattached inode is
+# said and left, lost+found is not made, the image is not changed.
+damage dupb ext2 "sif /top block[0] $(dbg -R "bmap /a/f1 0" "$T/ext2.img")
+unlink /d/g
+rmdir /lost+found"
+cp "$T/dupb.img" "$T/dupb.orig"
+fsck_run dupb.y 4 -fy "$T/dupb.img"
+expect_said dupb.y "e4fsck -fy" "^Inode $(ino_of "$T/ext2.img" /d/g) is named by no directory the root reaches"
+! grep -q "lost+found not found" "$T/dupb.y.out" || fail "dupb: lost+found made over unsure maps"
+cmp -s "$T/dupb.img" "$T/dupb.orig" || fail "dupb: the image changed while pass 1's maps are unsure"
+
 # -p: a count is preened; an unconnected directory stops preen
 damage p.lc ext4 "sif /top links_count 5"
 fsck_run p.lc.p 1 -fp "$T/p.lc.img"
