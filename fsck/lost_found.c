@@ -308,3 +308,69 @@ errcode_t p34_fix_dotdot(struct pass1 *p, e4_ino_t dir, e4_ino_t parent)
 		di->dotdot = parent;
 	return err;
 }
+
+struct find_name {
+	e4_ino_t ino;
+	char *name;
+	size_t len;
+};
+
+static int find_name_cb(const struct e4_dirent *d, void *priv)
+{
+	struct find_name *f = priv;
+
+	if (d->inode != f->ino)
+		return 0;
+	memcpy(f->name, d->name, d->name_len);
+	f->name[d->name_len] = 0;
+	f->len = d->name_len;
+	return 1;
+}
+
+size_t p34_entry_name(struct pass1 *p, e4_ino_t dir, e4_ino_t ino, char *name)
+{
+	struct find_name f = { ino, name, 0 };
+
+	name[0] = 0;
+	(void)e4_dir_iterate(p->fs, dir, E4_DIR_NO_DOTS, find_name_cb, &f);
+	return f.len;
+}
+
+void p34_path(struct pass1 *p, e4_ino_t ino, char *buf, size_t len)
+{
+	char names[33][EXT4_NAME_LEN + 1];
+	struct dir_info *di;
+	e4_ino_t cur = ino, seen[32];
+	size_t n = 0, used = 0, k;
+	int more = 0;
+
+	if (ino == EXT4_ROOT_INO || !dirs_find(&p->dirinfo, ino)) {
+		snprintf(buf, len, ino == EXT4_ROOT_INO ? "/" : "<inode %u>", (unsigned)ino);
+		return;
+	}
+	while (cur != EXT4_ROOT_INO) {
+		if (n == 32) {
+			more = 1;
+			break;
+		}
+		for (k = 0; k < n && seen[k] != cur; k++)
+			;
+		if (k < n) {	/* a loop: its top has no name the root gives */
+			snprintf(names[n++], sizeof(names[0]), "???");
+			break;
+		}
+		seen[n] = cur;
+		di = dirs_find(&p->dirinfo, cur);
+		if (!di || !di->parent || !p34_entry_name(p, di->parent, cur, names[n]))
+			snprintf(names[n], sizeof(names[n]), "???");
+		n++;
+		if (!di || !di->parent)
+			break;
+		cur = di->parent;
+	}
+	buf[0] = 0;
+	if (more)
+		used = (size_t)snprintf(buf, len, "/...");
+	while (n-- && used < len)
+		used += (size_t)snprintf(buf + used, len - used, "/%s", names[n]);
+}

@@ -21,6 +21,7 @@
  */
 #include "pass34.h"
 
+#include <stdio.h>
 #include <string.h>
 
 struct p3 {
@@ -119,36 +120,18 @@ static errcode_t check_root(struct pass1 *p, int *go)
 	return make_root(p);
 }
 
-/* The name of an entry of dir naming ino (not '.' or '..'). */
-struct find_name {
-	e4_ino_t ino;
-	char name[EXT4_NAME_LEN + 1];
-	size_t len;
-};
-
-static int find_name_cb(const struct e4_dirent *d, void *priv)
-{
-	struct find_name *f = priv;
-
-	if (d->inode != f->ino)
-		return 0;
-	memcpy(f->name, d->name, d->name_len);
-	f->len = d->name_len;
-	return 1;
-}
-
 /* Cut the loop at ino: remove the entry of parent naming it (one name
  * less for ino). */
 static errcode_t cut_loop(struct pass1 *p, e4_ino_t ino, e4_ino_t parent)
 {
-	struct find_name f = { ino, "", 0 };
+	char name[EXT4_NAME_LEN + 1];
+	size_t len = p34_entry_name(p, parent, ino, name);
 	struct problem_ctx pctx = { 0 };
 	errcode_t err;
 
-	(void)e4_dir_iterate(p->fs, parent, E4_DIR_NO_DOTS, find_name_cb, &f);
-	err = f.len ? p34_write_begin(p) : E4_ERR_NOT_FOUND;
+	err = len ? p34_write_begin(p) : E4_ERR_NOT_FOUND;
 	if (!err)
-		err = e4_dir_remove(p->fs, parent, f.name, f.len, NULL, NULL);
+		err = e4_dir_remove(p->fs, parent, name, len, NULL, NULL);
 	if (!err)	/* the entry gone before the new one is written */
 		err = e4_order_point(p->fs);
 	if (err && !p34_refusal(err))
@@ -173,11 +156,14 @@ static errcode_t connect_dir(struct pass1 *p, struct dir_info *di)
 	struct problem_ctx pctx = { 0 };
 	e4_ino_t ino = di->ino, parent = di->parent;
 	e4_ino_t lpf;
+	char path[P34_PATH_MAX];
 	int done;
 	errcode_t err;
 
 	pctx.ino = ino;
 	pctx.dir = parent ? parent : di->dotdot;
+	p34_path(p, pctx.dir, path, sizeof(path));
+	pctx.str = path;
 	if (p->maps_unsure) {	/* nothing can be allocated (pass34.h) */
 		fix_problem(p->ctx, PR_3_CONNECT_MAPS_UNSURE, &pctx);
 		return 0;
@@ -202,6 +188,8 @@ static errcode_t check_dir(struct p3 *s, e4_ino_t dir)
 	struct problem_ctx pctx = { 0 };
 	struct dir_info *di;
 	e4_ino_t ino = dir, x;
+	char path[P34_PATH_MAX], is[P34_PATH_MAX], want[P34_PATH_MAX];
+	char both[2 * P34_PATH_MAX + 48];
 	errcode_t err = 0;
 
 	for (;;) {
@@ -235,10 +223,17 @@ static errcode_t check_dir(struct p3 *s, e4_ino_t dir)
 		return 0;
 	pctx.ino = dir;
 	pctx.dir = di->dotdot;
-	pctx.num = di->parent;
+	pctx.num = x = di->parent;
+	p34_path(p, dir, path, sizeof(path));
+	p34_path(p, pctx.dir, is, sizeof(is));
+	p34_path(p, x, want, sizeof(want));
+	snprintf(both, sizeof(both), "%s (%u), should be %s (%u)", is, (unsigned)pctx.dir, want,
+		 (unsigned)x);
+	pctx.str = path;
+	pctx.str2 = both;
 	if (!fix_problem(p->ctx, PR_3_BAD_DOTDOT, &pctx))
 		return 0;
-	return p34_fix_dotdot(p, dir, di->parent);
+	return p34_fix_dotdot(p, dir, x);
 }
 
 static errcode_t connectivity(struct p3 *s)

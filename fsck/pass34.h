@@ -54,6 +54,18 @@ errcode_t p34_reconnect(struct pass1 *p, e4_ino_t ino, int *done);
  * 0 or an operational error. */
 errcode_t p34_fix_dotdot(struct pass1 *p, e4_ino_t dir, e4_ino_t parent);
 
+/* The name of an entry of directory dir (not '.' or '..') naming ino,
+ * NUL-terminated into name (EXT4_NAME_LEN + 1 bytes): its length, 0 when
+ * there is none. */
+size_t p34_entry_name(struct pass1 *p, e4_ino_t dir, e4_ino_t ino, char *name);
+
+/* The path of directory ino by its parents ("/a/b") into buf, for
+ * messages: "???" stands for a name not known (a directory without a
+ * parent, a parent no longer naming it), "..." for what is past 32
+ * levels; "/" for the root; "<inode N>" for an inode no directory. */
+#define P34_PATH_MAX	512
+void p34_path(struct pass1 *p, e4_ino_t ino, char *buf, size_t len);
+
 /* 1 when err is a directory writer's refusal (damage, no space, a full
  * index, a name there or not): said and left by the caller; 0 for an
  * operational error (reads, writes, memory) that stops the pass. */

@@ -139,7 +139,7 @@ check() {
 for fs in ext4 ext2; do
 	# a directory unlinked from its parent: unconnected, to lost+found
 	damage "$fs.udir" $fs "unlink /a/b"
-	check "$fs.udir" 4 1 "^Unconnected directory inode $B \(was in $A\)" \
+	check "$fs.udir" 4 1 "^Unconnected directory inode $B \(was in /a\)" \
 		"^Inode $B ref count is [23], should be [12]\."
 	grep -q "^Unconnected directory inode $B " "$T/$fs.udir.ref" || fail "$fs.udir: premise: the reference does not name $B"
 	where "$fs.udir" "$T/$fs.udir.img" "/lost+found/#$B/f2" "$MD5_F2"
@@ -169,7 +169,7 @@ for fs in ext4 ext2; do
 	# '..' of a/b naming c
 	damage "$fs.dotdot" $fs "unlink /a/b/..
 link <$C> /a/b/.."
-	check "$fs.dotdot" 4 1 "^'\.\.' in directory inode $B is $C, should be $A\." \
+	check "$fs.dotdot" 4 1 "^'\.\.' in /a/b \($B\) is /c \($C\), should be /a \($A\)\." \
 		"^Inode $A ref count is [34], should be [23]\." "^Inode $C ref count is [12], should be [23]\."
 	where "$fs.dotdot" "$T/$fs.dotdot.img" /a/b/f2 "$MD5_F2"
 
