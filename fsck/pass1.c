@@ -10,7 +10,7 @@
  * directories per group) are pass 5's input.  Passes 2-4 do not exist
  * yet: the full check says so, and main.c never calls the result clean.
  */
-#include "dirpass.h"
+#include "pass34.h"
 
 #include <string.h>
 
@@ -95,6 +95,15 @@ errcode_t e4fsck_pass1(struct e4fsck *ctx, struct pass1 *p)
 /* A stop inside a question (preen, quit) frees the maps. */
 static void free_maps(void *priv)
 {
+	struct pass1 *p = priv;
+
+	/* passes 3-4 writing: the allocation hook leaves the maps first (the
+	 * superblock stays marked not clean: the window is not ended) */
+	if (p->writing)
+		e4_alloc_set_maps(p->fs, NULL, NULL);
+	e4_bmap_free(p->p3_done);
+	e4_bmap_free(p->p3_path);
+	p->p3_done = p->p3_path = NULL;
 	e4fsck_pass1_dup_free(priv);
 	p1_maps_free(priv);
 }
@@ -103,7 +112,7 @@ errcode_t e4fsck_full_check(struct e4fsck *ctx)
 {
 	struct pass1 p;
 	struct e4fsck_pass5_input in;
-	errcode_t err;
+	errcode_t err, err2;
 
 	memset(&p, 0, sizeof(p));
 	memset(&in, 0, sizeof(in));
@@ -135,6 +144,12 @@ errcode_t e4fsck_full_check(struct e4fsck *ctx)
 		err = e4fsck_pass5(ctx, &in);
 		if (!err)
 			err = e4fsck_pass1_dup_finish(ctx, &p);
+	}
+	/* passes 3-4 wrote: the superblock's state back after pass 5 */
+	err2 = p34_window_close(&p);
+	if (err2 && !err) {
+		e4fsck_fail_msg(ctx, err2, "ending the repairs of passes 3-4");
+		err = err2;
 	}
 	ctx->stop_free = NULL;
 	p1_maps_free(&p);

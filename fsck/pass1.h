@@ -67,6 +67,15 @@ struct pass1 {
 	struct dup_state *dup_state;
 	int dup_restore;		/* 1D marked the fs not clean: clean again
 					   after pass 5 */
+	/* passes 3 and 4 (pass34.h): lost+found's inode (0: not known),
+	 * whether it could not be had (not asked again), the write window */
+	e4_ino_t lpf;
+	int lpf_failed;
+	int writing;			/* the allocation hook is on the maps */
+	int window;			/* e4_ops_begin() done (pass34.h) */
+	/* pass 3's walk: directories known connected, the walk under way
+	 * (freed by a stop, too) */
+	struct e4_bmap *p3_done, *p3_path;
 };
 
 /* pass1_meta.c */

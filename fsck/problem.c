@@ -27,6 +27,10 @@ static const struct {
 	[PROMPT_CLEAR_JOURNAL] = { "Discard the journal's contents", "DISCARDED" },
 	[PROMPT_REPLAY_NO_FC] = { "Replay the journal without them", "REPLAYED" },
 	[PROMPT_CLONE]	= { "Clone the shared blocks", "CLONED" },
+	[PROMPT_CONNECT] = { "Connect to /lost+found", "RECONNECTED" },
+	[PROMPT_CREATE] = { "Create", "CREATED" },
+	[PROMPT_ALLOCATE] = { "Allocate", "ALLOCATED" },
+	[PROMPT_UNLINK] = { "Unlink", "UNLINKED" },
 };
 
 const char *e4fsck_prompt_question(enum prompt p)
@@ -41,6 +45,8 @@ static const struct problem_pass *const passes[] = {
 	&e4fsck_problems_pass1,
 	&e4fsck_problems_pass1_map,
 	&e4fsck_problems_pass1b,
+	&e4fsck_problems_pass3,
+	&e4fsck_problems_pass4,
 	&e4fsck_problems_pass5,
 };
 

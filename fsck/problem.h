@@ -65,6 +65,10 @@ enum prompt {
 	PROMPT_CLEAR_JOURNAL,
 	PROMPT_REPLAY_NO_FC,
 	PROMPT_CLONE,		/* copy shared blocks (pass 1D) */
+	PROMPT_CONNECT,		/* to /lost+found (passes 3 and 4) */
+	PROMPT_CREATE,
+	PROMPT_ALLOCATE,
+	PROMPT_UNLINK,
 	PROMPT_MAX
 };
 
@@ -306,6 +310,29 @@ struct problem_state {
 #define PR_1D_CLONE_QUESTION		0x013006
 #define PR_1D_CLONE_ERROR		0x013007
 #define PR_1D_CLONE_LEFT		0x013008
+/* Pass 3: directory connectivity (problems_pass3.c). */
+#define PR_3_PASS_HEADER		0x030000
+#define PR_3_NO_ROOT			0x030001
+#define PR_3_NO_ROOT_STOP		0x030002
+#define PR_3_ROOT_NOT_DIR		0x030003
+#define PR_3_UNCONNECTED_DIR		0x030004
+#define PR_3_LOOPED_DIR			0x030005
+#define PR_3_BAD_DOTDOT			0x030006
+#define PR_3_NO_LPF			0x030007
+#define PR_3_LPF_NOT_DIR		0x030008
+#define PR_3_LPF_ERROR			0x030009
+#define PR_3_NO_LPF_CONNECT		0x03000a
+#define PR_3_CONNECT_ERROR		0x03000b
+#define PR_3_DOTDOT_ERROR		0x03000c
+#define PR_3_LOOP_CUT_ERROR		0x03000d
+#define PR_3_CONNECT_MAPS_UNSURE	0x03000e
+
+/* Pass 4: reference counts (problems_pass4.c). */
+#define PR_4_PASS_HEADER		0x040000
+#define PR_4_ZERO_LEN_INODE		0x040001
+#define PR_4_UNATTACHED_INODE		0x040002
+#define PR_4_BAD_REF_COUNT		0x040003
+#define PR_4_DIR_NLINK_FEATURE		0x040004
 
 /* Pass 5: bitmaps and counts (problems_pass5.c). */
 #define PR_5_PASS_HEADER		0x050000
@@ -371,6 +398,7 @@ extern const struct problem_pass e4fsck_problems_pass0, e4fsck_problems_pass5;
 extern const struct problem_pass e4fsck_problems_pass1;
 extern const struct problem_pass e4fsck_problems_pass1_map;
 extern const struct problem_pass e4fsck_problems_pass1b;
+extern const struct problem_pass e4fsck_problems_pass3, e4fsck_problems_pass4;
 /* The passes' tables in order; *n gets their number. */
 const struct problem_pass *const *e4fsck_problem_passes(size_t *n);
 /* The row of code, or NULL. */
