@@ -801,7 +801,8 @@ static void full_check(struct e4fsck *ctx, int damage)
 	 * passes 1 and 5 repair it (PR_FULL_CHECK_P15) */
 	if ((state & EXT4_ERROR_FS) || !(state & EXT4_VALID_FS) || ctx->full_left)
 		e4fsck_left(ctx);
-	nothing = !ctx->found && !ctx->fixed && !ctx->uncorrected;
+	/* (a read error in pass 1 is no "nothing found": it said so, exit 8) */
+	nothing = !ctx->found && !ctx->fixed && !ctx->uncorrected && !ctx->fatal;
 	print_summary(ctx);
 	if (nothing && (ctx->force || damage)) {
 		fprintf(stderr, "%s: %s: passes 1 and 5 found nothing to repair, but passes 2-4 "

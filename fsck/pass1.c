@@ -14,8 +14,11 @@
 
 #include <string.h>
 
-/* One chunk of inode table the scan could not read: said and left; the
- * maps are then incomplete and pass 5 must not act on them. */
+/* A run of inode table blocks the scan could not read: said, and an
+ * operational error (exit 8: the check is incomplete, as e2fsck exits
+ * when a read error is not ignored); the inodes are left as they are
+ * (never cleared), the maps are then incomplete and neither pass 5 nor
+ * the xattr block reference counts act on them. */
 static void scan_error(struct pass1 *p, errcode_t err, e4_ino_t ino, uint32_t count)
 {
 	struct problem_ctx pctx = { 0 };
@@ -25,6 +28,7 @@ static void scan_error(struct pass1 *p, errcode_t err, e4_ino_t ino, uint32_t co
 	pctx.num = (uint64_t)ino + (count ? count : 1) - 1;
 	pctx.group = e4_group_of_ino(p->fs, ino);
 	fix_problem(p->ctx, PR_1_SCAN_ERROR, &pctx);
+	e4fsck_fail(p->ctx);
 	p->scan_failed = 1;
 }
 

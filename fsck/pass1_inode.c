@@ -366,6 +366,7 @@ static void check_xattr_block(struct ichk *c)
 			/* a read error is said, never repaired by deletion:
 			 * the block stays claimed */
 			say(c, PR_1_XATTR_BLOCK_READ, &pctx);
+			e4fsck_fail(p->ctx);	/* an operational error: exit 8 */
 		}
 	}
 	if (!code && p1_xattr_ref(p, c->ino, blk) == CLAIM_META)

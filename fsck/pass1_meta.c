@@ -363,6 +363,9 @@ errcode_t p1_xattr_refcounts(struct pass1 *p)
 	struct problem_ctx pctx = { 0 };
 	errcode_t err = 0;
 
+	/* inodes the scan could not read may name these blocks too */
+	if (p->scan_failed)
+		return 0;
 	if (p->nxrefs > 1)
 		qsort(p->xrefs, p->nxrefs, sizeof(*p->xrefs), blk_cmp);
 	if (e4_bmap_iterate(p->xattr, e4_bmap_start(p->xattr), e4_bmap_end(p->xattr),
