@@ -15,6 +15,7 @@
 #include "config.h"
 #include "e4fsck.h"
 #include "crashpoint.h"
+#include "shortdev.h"
 #include "stdfds.h"
 
 #include <errno.h>
@@ -647,6 +648,19 @@ static void other_backups(struct e4fsck *ctx, char *buf, size_t len)
 	}
 }
 
+/* The device ends before the superblock or its descriptors (e4_open():
+ * E4_ERR_DEVICE_TOO_SMALL): both sizes said, as check_device_size() says
+ * them for a filesystem that opens; nothing is read past the end or
+ * written (exit 8, as the reference's short read). */
+static void say_short_device(struct e4fsck *ctx)
+{
+	char sizes[256];
+
+	fprintf(stderr, "%s: %s: %s: a truncated image, the wrong partition?\n", ctx->prog,
+		ctx->device, short_device_sizes(ctx->device, sizes, sizeof(sizes)));
+	fprintf(stderr, "%s: %s: nothing was checked or repaired\n", ctx->prog, ctx->device);
+}
+
 /* Open, or say why not and stop: RUN_ON or the exit status. */
 static int open_or_stop(struct e4fsck *ctx)
 {
@@ -657,7 +671,9 @@ static int open_or_stop(struct e4fsck *ctx)
 		return RUN_ON;
 	if (err == E4FSCK_STOPPED)
 		return e4fsck_exit_code(ctx);
-	if (ctx->sb_given && ctx->superblock && sb_damage(err)) {
+	if (err == E4_ERR_DEVICE_TOO_SMALL) {
+		say_short_device(ctx);
+	} else if (ctx->sb_given && ctx->superblock && sb_damage(err)) {
 		/* name the block tried, suggest only others that open */
 		char bsz[32] = "";
 

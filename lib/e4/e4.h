@@ -383,7 +383,10 @@ struct e4_geom {
  * E4_ERR_BAD_BLOCK_SIZE, E4_ERR_BAD_GEOMETRY, E4_ERR_SB_CSUM,
  * E4_ERR_UNSUPP_FEATURE (unknown incompat; the message should name it,
  * see e4_unsupported_features()), E4_ERR_RO_UNSUPP_FEATURE (unknown
- * ro_compat with E4_OPEN_RW), E4_ERR_JOURNAL_DEV, errno.  Descriptors are
+ * ro_compat with E4_OPEN_RW), E4_ERR_JOURNAL_DEV, E4_ERR_DEVICE_TOO_SMALL
+ * (the device ends before the primary superblock's end, or before the
+ * end of the descriptor table: e4_device_short_sizes() names the sizes;
+ * E4_OPEN_CATASTROPHIC opens without the descriptors), errno.  Descriptors are
  * loaded but not judged (like the reference, a damaged group only fails
  * the operations that need it): see e4_check_group_descs(). */
 errcode_t e4_open(const char *path, int flags, e4_blk_t superblock,
@@ -406,6 +409,14 @@ errcode_t e4_check_group_descs(e4_fs *fs, e4_group_t *bad_group);
  * *dev_blocks (may be NULL) gets the device size in filesystem blocks,
  * rounded down.  The one place of this rule for every tool. */
 errcode_t e4_check_device_size(e4_fs *fs, uint64_t *dev_blocks);
+/* What a tool names when e4_open() returned E4_ERR_DEVICE_TOO_SMALL (the
+ * device ends before the primary superblock's end, byte 2048, or before
+ * the end of the descriptor table the superblock implies): *dev_bytes the
+ * device's size; *blocks and *block_size what the primary superblock says
+ * (0 and 0 when it cannot be read or has no ext2/3/4 magic).  0 or the
+ * error opening the device. */
+errcode_t e4_device_short_sizes(const char *path, uint64_t *dev_bytes, uint64_t *blocks,
+				unsigned *block_size);
 /* Replace the descriptor table in memory with the copy kept with group
  * g's superblock backup (classic GDT after it; with meta_bg the backup
  * descriptor blocks of each meta group, section 4.5), or with g 0 the

@@ -8,6 +8,9 @@
 #  log_eio     needs_recovery, journal block 1 reads           8    8
 #              EIO (E4_FAIL_READ)
 #  orphan_eio  an orphan whose inode block reads EIO           8
+#  tiny        8 MiB ext4 with 4 KiB blocks cut to 5000      8    8    8
+#              bytes (superblock whole, descriptors not),
+#              and to 1500 bytes (superblock cut)
 #  itable_eio  -f: inode table block 100 (inodes 9-12) reads      8    8
 #              EIO; inodes 12 and 13 share xattr block A
 #
@@ -22,6 +25,12 @@
 # (s_start 0): its transactions were lost.
 # orphan_eio: the orphan list stays (s_last_orphan 12), the image
 # unchanged.  Bug caught: the error cleared s_last_orphan.
+# tiny: each tool (e4fsck, e4tune -l, e4debugfs) says the device is short
+# and names the sizes (2048 blocks of 4096 bytes and 5000 bytes; 1500
+# bytes and the superblock's place), nothing written.  Bug caught: "Bad
+# magic number" / "no usable superblock" (a backup search over a device
+# that ends before any backup), and e4tune/e4debugfs saying "Attempt to
+# read beyond the end of the device" with no sizes.
 # itable_eio: pass 1 names the unreadable inodes (9-12, not the whole
 # chunk the scan read), exits 8 (an operational error: the check is
 # incomplete; the reference e2fsck -fn aborts with 8 too) and writes
@@ -105,6 +114,33 @@ run orphan_eio "$T/orph.p.img" p 8 E4_FAIL_READ=$(($1 * 1024 + $2)):256
 grepq "Input/output error" "$T/orphan_eio.p.out" "$T/orphan_eio.p.err" ||
 	fail "orphan_eio: the read error is not said"
 cmp -s "$img" "$T/orph.p.img" || fail "orphan_eio: the image changed"
+
+# ---- tiny: the device ends before the descriptors, or the superblock -----
+need_e4tune
+need_e4debugfs
+"$REF_MKE2FS" -q -F -t ext4 -b 4096 "$T/tiny.img" 8M >/dev/null 2>&1 || fail "mke2fs failed"
+for cut in 5000 1500; do
+	if [ $cut = 5000 ]; then
+		want="2048 blocks of 4096 bytes.*only 5000 bytes"
+	else
+		want="only 1500 bytes, less than an ext2/3/4 filesystem needs"
+	fi
+	head -c $cut "$T/tiny.img" >"$T/tiny.$cut"
+	for mode in n p y; do
+		cp "$T/tiny.$cut" "$T/t.img"
+		run tiny$cut "$T/t.img" $mode 8
+		grepq -E "$want" "$T/tiny$cut.$mode.err" ||
+			fail "tiny $cut -$mode: the sizes not named: $(cat "$T/tiny$cut.$mode.err")"
+		grepq -i "superblock was found\|bad magic" "$T/tiny$cut.$mode.err" &&
+			fail "tiny $cut -$mode: said as a bad superblock: $(cat "$T/tiny$cut.$mode.err")"
+		cmp -s "$T/tiny.$cut" "$T/t.img" || fail "tiny $cut -$mode: the image changed"
+	done
+	"$E4TUNE" -l "$T/t.img" >/dev/null 2>"$T/tiny.tune" && fail "tiny $cut: e4tune -l exit 0"
+	"$E4DEBUGFS" -R stats "$T/t.img" >/dev/null 2>"$T/tiny.dbg" && fail "tiny $cut: e4debugfs exit 0"
+	for f in tune dbg; do
+		grepq -E "$want" "$T/tiny.$f" || fail "tiny $cut: e4$f: the sizes not named: $(cat "$T/tiny.$f")"
+	done
+done
 
 # ---- itable_eio: an inode table block cannot be read (pass 1) -----------
 img=$T/it.img
