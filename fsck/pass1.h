@@ -54,6 +54,10 @@ struct pass1 {
 	int scan_failed;		/* an inode table chunk could not be read */
 	int maps_unsure;		/* blocks claimed twice, or a map left damaged */
 	errcode_t err;			/* an operational error in a callback */
+
+	/* EA inodes whose kept value hash is to be set after the scan */
+	struct p1_ea_hash { e4_ino_t ino; uint32_t stored, hash; } *eahash;
+	size_t neahash, capeahash;
 };
 
 /* pass1_meta.c */
@@ -93,6 +97,18 @@ errcode_t p1_ea_note_inode(struct pass1 *p, e4_ino_t ino, const struct ext4_inod
 errcode_t p1_ea_note_ref(struct pass1 *p, const struct e4_xattr *x);
 errcode_t p1_ea_refcounts(struct pass1 *p);
 void p1_ea_free(struct pass1 *p);
+
+/* pass1_xattr_hash.c: the entry hashes of inode ino's in-inode
+ * attributes (its image *ib, the area sound; *changed: an entry hash
+ * rewritten in *ib), and of xattr block blk's entries (inode ino's, image
+ * in; rewritten in the block); an EA inode whose kept value hash is wrong is noted.  1 when a
+ * problem was said.  p->err on memory or write errors.  p1_ea_hashes()
+ * (pass1_ea.c): after the scan, the noted EA inodes' hashes said and set;
+ * the notes freed. */
+int p1_xattr_hashes_ibody(struct pass1 *p, e4_ino_t ino, union e4_inode_buf *ib, int *changed);
+int p1_xattr_hashes_block(struct pass1 *p, e4_ino_t ino, const struct ext4_inode *in,
+			  e4_blk_t blk);
+errcode_t p1_ea_hashes(struct pass1 *p);
 
 /* pass1_inode.c: check inode ino (its image in *ib, csum_ok from the
  * scan), mark it and what it claims; write it back when repaired.  0 or

@@ -199,6 +199,11 @@ static void check_ibody_xattrs(struct ichk *c)
 	if (pctx.err && say(c, PR_1_XATTR_IBODY_BAD, &pctx)) {
 		e4_xattr_ibody_clear(c->p->fs, c->ib);
 		c->changed = 1;
+	} else if (!pctx.err) {
+		int changed = 0;
+
+		c->said |= p1_xattr_hashes_ibody(c->p, c->ino, c->ib, &changed);
+		c->changed |= changed;
 	}
 }
 
@@ -351,6 +356,8 @@ static void check_xattr_block(struct ichk *c)
 		code = PR_1_XATTR_BLOCK_RANGE;
 	} else if (!e4_bmap_test(p->xattr, blk)) {
 		pctx.err = e4_xattr_block_iterate(p->fs, blk, p->buf, no_entry, NULL);
+		if (!pctx.err)
+			c->said |= p1_xattr_hashes_block(p, c->ino, c->in, blk);
 		if (pctx.err == E4_ERR_XATTR_CSUM) {
 			uint32_t refs;
 

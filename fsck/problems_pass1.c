@@ -149,6 +149,19 @@ static const struct problem_row rows[] = {
 	  "Inode %i has the encrypt flag but no encryption context (attribute c of index 9): "
 	  "the fix clears the flag.\n",
 	  PROMPT_FIX, 0, 50),
+	M(PR_1_XATTR_HASH,
+	  "Extended attribute %s of inode %i has entry hash %x, but its name and value give %X "
+	  "(the fix rewrites the hash; the value is kept).\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_EA_INODE_HASH,
+	  "EA inode %i keeps value hash %x (in i_atime), but its value, and the entry naming it, "
+	  "give %X.\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_EA_INODE_VALUE,
+	  "Extended attribute %s of inode %i: the value in EA inode %n does not match the hash "
+	  "it keeps (%X) and %S: the value may be damaged (left as it is; the kernel refuses "
+	  "to read it).\n",
+	  PROMPT_NONE, PR_LEFT, 50),
 };
 
 #define D(code, destroys, when, alt, instead) { code, #code, destroys, when, alt, instead }
