@@ -819,7 +819,10 @@ static void full_check(struct e4fsck *ctx, int damage)
 		e4fsck_left(ctx);
 	/* (a read error in pass 1 is no "nothing found": it said so, exit 8) */
 	nothing = !ctx->found && !ctx->fixed && !ctx->uncorrected && !ctx->fatal;
-	print_summary(ctx);
+	/* -v printed the counts instead (pass1_stats.c), unless an inode
+	 * table could not be read (an operational error) */
+	if (!ctx->verbose || ctx->fatal)
+		print_summary(ctx);
 	if (nothing && (ctx->force || damage)) {
 		fprintf(stderr, "%s: %s: passes 1 and 5 found nothing to repair, but passes 2-4 "
 			"(directories, connectivity, link counts) are not available in this version: "

@@ -141,6 +141,10 @@ errcode_t e4fsck_full_check(struct e4fsck *ctx)
 		in.dirs = p.dirs;
 		err = p.maps_unsure ? pass5_report_only(ctx, &in) : e4fsck_pass5(ctx, &in);
 	}
+	/* -v: e2fsck's summary of what was seen, in place of the one line
+	 * (main.c); counted in pass 1, so only when it read every inode */
+	if (!err && ctx->verbose && !p.scan_failed)
+		p1_stats_print(&p);
 	ctx->stop_free = NULL;
 	p1_maps_free(&p);
 	return err;

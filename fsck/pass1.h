@@ -55,6 +55,18 @@ struct pass1 {
 	int maps_unsure;		/* blocks claimed twice, or a map left damaged */
 	errcode_t err;			/* an operational error in a callback */
 
+	/* -v's counts (pass1_stats.c); the current inode's blocks in map
+	 * order, data only [0] and with tree or indirect blocks [1]: where
+	 * the last run ended, and whether they make more than one */
+	struct p1_stats {
+		uint64_t regular, dirs, chrdev, blkdev, fifos, sockets;
+		uint64_t symlinks, fast_symlinks, large, badblocks;
+		uint64_t frag_files, frag_dirs, ind, dind, tind;
+		uint64_t depth[EXT4_MAX_EXTENT_DEPTH + 1];
+	} st;
+	e4_blk_t data_end[2];
+	int data_frag[2];
+
 	/* EA inodes whose kept value hash is to be set after the scan */
 	struct p1_ea_hash { e4_ino_t ino; uint32_t stored, hash; } *eahash;
 	size_t neahash, capeahash;
@@ -109,6 +121,14 @@ int p1_xattr_hashes_ibody(struct pass1 *p, e4_ino_t ino, union e4_inode_buf *ib,
 int p1_xattr_hashes_block(struct pass1 *p, e4_ino_t ino, const struct ext4_inode *in,
 			  e4_blk_t blk);
 errcode_t p1_ea_hashes(struct pass1 *p);
+
+/* pass1_stats.c: count inode ino (in use, checked; image in; has_map: its
+ * map was checked, holding nblocks blocks; fast_symlink: its target is in
+ * i_block) for -v, and
+ * print the counts (after pass 5: the superblock's used counts). */
+void p1_stats_inode(struct pass1 *p, e4_ino_t ino, const struct ext4_inode *in, int has_map,
+		    uint64_t nblocks, int fast_symlink);
+void p1_stats_print(const struct pass1 *p);
 
 /* pass1_inode.c: check inode ino (its image in *ib, csum_ok from the
  * scan), mark it and what it claims; write it back when repaired.  0 or

@@ -142,6 +142,8 @@ void p1_inode_begin(struct pass1 *p, e4_ino_t ino)
 	p->ino = ino;
 	p->nown = 0;
 	p->ndup = 0;
+	p->data_end[0] = p->data_end[1] = 0;
+	p->data_frag[0] = p->data_frag[1] = 0;
 }
 
 static errcode_t own_add(struct pass1 *p, uint64_t c0, uint64_t n)
@@ -246,9 +248,16 @@ static enum claim_verdict claim_cb(void *priv, e4_ino_t ino, e4_blk_t pblk, uint
 	struct pass1 *p = priv;
 	uint64_t c0, n;
 
-	(void)meta;
+	/* -v: blocks not in one run (map order), data alone and all */
+	for (int k = meta ? 1 : 0; k < 2; k++) {
+		if (p->data_end[k] && pblk != p->data_end[k])
+			p->data_frag[k] = 1;
+		p->data_end[k] = pblk + len;
+	}
 	if (ino != EXT4_BAD_INO)
 		return claim_blocks(p, pblk, len, 1);
+	if (!meta)
+		p->st.badblocks += len;
 	/* the bad-block list: its blocks are in use whatever else holds
 	 * them (a bad block inside metadata is a problem of its own) */
 	to_clusters(p, pblk, len, &c0, &n);

@@ -137,7 +137,8 @@ int p1_xattr_hashes_block(struct pass1 *p, e4_ino_t ino, const struct ext4_inode
 	struct xh w = { .p = p, .ino = ino, .gen = e4_le32(in->i_generation) };
 	errcode_t err;
 
-	err = e4_xattr_block_iterate(p->fs, blk, p->buf, check_entry, &w);
+	/* a wrong entry hash also makes the checksum fail: judged first */
+	err = e4_xattr_block_iterate_csum(p->fs, blk, p->buf, 1, check_entry, &w);
 	for (size_t k = 0; !err && k < w.nfix && !p->err; k++)
 		p->err = e4_xattr_entry_hash_set(p->fs, NULL, blk, &w.fix[k].x, w.fix[k].hash);
 	free(w.fix);

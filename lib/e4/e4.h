@@ -1059,6 +1059,10 @@ errcode_t e4_xattr_iterate(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *ino
  * E4_ERR_XATTR_CSUM (unless IGNORE_CSUM), read errors, or cb's value. */
 errcode_t e4_xattr_block_iterate(e4_fs *fs, e4_blk_t blk, void *buf, e4_xattr_cb cb,
 				 void *priv);
+/* The same; with any_csum the block's checksum is not verified (e4fsck
+ * judging a block whose checksum fails: its entries may explain it). */
+errcode_t e4_xattr_block_iterate_csum(e4_fs *fs, e4_blk_t blk, void *buf, int any_csum,
+				      e4_xattr_cb cb, void *priv);
 /* The in-inode attributes of inode (ino's image) only, as
  * e4_xattr_iterate() reports them (no I/O): E4_ERR_XATTR_CORRUPT,
  * E4_ERR_BAD_EXTRA_ISIZE, or cb's value. */

@@ -154,8 +154,10 @@ static errcode_t ibody_area(e4_fs *fs, const struct ext4_inode *inode, struct xa
 	return err;
 }
 
-/* Read and check the xattr block into buf (one fs block). */
-static errcode_t block_area(e4_fs *fs, e4_blk_t blk, uint8_t *buf, struct xarea *a)
+/* Read and check the xattr block into buf (one fs block); its checksum
+ * too unless any_csum. */
+static errcode_t block_area_csum(e4_fs *fs, e4_blk_t blk, uint8_t *buf, struct xarea *a,
+				 int any_csum)
 {
 	const struct ext4_xattr_header *h = (const struct ext4_xattr_header *)buf;
 	errcode_t err;
@@ -180,10 +182,15 @@ static errcode_t block_area(e4_fs *fs, e4_blk_t blk, uint8_t *buf, struct xarea 
 	err = area_check(fs, a);
 	if (err)
 		return err;
-	if (fs->geom.metadata_csum && !e4_ignore_csum(fs) &&
+	if (fs->geom.metadata_csum && !e4_ignore_csum(fs) && !any_csum &&
 	    e4_le32(h->h_checksum) != e4_xattr_block_csum(fs, blk, buf))
 		return E4_ERR_XATTR_CSUM;
 	return 0;
+}
+
+static errcode_t block_area(e4_fs *fs, e4_blk_t blk, uint8_t *buf, struct xarea *a)
+{
+	return block_area_csum(fs, blk, buf, a, 0);
 }
 
 errcode_t e4_xattr_iterate(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
@@ -244,10 +251,16 @@ errcode_t e4_xattr_ibody_iterate(e4_fs *fs, e4_ino_t ino, const struct ext4_inod
 errcode_t e4_xattr_block_iterate(e4_fs *fs, e4_blk_t blk, void *buf, e4_xattr_cb cb,
 				 void *priv)
 {
+	return e4_xattr_block_iterate_csum(fs, blk, buf, 0, cb, priv);
+}
+
+errcode_t e4_xattr_block_iterate_csum(e4_fs *fs, e4_blk_t blk, void *buf, int any_csum,
+				      e4_xattr_cb cb, void *priv)
+{
 	struct xarea a;
 	errcode_t err;
 
-	err = block_area(fs, blk, buf, &a);
+	err = block_area_csum(fs, blk, buf, &a, any_csum);
 	if (!err)
 		err = area_walk(fs, &a, cb, priv);
 	return err;

@@ -12,13 +12,18 @@
 #  body      /b's in-inode entry e_hash                 4    1    1
 #  ea_body   /c's in-inode entry e_hash                 4    1    1
 #  ea_blk    /e's block entry e_hash                    4    1    1
+#  blk_csum  /a's block entry e_hash, the checksum      4    1    1
+#            left as it was (fails)
 #  ea_kept   /c's EA inode's kept hash (i_atime)        4    1    1
 #  ea_value  a byte of /e's EA inode's value            4    4    4
 #
 # -fn says the row and writes nothing; -fy and -fp rewrite the hash (the
 # entry's, or the EA inode's i_atime); after -fy every value is kept (the
 # kernel reads all four attributes as written), the reference e2fsck -fn
-# is clean, a second -fn says nothing.  The reference 1.47.0 says "has a hash ...
+# is clean, a second -fn says nothing.  blk_csum: the hash is judged before
+# the checksum (which the hash explains): -fy rewrites the hash (and with
+# it the checksum) and says no checksum row; a second -fy finds nothing
+# (the old order fixed the checksum alone, the second run the hash).  The reference 1.47.0 says "has a hash ...
 # which is invalid. Clear?" for the first five and -y/-p clear the whole
 # area (the values lost): not followed.  ea_value: the EA inode's data no
 # longer matches the hash it keeps and its entry names: said and left in
@@ -62,6 +67,7 @@ plant() {
 	"$PYTHON" - "$@" <<'PY'
 import struct, sys
 path, what = sys.argv[1], sys.argv[2]
+keep_csum = len(sys.argv) > 3
 f = open(path, "r+b"); img = bytearray(f.read())
 sb = 1024
 u32 = lambda o: struct.unpack_from("<I", img, o)[0]
@@ -101,9 +107,10 @@ if acl:
     for e in entries(b, 32):
         if img[e + 16:e + 16 + img[e]] == name.encode():
             struct.pack_into("<I", img, e + 12, 0x12345678)
-    struct.pack_into("<I", img, b + 16, 0)
-    c = crc32c(crc32c(seed, struct.pack("<Q", acl)), img[b:b + bs])
-    struct.pack_into("<I", img, b + 16, c)
+    if not keep_csum:
+        struct.pack_into("<I", img, b + 16, 0)
+        c = crc32c(crc32c(seed, struct.pack("<Q", acl)), img[b:b + bs])
+        struct.pack_into("<I", img, b + 16, c)
 else:
     body = o + 128 + u16(o + 128)
     assert u32(body) == 0xEA020000
@@ -156,7 +163,7 @@ want() {	# want NAME GOT WANT
 	[ "$2" = "$3" ] || bad+=("$1: exit $2, expected $3: $(grep -v '^Pass' "$T/$1.out" | head -3 | tr '\n' ' ')")
 }
 
-cases="blk:$ia:big body:$ib:small ea_body:$ic:huge ea_blk:$ie:huge3 ea_kept ea_value"
+cases="blk:$ia:big blk_csum:$ia:big body:$ib:small ea_body:$ic:huge ea_blk:$ie:huge3 ea_kept ea_value"
 for cs in $cases; do
 	n=${cs%%:*}
 	cp "$img0" "$T/$n.img"
@@ -169,6 +176,10 @@ for cs in $cases; do
 		blk=$(plant "$T/$n.img" ea:$eae)
 		printf 'X' | dd of="$T/$n.img" bs=1 seek=$((blk * 1024 + 100)) conv=notrunc status=none
 		row="the value in EA inode $eae does not match the hash"
+		;;
+	blk_csum)
+		plant "$T/$n.img" "${cs#*:}" keep_csum
+		row="has entry hash 0x12345678"
 		;;
 	*)
 		plant "$T/$n.img" "${cs#*:}"
@@ -196,6 +207,7 @@ for cs in $cases; do
 	grepq "FIXED" "$T/$n.p.out" || bad+=("$n -fp: not fixed")
 	ref_clean "$T/$n.img" || bad+=("$n -fy: the reference is not clean after: $(grep -v '^Pass\|^e2fsck' <<<"$REF_CLEAN_OUT" | head -3 | tr '\n' ' ')")
 	mounted "$T/$n.img" readback || bad+=("$n -fy: the kernel does not read the attributes as written")
+	grepq "does not match its checksum" "$T/$n.y.out" && bad+=("$n -fy: the checksum said too")
 	run $n.2 n "$T/$n.img" >/dev/null
 	grepq "entry hash\|value hash\|match the hash" "$T/$n.2.out" &&
 		bad+=("$n: a second -fn still says: $(grep -v "^Pass" "$T/$n.2.out" | head -2)")
