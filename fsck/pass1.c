@@ -84,6 +84,7 @@ errcode_t e4fsck_pass1(struct e4fsck *ctx, struct pass1 *p)
 		err = p1_mark_metadata(p);
 	if (!err)
 		err = scan_inodes(p);
+	e4fsck_check_map_release(ctx);	/* its buffers served every inode */
 	if (!err)
 		err = p1_xattr_refcounts(p);
 	if (!err)

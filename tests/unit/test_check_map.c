@@ -238,6 +238,8 @@ static int check(const char *img, enum e4fsck_answer a, struct check_map_result 
 		/* what e4fsck_stop() frees: the checker's buffers */
 		for (size_t k = 0; k < sizeof(ctx.owned) / sizeof(ctx.owned[0]); k++)
 			free(ctx.owned[k]);
+	} else {
+		e4fsck_check_map_release(&ctx);	/* what the pass does at its end */
 	}
 	e4_close(ctx.fs);
 	e4fsck_problem_release(&ctx);
