@@ -384,7 +384,8 @@ static errcode_t opened(struct e4fsck *ctx)
 {
 	errcode_t err;
 
-	if (!ctx->read_only && (err = install_crashpoint(ctx)))
+	/* also under -n: E4_FAIL_READ's read errors (nothing is written) */
+	if ((err = install_crashpoint(ctx)))
 		return err;
 	if (check_device_size(ctx) || check_descriptors(ctx))
 		return E4FSCK_STOPPED;

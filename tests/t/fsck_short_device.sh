@@ -11,7 +11,7 @@
 #  tiny        8 MiB ext4 with 4 KiB blocks cut to 5000      8    8    8
 #              bytes (superblock whole, descriptors not),
 #              and to 1500 bytes (superblock cut)
-#  itable_eio  -f: inode table block 100 (inodes 9-12) reads      8    8
+#  itable_eio  -f: inode table block 100 (inodes 9-12) reads 8    8    8
 #              EIO; inodes 12 and 13 share xattr block A
 #
 # truncated: the first message names both sizes; -n writes nothing, -p/-y
@@ -156,7 +156,7 @@ acl=$("$REF_DEBUGFS" -R "stat a" "$img" 2>/dev/null | sed -n 's/.*File ACL: \([0
 ref_clean "$img" || fail "itable_eio: the fixture is not clean"
 "$REF_DEBUGFS" -R "imap <12>" "$img" 2>/dev/null | grepq "located at block 100," ||
 	fail "itable_eio: inode 12 is not in block 100"
-for mode in fy fp; do
+for mode in fn fy fp; do
 	cp "$img" "$T/it.$mode.img"
 	run itable_eio "$T/it.$mode.img" $mode 8 E4_FAIL_READ=$((100 * 1024)):1024
 	grepq "cannot be read (Input/output error): inodes 9-12 not checked" \
