@@ -13,6 +13,7 @@
 #include <editline/readline.h>
 
 #include "crashpoint.h"
+#include "shortdev.h"
 #include "debugfs.h"
 
 e4_fs *current_fs;
@@ -337,6 +338,9 @@ static int open_filesystem(const char *who, const char *dev, int catastrophic,
 		if (err == E4_ERR_LOCKED)
 			com_err(who, 0, "%s is open for writing by another process (it holds "
 				"the advisory lock)", dev);
+		else if (err == E4_ERR_DEVICE_TOO_SMALL)
+			com_err(who, err, "while opening %s: %s", dev,
+				short_device_sizes(dev, names, sizeof(names)));
 		else if (names[0])
 			com_err(who, err, "(%s) while opening %s", names, dev);
 		else

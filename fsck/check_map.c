@@ -46,39 +46,52 @@ void cm_note_end(struct cm *c, uint64_t end, int unwritten)
 		c->res->end_init_lblk = end;
 }
 
+/* A set larger than this many slots is not kept for the next inode
+ * (emptying it would cost every inode after one large map). */
+#define CM_SEEN_KEEP	1024
+
 errcode_t cm_seen(struct cm *c, e4_blk_t blk, int *twice)
 {
+	struct cm_seen *s = c->seen;
 	size_t i;
 
-	if (2 * (c->nseen + 1) > c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 64;
-		e4_blk_t *t = calloc(cap, sizeof(*t)), *old = c->seen;
+	if (!s || 2 * (c->nseen + 1) > s->cap) {
+		size_t cap = s ? 2 * s->cap : 64;
+		struct cm_seen *t = calloc(1, sizeof(*t) + cap * sizeof(t->slot[0]));
 
 		if (!t)
 			return E4_ERR_NO_MEMORY;
+		t->cap = cap;
 		c->seen = t;
 		c->ctx->owned[1] = t;
-		c->cap = cap;
 		c->nseen = 0;
-		for (size_t j = 0; old && j < cap / 2; j++)
-			if (old[j]) {
+		for (size_t j = 0; s && j < s->cap; j++)
+			if (s->slot[j]) {
 				int dummy;
 
-				cm_seen(c, old[j], &dummy);
+				cm_seen(c, s->slot[j], &dummy);
 			}
-		free(old);
+		free(s);
+		s = t;
 	}
 	/* blk != 0: the callers have checked it lies in the filesystem */
-	for (i = (size_t)(blk * 0x9E3779B97F4A7C15ULL >> 7) & (c->cap - 1); c->seen[i];
-	     i = (i + 1) & (c->cap - 1))
-		if (c->seen[i] == blk) {
+	for (i = (size_t)(blk * 0x9E3779B97F4A7C15ULL >> 7) & (s->cap - 1); s->slot[i];
+	     i = (i + 1) & (s->cap - 1))
+		if (s->slot[i] == blk) {
 			*twice = 1;
 			return 0;
 		}
-	c->seen[i] = blk;
+	s->slot[i] = blk;
 	c->nseen++;
 	*twice = 0;
 	return 0;
+}
+
+void e4fsck_check_map_release(struct e4fsck *ctx)
+{
+	free(ctx->owned[0]);
+	free(ctx->owned[1]);
+	ctx->owned[0] = ctx->owned[1] = NULL;
 }
 
 int cm_ask(struct cm *c, uint32_t code, struct problem_ctx *pctx)
@@ -155,18 +168,23 @@ errcode_t e4fsck_check_map(struct e4fsck *ctx, e4_ino_t ino, struct ext4_inode *
 	c.first_data = g->first_data_block;
 	c.is_dir = (e4_le16(inode->i_mode) & EXT4_S_IFMT) == EXT4_S_IFDIR;
 	/* One allocation for the level buffers and the peek block, held in
-	 * ctx->owned[0] (and the seen set in owned[1], cm_seen()) while the
-	 * check runs: a stop inside a question (preen) frees them. */
-	bufs = malloc((size_t)c.bs * (CM_LEVELS + 1));
-	if (!bufs)
+	 * ctx->owned[0] (and the seen set in owned[1], cm_seen()) from the
+	 * first inode to e4fsck_check_map_release(): no allocation per
+	 * inode, and a stop inside a question (preen) frees them. */
+	bufs = ctx->owned[0];
+	if (!bufs && !(bufs = ctx->owned[0] = malloc((size_t)c.bs * (CM_LEVELS + 1))))
 		return E4_ERR_NO_MEMORY;
-	ctx->owned[0] = bufs;
 	for (i = 0; i < CM_LEVELS; i++)
 		c.buf[i] = bufs + (size_t)i * c.bs;
 	c.peek = bufs + (size_t)CM_LEVELS * c.bs;
+	c.seen = ctx->owned[1];
 	err = map_is_extents(&c) ? cm_check_extents(&c) : cm_check_blockmap(&c);
-	ctx->owned[0] = ctx->owned[1] = NULL;
-	free(bufs);
-	free(c.seen);
+	/* the set, emptied for the next inode (or dropped when large) */
+	if (c.seen && c.seen->cap > CM_SEEN_KEEP) {
+		free(c.seen);
+		ctx->owned[1] = NULL;
+	} else if (c.seen && c.nseen) {
+		memset(c.seen->slot, 0, c.seen->cap * sizeof(c.seen->slot[0]));
+	}
 	return err;
 }

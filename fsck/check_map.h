@@ -47,4 +47,9 @@ struct check_map_result {
 errcode_t e4fsck_check_map(struct e4fsck *ctx, e4_ino_t ino, struct ext4_inode *inode,
 			   const struct check_map_ops *ops, void *priv,
 			   struct check_map_result *res);
+/* The checker keeps its buffers (a block per tree level, the set of tree
+ * blocks met) in ctx->owned[0] and [1] from one call to the next, so a
+ * pass allocates them once, not per inode (a stop frees them with
+ * ctx->owned): the pass frees them with this when it ends. */
+void e4fsck_check_map_release(struct e4fsck *ctx);
 #endif

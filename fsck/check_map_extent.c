@@ -398,6 +398,7 @@ static errcode_t index_entry(struct cm *c, void *node, unsigned i, unsigned leve
 		/* a read error is said, not repaired by dropping the subtree */
 		p.err = err;
 		cm_ask(c, PR_1_MAP_NODE_READ, &p);
+		e4fsck_fail(c->ctx);	/* an operational error: exit 8 */
 		*v = CM_KEEP;
 		return 0;
 	}

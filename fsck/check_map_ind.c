@@ -166,6 +166,7 @@ static errcode_t ind_block(struct cm *c, uint32_t b, unsigned level, uint64_t ba
 	if (err) {
 		p.err = err;
 		cm_ask(c, PR_1_MAP_IND_READ, &p);
+		e4fsck_fail(c->ctx);	/* an operational error: exit 8 */
 		return 0;
 	}
 	for (unsigned j = 0; j < apb; j++) {

@@ -24,14 +24,20 @@ struct cm {
 	uint32_t first_data;
 	int is_dir;
 	uint64_t prev_end;	/* extents: one past the last extent kept so far */
-	e4_blk_t *seen;		/* tree / indirect blocks met so far: an open-
-				   addressing set (0: empty slot) of nseen of cap */
-	size_t nseen, cap;
+	struct cm_seen *seen;	/* tree / indirect blocks met so far (nseen) */
+	size_t nseen;
 	uint8_t *buf[CM_LEVELS];	/* one block per tree level */
 	uint8_t *peek;		/* a block to look at a sibling node */
 	int to_blockmap;	/* EXTENTS_FL was dropped: check i_block as a block map */
 	unsigned root_slots;	/* root slots walked (0: all it claims, at most 4):
 				   the valid ones when stale slots were left */
+};
+
+/* An open-addressing set of blocks (0: an empty slot), kept in
+ * ctx->owned[1] from one inode to the next (emptied after each). */
+struct cm_seen {
+	size_t cap;		/* slots, a power of two */
+	e4_blk_t slot[];
 };
 
 /* A verdict on one entry. */

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "e4fsck.h"
 #include "crashpoint.h"
+#include "shortdev.h"
 #include "stdfds.h"
 
 #include <errno.h>
@@ -396,7 +397,8 @@ static errcode_t opened(struct e4fsck *ctx)
 {
 	errcode_t err;
 
-	if (!ctx->read_only && (err = install_crashpoint(ctx)))
+	/* also under -n: E4_FAIL_READ's read errors (nothing is written) */
+	if ((err = install_crashpoint(ctx)))
 		return err;
 	if (check_device_size(ctx) || check_descriptors(ctx))
 		return E4FSCK_STOPPED;
@@ -660,6 +662,19 @@ static void other_backups(struct e4fsck *ctx, char *buf, size_t len)
 	}
 }
 
+/* The device ends before the superblock or its descriptors (e4_open():
+ * E4_ERR_DEVICE_TOO_SMALL): both sizes said, as check_device_size() says
+ * them for a filesystem that opens; nothing is read past the end or
+ * written (exit 8, as the reference's short read). */
+static void say_short_device(struct e4fsck *ctx)
+{
+	char sizes[256];
+
+	fprintf(stderr, "%s: %s: %s: a truncated image, the wrong partition?\n", ctx->prog,
+		ctx->device, short_device_sizes(ctx->device, sizes, sizeof(sizes)));
+	fprintf(stderr, "%s: %s: nothing was checked or repaired\n", ctx->prog, ctx->device);
+}
+
 /* Open, or say why not and stop: RUN_ON or the exit status. */
 static int open_or_stop(struct e4fsck *ctx)
 {
@@ -670,7 +685,9 @@ static int open_or_stop(struct e4fsck *ctx)
 		return RUN_ON;
 	if (err == E4FSCK_STOPPED)
 		return e4fsck_exit_code(ctx);
-	if (ctx->sb_given && ctx->superblock && sb_damage(err)) {
+	if (err == E4_ERR_DEVICE_TOO_SMALL) {
+		say_short_device(ctx);
+	} else if (ctx->sb_given && ctx->superblock && sb_damage(err)) {
 		/* name the block tried, suggest only others that open */
 		char bsz[32] = "";
 
@@ -817,8 +834,12 @@ static void full_check(struct e4fsck *ctx, int damage)
 	 * passes 1 and 5 repair it (PR_FULL_CHECK_P15) */
 	if ((state & EXT4_ERROR_FS) || !(state & EXT4_VALID_FS) || ctx->full_left)
 		e4fsck_left(ctx);
-	nothing = !ctx->found && !ctx->fixed && !ctx->uncorrected;
-	print_summary(ctx);
+	/* (a read error in pass 1 is no "nothing found": it said so, exit 8) */
+	nothing = !ctx->found && !ctx->fixed && !ctx->uncorrected && !ctx->fatal;
+	/* -v printed the counts instead (pass1_stats.c), unless an inode
+	 * table could not be read (an operational error) */
+	if (!ctx->verbose || ctx->fatal)
+		print_summary(ctx);
 	if (nothing && (ctx->force || damage)) {
 		fprintf(stderr, "%s: %s: passes 1 and 5 found nothing to repair, but passes 2-4 "
 			"(directories, connectivity, link counts) are not available in this version: "

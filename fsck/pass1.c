@@ -14,8 +14,11 @@
 
 #include <string.h>
 
-/* One chunk of inode table the scan could not read: said and left; the
- * maps are then incomplete and pass 5 must not act on them. */
+/* A run of inode table blocks the scan could not read: said, and an
+ * operational error (exit 8: the check is incomplete, as e2fsck exits
+ * when a read error is not ignored); the inodes are left as they are
+ * (never cleared), the maps are then incomplete and neither pass 5 nor
+ * the xattr block reference counts act on them. */
 static void scan_error(struct pass1 *p, errcode_t err, e4_ino_t ino, uint32_t count)
 {
 	struct problem_ctx pctx = { 0 };
@@ -25,6 +28,7 @@ static void scan_error(struct pass1 *p, errcode_t err, e4_ino_t ino, uint32_t co
 	pctx.num = (uint64_t)ino + (count ? count : 1) - 1;
 	pctx.group = e4_group_of_ino(p->fs, ino);
 	fix_problem(p->ctx, PR_1_SCAN_ERROR, &pctx);
+	e4fsck_fail(p->ctx);
 	p->scan_failed = 1;
 }
 
@@ -82,10 +86,13 @@ errcode_t e4fsck_pass1(struct e4fsck *ctx, struct pass1 *p)
 		err = p1_mark_metadata(p);
 	if (!err)
 		err = scan_inodes(p);
+	e4fsck_check_map_release(ctx);	/* its buffers served every inode */
 	if (!err)
 		err = p1_xattr_refcounts(p);
 	if (!err)
 		err = p1_ea_refcounts(p);
+	if (!err)
+		err = p1_ea_hashes(p);
 	e4fsck_problem_summary(ctx);
 	if (err)
 		e4fsck_fail_msg(ctx, err, "in pass 1");
@@ -151,6 +158,10 @@ errcode_t e4fsck_full_check(struct e4fsck *ctx)
 		e4fsck_fail_msg(ctx, err2, "ending the repairs of passes 3-4");
 		err = err2;
 	}
+	/* -v: e2fsck's summary of what was seen, in place of the one line
+	 * (main.c); counted in pass 1, so only when it read every inode */
+	if (!err && ctx->verbose && !p.scan_failed)
+		p1_stats_print(&p);
 	ctx->stop_free = NULL;
 	p1_maps_free(&p);
 	return err;

@@ -76,6 +76,22 @@ struct pass1 {
 	/* pass 3's walk: directories known connected, the walk under way
 	 * (freed by a stop, too) */
 	struct e4_bmap *p3_done, *p3_path;
+
+	/* -v's counts (pass1_stats.c); the current inode's blocks in map
+	 * order, data only [0] and with tree or indirect blocks [1]: where
+	 * the last run ended, and whether they make more than one */
+	struct p1_stats {
+		uint64_t regular, dirs, chrdev, blkdev, fifos, sockets;
+		uint64_t symlinks, fast_symlinks, large, badblocks;
+		uint64_t frag_files, frag_dirs, ind, dind, tind;
+		uint64_t depth[EXT4_MAX_EXTENT_DEPTH + 1];
+	} st;
+	e4_blk_t data_end[2];
+	int data_frag[2];
+
+	/* EA inodes whose kept value hash is to be set after the scan */
+	struct p1_ea_hash { e4_ino_t ino; uint32_t stored, hash; } *eahash;
+	size_t neahash, capeahash;
 };
 
 /* pass1_meta.c */
@@ -115,6 +131,26 @@ errcode_t p1_ea_note_inode(struct pass1 *p, e4_ino_t ino, const struct ext4_inod
 errcode_t p1_ea_note_ref(struct pass1 *p, const struct e4_xattr *x);
 errcode_t p1_ea_refcounts(struct pass1 *p);
 void p1_ea_free(struct pass1 *p);
+
+/* pass1_xattr_hash.c: the entry hashes of inode ino's in-inode
+ * attributes (its image *ib, the area sound; *changed: an entry hash
+ * rewritten in *ib), and of xattr block blk's entries (inode ino's, image
+ * in; rewritten in the block); an EA inode whose kept value hash is wrong is noted.  1 when a
+ * problem was said.  p->err on memory or write errors.  p1_ea_hashes()
+ * (pass1_ea.c): after the scan, the noted EA inodes' hashes said and set;
+ * the notes freed. */
+int p1_xattr_hashes_ibody(struct pass1 *p, e4_ino_t ino, union e4_inode_buf *ib, int *changed);
+int p1_xattr_hashes_block(struct pass1 *p, e4_ino_t ino, const struct ext4_inode *in,
+			  e4_blk_t blk);
+errcode_t p1_ea_hashes(struct pass1 *p);
+
+/* pass1_stats.c: count inode ino (in use, checked; image in; has_map: its
+ * map was checked, holding nblocks blocks; fast_symlink: its target is in
+ * i_block) for -v, and
+ * print the counts (after pass 5: the superblock's used counts). */
+void p1_stats_inode(struct pass1 *p, e4_ino_t ino, const struct ext4_inode *in, int has_map,
+		    uint64_t nblocks, int fast_symlink);
+void p1_stats_print(const struct pass1 *p);
 
 /* pass1_inode.c: check inode ino (its image in *ib, csum_ok from the
  * scan), mark it and what it claims; write it back when repaired.  0 or

@@ -12,7 +12,8 @@
  * set to them; an EA inode nothing names is said and left (what to do with
  * it is the reference-count pass's, not in this version).  When an inode's
  * attributes could not be read the references are incomplete and nothing
- * is judged.
+ * is judged.  EA inodes whose kept value hash pass1_xattr_hash.c found
+ * wrong are set after the scan (p1_ea_hashes()).
  */
 #include "pass1.h"
 
@@ -67,15 +68,19 @@ static int64_t refs_of(const struct pass1 *p, const struct p1_ea_inode *ea)
 	return (int64_t)(k - lo);
 }
 
-/* Set EA inode ino's count to ref (read, change, write with its checksum). */
-static errcode_t set_ref(struct pass1 *p, e4_ino_t ino, uint64_t ref)
+/* Set EA inode ino's count to ref, or with hash its kept value hash to
+ * (uint32_t)v (read, change, write with its checksum). */
+static errcode_t ea_set(struct pass1 *p, e4_ino_t ino, int hash, uint64_t v)
 {
 	union e4_inode_buf ib;
 	errcode_t err = e4_inode_read(p->fs, ino, &ib);
 
 	if (err)
 		return err;
-	e4_ea_inode_refcount_set(p->fs, &ib.inode, ref);
+	if (hash)
+		e4_ea_inode_hash_set(p->fs, &ib.inode, (uint32_t)v);
+	else
+		e4_ea_inode_refcount_set(p->fs, &ib.inode, v);
 	return e4_inode_write(p->fs, ino, &ib);
 }
 
@@ -99,8 +104,27 @@ errcode_t p1_ea_refcounts(struct pass1 *p)
 		if (!found)
 			fix_problem(p->ctx, PR_1_EA_INODE_UNNAMED, &pctx);	/* maybe a file */
 		else if (fix_problem(p->ctx, PR_1_EA_INODE_REFCOUNT, &pctx) && !p->ctx->read_only)
-			err = set_ref(p, p->eas[k].ino, (uint64_t)found);
+			err = ea_set(p, p->eas[k].ino, 0, (uint64_t)found);
 	}
+	return err;
+}
+
+errcode_t p1_ea_hashes(struct pass1 *p)
+{
+	errcode_t err = 0;
+
+	for (size_t k = 0; k < p->neahash && !err; k++) {
+		struct problem_ctx pctx = { 0 };
+
+		pctx.ino = p->eahash[k].ino;
+		pctx.num = p->eahash[k].stored;
+		pctx.num2 = p->eahash[k].hash;
+		if (fix_problem(p->ctx, PR_1_EA_INODE_HASH, &pctx) && !p->ctx->read_only)
+			err = ea_set(p, p->eahash[k].ino, 1, p->eahash[k].hash);
+	}
+	free(p->eahash);
+	p->eahash = NULL;
+	p->neahash = p->capeahash = 0;
 	return err;
 }
 
@@ -108,7 +132,10 @@ void p1_ea_free(struct pass1 *p)
 {
 	free(p->eas);
 	free(p->earefs);
+	free(p->eahash);
 	p->eas = NULL;
 	p->earefs = NULL;
+	p->eahash = NULL;
+	p->neahash = p->capeahash = 0;
 	p->neas = p->capeas = p->nearefs = p->capearefs = 0;
 }

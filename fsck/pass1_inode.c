@@ -199,6 +199,11 @@ static void check_ibody_xattrs(struct ichk *c)
 	if (pctx.err && say(c, PR_1_XATTR_IBODY_BAD, &pctx)) {
 		e4_xattr_ibody_clear(c->p->fs, c->ib);
 		c->changed = 1;
+	} else if (!pctx.err) {
+		int changed = 0;
+
+		c->said |= p1_xattr_hashes_ibody(c->p, c->ino, c->ib, &changed);
+		c->changed |= changed;
 	}
 }
 
@@ -351,6 +356,11 @@ static void check_xattr_block(struct ichk *c)
 		code = PR_1_XATTR_BLOCK_RANGE;
 	} else if (!e4_bmap_test(p->xattr, blk)) {
 		pctx.err = e4_xattr_block_iterate(p->fs, blk, p->buf, no_entry, NULL);
+		if (!pctx.err || pctx.err == E4_ERR_XATTR_CSUM)
+			c->said |= p1_xattr_hashes_block(p, c->ino, c->in, blk);
+		/* a rewritten entry hash came with a new checksum */
+		if (pctx.err == E4_ERR_XATTR_CSUM && !p->ctx->read_only)
+			pctx.err = e4_xattr_block_iterate(p->fs, blk, p->buf, no_entry, NULL);
 		if (pctx.err == E4_ERR_XATTR_CSUM) {
 			uint32_t refs;
 
@@ -366,6 +376,7 @@ static void check_xattr_block(struct ichk *c)
 			/* a read error is said, never repaired by deletion:
 			 * the block stays claimed */
 			say(c, PR_1_XATTR_BLOCK_READ, &pctx);
+			e4fsck_fail(p->ctx);	/* an operational error: exit 8 */
 		}
 	}
 	if (!code && p1_xattr_ref(p, c->ino, blk) == CLAIM_META)
@@ -673,6 +684,9 @@ errcode_t p1_check_inode(struct pass1 *p, e4_ino_t ino, union e4_inode_buf *ib, 
 		return err;
 	if (in_use && !csum_ok && !c.changed && !c.said && say(&c, PR_1_INODE_CSUM, &pctx))
 		c.changed = 1;
+	if (in_use && !c.res.clear_inode)
+		p1_stats_inode(p, ino, c.in, c.has_map, c.has_map ? c.res.blocks : 0,
+			       c.fast_symlink);
 	if (c.changed && !p->ctx->read_only)
 		err = e4_inode_write(p->fs, ino, ib);
 	return err ? err : p->err;

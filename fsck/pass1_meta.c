@@ -151,6 +151,8 @@ void p1_inode_begin(struct pass1 *p, e4_ino_t ino)
 	p->ino = ino;
 	p->nown = 0;
 	p->ndup = 0;
+	p->data_end[0] = p->data_end[1] = 0;
+	p->data_frag[0] = p->data_frag[1] = 0;
 }
 
 static errcode_t own_add(struct pass1 *p, uint64_t c0, uint64_t n)
@@ -260,8 +262,16 @@ static enum claim_verdict claim_cb(void *priv, e4_ino_t ino, e4_blk_t pblk, uint
 	struct pass1 *p = priv;
 	uint64_t c0, n;
 
+	/* -v: blocks not in one run (map order), data alone and all */
+	for (int k = meta ? 1 : 0; k < 2; k++) {
+		if (p->data_end[k] && pblk != p->data_end[k])
+			p->data_frag[k] = 1;
+		p->data_end[k] = pblk + len;
+	}
 	if (ino != EXT4_BAD_INO)
 		return claim_blocks(p, pblk, len, 1, !meta);
+	if (!meta)
+		p->st.badblocks += len;
 	/* the bad-block list: its blocks are in use whatever else holds
 	 * them (a bad block inside metadata is a problem of its own) */
 	to_clusters(p, pblk, len, &c0, &n);
@@ -376,6 +386,9 @@ errcode_t p1_xattr_refcounts(struct pass1 *p)
 	struct problem_ctx pctx = { 0 };
 	errcode_t err = 0;
 
+	/* inodes the scan could not read may name these blocks too */
+	if (p->scan_failed)
+		return 0;
 	if (p->nxrefs > 1)
 		qsort(p->xrefs, p->nxrefs, sizeof(*p->xrefs), blk_cmp);
 	if (e4_bmap_iterate(p->xattr, e4_bmap_start(p->xattr), e4_bmap_end(p->xattr),

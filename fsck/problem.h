@@ -253,6 +253,10 @@ struct problem_state {
 #define PR_1_INDEX_FL_NOT_DIR		0x010045
 #define PR_1_CASEFOLD_NO_FEATURE	0x010046
 #define PR_1_ENCRYPT_NO_CONTEXT		0x010047
+/* pass 1's driver, xattr hashes (0x010060 on; issue 15 part 2a) */
+#define PR_1_XATTR_HASH			0x010060
+#define PR_1_EA_INODE_HASH		0x010061
+#define PR_1_EA_INODE_VALUE		0x010062
 /* Pass 1, the map checker (check_map*.c): extent trees and block maps
  * (problems_pass1_map.c; 0x010200-0x0103FF, the driver's rows are below
  * 0x010200). */

@@ -85,8 +85,9 @@ static const struct problem_row rows[] = {
 	  "are not checked by this version.\n",
 	  PROMPT_NONE, PR_PREEN_NOMSG | PR_NOT_A_FIX),
 	M(PR_1_SCAN_ERROR,
-	  "The inode table of group %g cannot be read (%e): inodes %i-%n not checked.\n",
-	  PROMPT_NONE, PR_LEFT, 20),
+	  "The inode table of group %g cannot be read (%e): inodes %i-%n not checked "
+	  "(left as they are).\n",
+	  PROMPT_NONE, 0, 20),
 	M(PR_1_XATTR_BLOCK_CSUM,
 	  "Extended attribute block %b (of inode %i) does not match its checksum.\n",
 	  PROMPT_FIX, PR_PREEN_OK, 50),
@@ -94,9 +95,9 @@ static const struct problem_row rows[] = {
 	  "Inode %i names extended attribute block %b, which is filesystem metadata.\n",
 	  PROMPT_CLEAR, PR_PREEN_OK, 50),
 	R(PR_1_PASS5_SKIPPED,
-	  "Pass 5 is skipped: pass 1 could not read every inode, so its maps are "
-	  "incomplete.\n",
-	  PROMPT_NONE, PR_LEFT),
+	  "Pass 5 and the extended attribute block reference counts are skipped: pass 1 "
+	  "could not read every inode, so its maps are incomplete.\n",
+	  PROMPT_NONE, 0),
 	R(PR_1_PASS5_NO_REPAIR,
 	  "Pass 5 only reports: pass 1 left blocks claimed twice or a damaged block map, "
 	  "and bitmaps rebuilt from its maps could free blocks a file still uses.\n",
@@ -148,6 +149,19 @@ static const struct problem_row rows[] = {
 	  "Inode %i has the encrypt flag but no encryption context (attribute c of index 9): "
 	  "the fix clears the flag.\n",
 	  PROMPT_FIX, 0, 50),
+	M(PR_1_XATTR_HASH,
+	  "Extended attribute %s of inode %i has entry hash %x, but its name and value give %X "
+	  "(the fix rewrites the hash; the value is kept).\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_EA_INODE_HASH,
+	  "EA inode %i keeps value hash %x (in i_atime), but its value, and the entry naming it, "
+	  "give %X.\n",
+	  PROMPT_FIX, PR_PREEN_OK, 50),
+	M(PR_1_EA_INODE_VALUE,
+	  "Extended attribute %s of inode %i: the value in EA inode %n does not match the hash "
+	  "it keeps (%X) and %S: the value may be damaged (left as it is; the kernel refuses "
+	  "to read it).\n",
+	  PROMPT_NONE, PR_LEFT, 50),
 };
 
 #define D(code, destroys, when, alt, instead) { code, #code, destroys, when, alt, instead }

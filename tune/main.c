@@ -11,6 +11,7 @@
 
 #include "crashpoint.h"
 #include "optlist.h"
+#include "shortdev.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -764,6 +765,15 @@ int tune_open_fs(struct tune *t, int rw)
 			e4_close(t->fs);
 			return 1;
 		}
+	}
+	if (err == E4_ERR_DEVICE_TOO_SMALL) {
+		char sizes[256];
+
+		fflush(stdout);
+		fprintf(stderr, "%s: %s while trying to open %s: %s; nothing was changed\n",
+			t->prog, error_message(err), t->device,
+			short_device_sizes(t->device, sizes, sizeof(sizes)));
+		return 1;
 	}
 	if (err) {
 		fflush(stdout);

@@ -383,7 +383,10 @@ struct e4_geom {
  * E4_ERR_BAD_BLOCK_SIZE, E4_ERR_BAD_GEOMETRY, E4_ERR_SB_CSUM,
  * E4_ERR_UNSUPP_FEATURE (unknown incompat; the message should name it,
  * see e4_unsupported_features()), E4_ERR_RO_UNSUPP_FEATURE (unknown
- * ro_compat with E4_OPEN_RW), E4_ERR_JOURNAL_DEV, errno.  Descriptors are
+ * ro_compat with E4_OPEN_RW), E4_ERR_JOURNAL_DEV, E4_ERR_DEVICE_TOO_SMALL
+ * (the device ends before the primary superblock's end, or before the
+ * end of the descriptor table: e4_device_short_sizes() names the sizes;
+ * E4_OPEN_CATASTROPHIC opens without the descriptors), errno.  Descriptors are
  * loaded but not judged (like the reference, a damaged group only fails
  * the operations that need it): see e4_check_group_descs(). */
 errcode_t e4_open(const char *path, int flags, e4_blk_t superblock,
@@ -406,6 +409,14 @@ errcode_t e4_check_group_descs(e4_fs *fs, e4_group_t *bad_group);
  * *dev_blocks (may be NULL) gets the device size in filesystem blocks,
  * rounded down.  The one place of this rule for every tool. */
 errcode_t e4_check_device_size(e4_fs *fs, uint64_t *dev_blocks);
+/* What a tool names when e4_open() returned E4_ERR_DEVICE_TOO_SMALL (the
+ * device ends before the primary superblock's end, byte 2048, or before
+ * the end of the descriptor table the superblock implies): *dev_bytes the
+ * device's size; *blocks and *block_size what the primary superblock says
+ * (0 and 0 when it cannot be read or has no ext2/3/4 magic).  0 or the
+ * error opening the device. */
+errcode_t e4_device_short_sizes(const char *path, uint64_t *dev_bytes, uint64_t *blocks,
+				unsigned *block_size);
 /* Replace the descriptor table in memory with the copy kept with group
  * g's superblock backup (classic GDT after it; with meta_bg the backup
  * descriptor blocks of each meta group, section 4.5), or with g 0 the
@@ -1034,6 +1045,8 @@ struct e4_xattr {
 	uint32_t e_hash;		/* the entry's hash, CPU order */
 	e4_ino_t owner;			/* the inode the attribute belongs to */
 	uint32_t owner_generation;	/* its i_generation */
+	uint32_t e_offs;		/* the entry's byte offset in its inode
+					   (in_inode) or block */
 };
 typedef int (*e4_xattr_cb)(e4_fs *fs, const struct e4_xattr *x, void *priv);
 /* Walk in-inode then block xattrs.  E4_ERR_XATTR_MAGIC,
@@ -1046,6 +1059,15 @@ errcode_t e4_xattr_iterate(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *ino
  * E4_ERR_XATTR_CSUM (unless IGNORE_CSUM), read errors, or cb's value. */
 errcode_t e4_xattr_block_iterate(e4_fs *fs, e4_blk_t blk, void *buf, e4_xattr_cb cb,
 				 void *priv);
+/* The same; with any_csum the block's checksum is not verified (e4fsck
+ * judging a block whose checksum fails: its entries may explain it). */
+errcode_t e4_xattr_block_iterate_csum(e4_fs *fs, e4_blk_t blk, void *buf, int any_csum,
+				      e4_xattr_cb cb, void *priv);
+/* The in-inode attributes of inode (ino's image) only, as
+ * e4_xattr_iterate() reports them (no I/O): E4_ERR_XATTR_CORRUPT,
+ * E4_ERR_BAD_EXTRA_ISIZE, or cb's value. */
+errcode_t e4_xattr_ibody_iterate(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
+				 e4_xattr_cb cb, void *priv);
 /* The counterpart of e4_inode_file_acl() (inode.c; format doc 6.1): the
  * high half only with 64bit.  (i_blocks: e4_inode_blocks_set().) */
 void e4_inode_file_acl_set(e4_fs *fs, struct ext4_inode *inode, e4_blk_t blk);
@@ -1069,6 +1091,28 @@ const char *e4_xattr_prefix(uint8_t name_index);
  * E4_ERR_EA_INODE_SIZE, E4_ERR_EA_INODE_HASH, E4_ERR_NO_MEMORY, errors of
  * e4_inode_read and e4_file_pread. */
 errcode_t e4_xattr_value(e4_fs *fs, const struct e4_xattr *x, void **value);
+/* What the kernel's rules (section 9.2) make the hashes of attribute x
+ * (call from the callback), for e4fsck to compare with what is stored. */
+struct e4_xattr_hashes {
+	uint32_t entry;		/* e_hash over the name (unsigned bytes) and the
+				   value, or, for a value in an EA inode, the
+				   value's hash as one word (CPU order) */
+	uint32_t entry_signed;	/* the same over signed name bytes (kernels
+				   before 6.2 on x86); both are valid */
+	int ea;			/* the value is in an EA inode, read: */
+	uint32_t ea_value;	/* crc32c (checksum seed) of the value */
+	uint32_t ea_stored;	/* the hash the EA inode keeps (i_atime) */
+	uint32_t entry_kept, entry_kept_signed;	/* the entry hash over the name
+				   and ea_stored (what it was when written) */
+	int lustre;		/* an old Lustre EA inode (a back pointer in
+				   i_mtime and i_generation): no hash kept,
+				   nothing to compare */
+};
+/* Fill *h for x: no I/O for a value in place; for one in an EA inode the
+ * inode and its value are read and checked as e4_xattr_value() checks
+ * them, the hashes apart.  Errors as e4_xattr_value() but
+ * E4_ERR_EA_INODE_HASH. */
+errcode_t e4_xattr_hashes(e4_fs *fs, const struct e4_xattr *x, struct e4_xattr_hashes *h);
 /* An EA inode's reference count (xattr_ea.c; section 9): high 32 bits in
  * i_ctime, low 32 in l_i_version, as the kernel keeps it. */
 uint64_t e4_ea_inode_refcount(const struct ext4_inode *inode);

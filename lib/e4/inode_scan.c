@@ -24,6 +24,11 @@ struct e4_inode_scan {
 	uint32_t idx;			/* next inode index in g */
 	e4_blk_t table;			/* g's inode table */
 	uint32_t buf_first, buf_count;	/* inodes of g held in buf */
+	/* buf's blocks that could not be read (a chunk whose read failed is
+	 * read again block by block; NULL until then), and the error */
+	uint8_t *bad;
+	int has_bad;
+	errcode_t bad_err;
 	uint64_t bytes_read, blocks_skipped;
 };
 
@@ -64,6 +69,7 @@ void e4_inode_scan_close(e4_inode_scan *s)
 	free(s->buf);
 	free(s->zero);
 	free(s->ibitmap);
+	free(s->bad);
 	free(s);
 }
 
@@ -145,6 +151,59 @@ static errcode_t group_start(e4_inode_scan *s)
 	return 0;
 }
 
+/* The chunk of n blocks from table block first_blk failed to read (err):
+ * read it again block by block, so that only the blocks that fail are
+ * lost (zeroed in buf, marked in s->bad).  0 when some block was read,
+ * else err (the whole chunk is reported as before). */
+static errcode_t chunk_reread(e4_inode_scan *s, uint32_t first_blk, uint32_t n, errcode_t err)
+{
+	e4_fs *fs = s->fs;
+	unsigned bs = fs->geom.block_size;
+	uint32_t good = 0;
+
+	if (!s->bad && !(s->bad = malloc(s->chunk_blocks)))
+		return err;
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t *b = s->buf + (size_t)i * bs;
+		errcode_t e = e4_io_read_nocache(fs->io, (s->table + first_blk + i) * (uint64_t)bs,
+						 b, bs);
+
+		s->bad[i] = e != 0;
+		if (e) {
+			memset(b, 0, bs);
+			s->bad_err = e;
+		} else {
+			good++;
+		}
+	}
+	if (!good)
+		return err;
+	s->bytes_read += (uint64_t)good * bs;
+	s->has_bad = 1;
+	return 0;
+}
+
+/* The inodes from index s->idx on that lie in blocks of buf which could
+ * not be read (0: s->idx's block was read). */
+static uint32_t bad_run(const e4_inode_scan *s)
+{
+	unsigned bs = s->fs->geom.block_size, isz = s->fs->geom.inode_size;
+	uint64_t base = (uint64_t)s->buf_first * isz;	/* byte of buf[0] in the table */
+	uint32_t b = (uint32_t)(((uint64_t)s->idx * isz - base) / bs), e = b;
+	uint32_t nblk = (uint32_t)((((uint64_t)s->buf_first + s->buf_count) * isz - base +
+				    bs - 1) / bs);
+	uint64_t end;
+
+	if (!s->has_bad || !s->bad[b])
+		return 0;
+	while (e < nblk && s->bad[e])
+		e++;
+	end = (base + (uint64_t)e * bs) / isz;
+	if (end > (uint64_t)s->buf_first + s->buf_count)
+		end = (uint64_t)s->buf_first + s->buf_count;
+	return (uint32_t)(end - s->idx);
+}
+
 /* Read the chunk holding inode index s->idx of the current group, and
  * announce the next one. */
 static errcode_t chunk_read(e4_inode_scan *s)
@@ -175,10 +234,13 @@ static errcode_t chunk_read(e4_inode_scan *s)
 						(uint64_t)s->chunk_blocks * bs);
 		}
 	}
+	s->has_bad = 0;
 	err = e4_io_read_nocache(fs->io, (s->table + first_blk) * (uint64_t)bs, s->buf,
 				 (size_t)n * bs);
 	if (!err)
 		s->bytes_read += (uint64_t)n * bs;
+	else if (n > 1 && err != E4_ERR_NO_MEMORY)
+		err = chunk_reread(s, first_blk, n, err);
 	return err;
 }
 
@@ -186,7 +248,7 @@ errcode_t e4_inode_scan_next(e4_inode_scan *s, e4_ino_t *ino, const struct ext4_
 			     uint32_t *count, int *csum_ok)
 {
 	e4_fs *fs = s->fs;
-	uint32_t ipg = fs->geom.inodes_per_group;
+	uint32_t ipg = fs->geom.inodes_per_group, n;
 	errcode_t err;
 
 	for (;;) {
@@ -226,6 +288,12 @@ errcode_t e4_inode_scan_next(e4_inode_scan *s, e4_ino_t *ino, const struct ext4_
 				s->buf_count = 0;
 				return err;
 			}
+		}
+		if ((n = bad_run(s)) != 0) {
+			if (count)
+				*count = n;
+			s->idx += n;
+			return s->bad_err;
 		}
 		*inode = (const struct ext4_inode *)(s->buf + (size_t)(s->idx - s->buf_first) *
 								 fs->geom.inode_size);

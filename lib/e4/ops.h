@@ -136,9 +136,11 @@ errcode_t e4_inode_scan_open(e4_fs *fs, size_t chunk_bytes, unsigned flags,
 /* The next inode: *ino and *inode (points into the scan's buffer, valid
  * until the next call; inode_size bytes).  Returns 0, or
  * E4_ERR_NOT_FOUND at the end (*ino 0).  A chunk that cannot be read is
+ * read again block by block; each run of blocks that still fails is
  * reported once, on its first inode: the read error with *ino that inode
- * and *count (may be NULL) the inodes of the chunk, which are skipped;
- * the next call goes on after it.  A group whose inode table lies outside
+ * and *count (may be NULL) the inodes of the run, which are skipped; the
+ * next call goes on after it (a chunk no block of which reads is one
+ * run).  A group whose inode table lies outside
  * the filesystem is reported the same way (E4_ERR_GD_BAD_LOCATION).  A
  * skipped group or tail is not reported unless E4_SCAN_ALL_INODES.
  * *csum_ok (may be NULL) = e4_inode_csum_verify() of the inode (1 when

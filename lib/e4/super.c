@@ -627,6 +627,30 @@ errcode_t e4_check_device_size(e4_fs *fs, uint64_t *dev_blocks)
 	return fs->geom.blocks_count > n ? E4_ERR_DEVICE_TOO_SMALL : 0;
 }
 
+errcode_t e4_device_short_sizes(const char *path, uint64_t *dev_bytes, uint64_t *blocks,
+				unsigned *block_size)
+{
+	struct ext4_super_block sb;
+	e4_io *io;
+	errcode_t err;
+
+	*dev_bytes = 0;
+	*blocks = 0;
+	*block_size = 0;
+	err = e4_io_open(path, 0, &io);
+	if (err)
+		return err;
+	*dev_bytes = e4_io_size(io);
+	if (!e4_io_pread(io, EXT4_SUPERBLOCK_OFFSET, &sb, sizeof(sb)) &&
+	    e4_le16(sb.s_magic) == EXT4_SUPER_MAGIC &&
+	    e4_le32(sb.s_log_block_size) <= EXT4_MAX_BLOCK_LOG_SIZE - EXT4_MIN_BLOCK_LOG_SIZE) {
+		*blocks = e4_sb_blocks_count(&sb);
+		*block_size = EXT4_MIN_BLOCK_SIZE << e4_le32(sb.s_log_block_size);
+	}
+	e4_io_close(io);
+	return 0;
+}
+
 static void free_fs(e4_fs *fs)
 {
 	if (!fs)
@@ -679,7 +703,12 @@ static errcode_t open_fs(e4_io *io, const char *path, int flags, e4_blk_t superb
 	}
 
 	if (!superblock) {
-		err = read_super(fs, EXT4_SUPERBLOCK_OFFSET);
+		/* a device that ends before the primary superblock does holds
+		 * no filesystem: said as a short device, not as bad magic */
+		if (e4_io_size(fs->io) < EXT4_SUPERBLOCK_OFFSET + EXT4_SUPERBLOCK_SIZE)
+			err = E4_ERR_DEVICE_TOO_SMALL;
+		else
+			err = read_super(fs, EXT4_SUPERBLOCK_OFFSET);
 	} else if (blocksize) {
 		if (blocksize < EXT4_MIN_BLOCK_SIZE || blocksize > EXT4_MAX_BLOCK_SIZE ||
 		    !is_pow2(blocksize)) {
@@ -722,6 +751,9 @@ static errcode_t open_fs(e4_io *io, const char *path, int flags, e4_blk_t superb
 	if (err)
 		goto fail;
 	err = load_gdt(fs);
+	/* descriptors past the end of the device: a truncated image */
+	if (err == E4_ERR_SHORT_READ)
+		err = E4_ERR_DEVICE_TOO_SMALL;
 	if (err && !(flags & E4_OPEN_CATASTROPHIC))
 		goto fail;
 	fs->block_bitmaps = calloc(fs->geom.group_count, sizeof(uint8_t *));

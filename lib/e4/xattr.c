@@ -43,6 +43,7 @@ struct xarea {
 	size_t vsize;
 	size_t first;
 	int in_inode;
+	size_t base;			/* vbase's offset in the inode or block */
 	e4_ino_t owner;			/* for the entries: whose they are */
 	uint32_t owner_generation;
 };
@@ -116,6 +117,7 @@ static int area_walk(e4_fs *fs, const struct xarea *a, area_cb cb, void *priv)
 		if (!x.value_inum)
 			x.value = x.value_len ? a->vbase + e4_get_le16(e + 2) : (const void *)"";
 		x.in_inode = a->in_inode;
+		x.e_offs = (uint32_t)(a->base + off);
 		ret = cb(fs, &x, priv);
 		if (ret)
 			return ret;
@@ -143,6 +145,7 @@ static errcode_t ibody_area(e4_fs *fs, const struct ext4_inode *inode, struct xa
 	if (start + 4 > isize || e4_get_le32(raw + start) != EXT4_XATTR_MAGIC)
 		return 0;
 	a->vbase = raw + start + 4;
+	a->base = start + 4;
 	a->vsize = isize - start - 4;
 	a->first = 0;
 	err = area_check(fs, a);
@@ -151,8 +154,10 @@ static errcode_t ibody_area(e4_fs *fs, const struct ext4_inode *inode, struct xa
 	return err;
 }
 
-/* Read and check the xattr block into buf (one fs block). */
-static errcode_t block_area(e4_fs *fs, e4_blk_t blk, uint8_t *buf, struct xarea *a)
+/* Read and check the xattr block into buf (one fs block); its checksum
+ * too unless any_csum. */
+static errcode_t block_area_csum(e4_fs *fs, e4_blk_t blk, uint8_t *buf, struct xarea *a,
+				 int any_csum)
 {
 	const struct ext4_xattr_header *h = (const struct ext4_xattr_header *)buf;
 	errcode_t err;
@@ -177,10 +182,15 @@ static errcode_t block_area(e4_fs *fs, e4_blk_t blk, uint8_t *buf, struct xarea 
 	err = area_check(fs, a);
 	if (err)
 		return err;
-	if (fs->geom.metadata_csum && !e4_ignore_csum(fs) &&
+	if (fs->geom.metadata_csum && !e4_ignore_csum(fs) && !any_csum &&
 	    e4_le32(h->h_checksum) != e4_xattr_block_csum(fs, blk, buf))
 		return E4_ERR_XATTR_CSUM;
 	return 0;
+}
+
+static errcode_t block_area(e4_fs *fs, e4_blk_t blk, uint8_t *buf, struct xarea *a)
+{
+	return block_area_csum(fs, blk, buf, a, 0);
 }
 
 errcode_t e4_xattr_iterate(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
@@ -224,13 +234,33 @@ errcode_t e4_xattr_iterate(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *ino
 	return err;
 }
 
-errcode_t e4_xattr_block_iterate(e4_fs *fs, e4_blk_t blk, void *buf, e4_xattr_cb cb,
-				 void *priv)
+errcode_t e4_xattr_ibody_iterate(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
+				 e4_xattr_cb cb, void *priv)
 {
 	struct xarea a;
 	errcode_t err;
 
-	err = block_area(fs, blk, buf, &a);
+	err = ibody_area(fs, inode, &a);
+	if (err || !a.vsize)
+		return err;
+	a.owner = ino;
+	a.owner_generation = e4_le32(inode->i_generation);
+	return area_walk(fs, &a, cb, priv);
+}
+
+errcode_t e4_xattr_block_iterate(e4_fs *fs, e4_blk_t blk, void *buf, e4_xattr_cb cb,
+				 void *priv)
+{
+	return e4_xattr_block_iterate_csum(fs, blk, buf, 0, cb, priv);
+}
+
+errcode_t e4_xattr_block_iterate_csum(e4_fs *fs, e4_blk_t blk, void *buf, int any_csum,
+				      e4_xattr_cb cb, void *priv)
+{
+	struct xarea a;
+	errcode_t err;
+
+	err = block_area_csum(fs, blk, buf, &a, any_csum);
 	if (!err)
 		err = area_walk(fs, &a, cb, priv);
 	return err;
@@ -292,15 +322,22 @@ static errcode_t ea_inode_check(e4_fs *fs, const struct e4_xattr *x,
 	return 0;
 }
 
+/* An old Lustre EA inode: a back pointer to its owner (i_mtime, and
+ * i_generation the owner's), no value hash kept. */
+static int ea_lustre(const struct e4_xattr *x, const struct ext4_inode *ea)
+{
+	return x->e_hash != e4_le32(ea->i_atime) && e4_le32(ea->i_mtime) == x->owner &&
+	       e4_le32(ea->i_generation) == x->owner_generation;
+}
+
 /* The hashes of a value read from an EA inode (the kernel's rules). */
 static errcode_t ea_inode_hashes(e4_fs *fs, const struct e4_xattr *x,
 				 const struct ext4_inode *ea, const void *value)
 {
 	uint32_t stored = e4_le32(ea->i_atime), hash;
 
-	if (x->e_hash != stored && e4_le32(ea->i_mtime) == x->owner &&
-	    e4_le32(ea->i_generation) == x->owner_generation)
-		return 0;	/* old Lustre EA inode: a back pointer, no hash */
+	if (ea_lustre(x, ea))
+		return 0;
 	hash = e4_crc32c(fs->csum_seed, value, x->value_len);
 	if (hash != stored)
 		return E4_ERR_EA_INODE_HASH;
@@ -311,11 +348,33 @@ static errcode_t ea_inode_hashes(e4_fs *fs, const struct e4_xattr *x,
 	return 0;
 }
 
+/* The value of x kept in EA inode x->value_inum (read into *ib) into v
+ * (x->value_len bytes), the inode checked as the kernel checks it, the
+ * hashes not. */
+static errcode_t ea_value_read(e4_fs *fs, const struct e4_xattr *x, union e4_inode_buf *ib,
+			       uint8_t *v)
+{
+	e4_file *f = NULL;
+	size_t got;
+	errcode_t err;
+
+	err = e4_inode_read(fs, x->value_inum, ib);
+	if (!err)
+		err = ea_inode_check(fs, x, &ib->inode);
+	if (!err)
+		err = e4_file_open(fs, x->value_inum, &ib->inode, &f);
+	if (!err)
+		err = e4_file_pread(f, 0, v, x->value_len, &got);
+	if (!err && got != x->value_len)
+		err = E4_ERR_EA_INODE_SIZE;
+	if (f)
+		e4_file_close(f);
+	return err;
+}
+
 errcode_t e4_xattr_value(e4_fs *fs, const struct e4_xattr *x, void **value)
 {
 	union e4_inode_buf ib;
-	e4_file *f = NULL;
-	size_t got;
 	uint8_t *v;
 	errcode_t err;
 
@@ -328,25 +387,46 @@ errcode_t e4_xattr_value(e4_fs *fs, const struct e4_xattr *x, void **value)
 		*value = v;
 		return 0;
 	}
-	err = e4_inode_read(fs, x->value_inum, &ib);
-	if (!err)
-		err = ea_inode_check(fs, x, &ib.inode);
-	if (!err)
-		err = e4_file_open(fs, x->value_inum, &ib.inode, &f);
-	if (!err)
-		err = e4_file_pread(f, 0, v, x->value_len, &got);
-	if (!err && got != x->value_len)
-		err = E4_ERR_EA_INODE_SIZE;
+	err = ea_value_read(fs, x, &ib, v);
 	if (!err)
 		err = ea_inode_hashes(fs, x, &ib.inode, v);
-	if (f)
-		e4_file_close(f);
 	if (err) {
 		free(v);
 		return err;
 	}
 	*value = v;
 	return 0;
+}
+
+errcode_t e4_xattr_hashes(e4_fs *fs, const struct e4_xattr *x, struct e4_xattr_hashes *h)
+{
+	union e4_inode_buf ib;
+	uint8_t *v;
+	errcode_t err;
+
+	memset(h, 0, sizeof(*h));
+	if (!x->value_inum) {
+		h->entry = e4_xattr_hash_entry(x->name, x->name_len, x->value, x->value_len, 0);
+		h->entry_signed = e4_xattr_hash_entry(x->name, x->name_len, x->value,
+						      x->value_len, 1);
+		return 0;
+	}
+	v = malloc(x->value_len ? x->value_len : 1);
+	if (!v)
+		return E4_ERR_NO_MEMORY;
+	err = ea_value_read(fs, x, &ib, v);
+	if (!err) {
+		h->ea = 1;
+		h->lustre = ea_lustre(x, &ib.inode);
+		h->ea_stored = e4_le32(ib.inode.i_atime);
+		h->ea_value = e4_crc32c(fs->csum_seed, v, x->value_len);
+		h->entry = entry_hash(x->name, x->name_len, h->ea_value, 0);
+		h->entry_signed = entry_hash(x->name, x->name_len, h->ea_value, 1);
+		h->entry_kept = entry_hash(x->name, x->name_len, h->ea_stored, 0);
+		h->entry_kept_signed = entry_hash(x->name, x->name_len, h->ea_stored, 1);
+	}
+	free(v);
+	return err;
 }
 
 struct getter {

@@ -481,3 +481,50 @@ errcode_t e4_xattr_block_refcount_set(e4_fs *fs, e4_blk_t blk, uint32_t refcount
 	free(buf);
 	return err;
 }
+
+/* Store v at p as little-endian 32 bits. */
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	uint32_t le = e4_cpu_to_le32(v);
+
+	memcpy(p, &le, 4);
+}
+
+/* The entry of x at x->e_offs in area bytes [0, size): its name agrees. */
+static int entry_at(const uint8_t *area, size_t size, const struct e4_xattr *x)
+{
+	const uint8_t *e = area + x->e_offs;
+
+	return (size_t)x->e_offs + E4_XATTR_ENTRY_HDR + x->name_len <= size &&
+	       e[0] == x->name_len && e[1] == x->name_index &&
+	       !memcmp(e + E4_XATTR_ENTRY_HDR, x->name, x->name_len);
+}
+
+errcode_t e4_xattr_entry_hash_set(e4_fs *fs, union e4_inode_buf *ib, e4_blk_t blk,
+				  const struct e4_xattr *x, uint32_t hash)
+{
+	uint8_t *buf;
+	errcode_t err;
+
+	if (x->in_inode) {
+		if (!entry_at(ib->raw, fs->geom.inode_size, x))
+			return E4_ERR_XATTR_CORRUPT;
+		put_le32(ib->raw + x->e_offs + 12, hash);
+		return 0;
+	}
+	if (!(e4_open_flags(fs) & E4_OPEN_RW))
+		return E4_ERR_READ_ONLY;
+	err = block_read_hdr(fs, blk, &buf);
+	if (err)
+		return err;
+	if (!entry_at(buf, fs->geom.block_size, x)) {
+		free(buf);
+		return E4_ERR_XATTR_CORRUPT;
+	}
+	put_le32(buf + x->e_offs + 12, hash);
+	((struct ext4_xattr_header *)buf)->h_hash =
+		e4_cpu_to_le32(e4_xattr_block_hash(buf, fs->geom.block_size));
+	err = e4_xattr_block_write(fs, blk, buf);
+	free(buf);
+	return err;
+}

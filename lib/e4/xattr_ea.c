@@ -175,12 +175,19 @@ static void ea_inode_init(struct e4_xea *ea, const struct ext4_inode *owner,
 		in->i_crtime = e4_cpu_to_le32(base);
 		in->i_crtime_extra = e4_cpu_to_le32(extra);
 	}
+	e4_ea_inode_hash_set(fs, in, hash);
+	ea_ref_set(fs, in, 0);
+}
+
+void e4_ea_inode_hash_set(e4_fs *fs, struct ext4_inode *in, uint32_t hash)
+{
+	uint32_t base, extra;
+
 	/* the value's hash in i_atime, as a time with no nanoseconds */
 	e4_time_encode(hash, 0, &base, &extra);
 	in->i_atime = e4_cpu_to_le32(base);
 	if (e4_inode_has_field(fs, in, offsetof(struct ext4_inode, i_atime_extra), 4))
 		in->i_atime_extra = e4_cpu_to_le32(extra);
-	ea_ref_set(fs, in, 0);
 }
 
 /* Map the data blocks in the new EA inode: extents (a leaf block past

@@ -137,6 +137,19 @@ errcode_t e4_xattr_block_refcount(e4_fs *fs, e4_blk_t blk, uint32_t *refcount);
  * through the block cache: also the repair of a block whose checksum
  * alone is wrong.  E4_ERR_READ_ONLY and the errors above, write errors. */
 errcode_t e4_xattr_block_refcount_set(e4_fs *fs, e4_blk_t blk, uint32_t refcount);
+/* Rewrite the entry hash of attribute x (as e4_xattr_iterate() reported
+ * it: x->e_offs) to hash (CPU order; e4_xattr_hashes()): in the inode
+ * image ib when x->in_inode (no I/O; the caller writes ib), else in xattr
+ * block blk (read; e_hash, then h_hash as the block hash of section 9.2,
+ * and the checksum set; written through the cache).  e4fsck's repair of
+ * a wrong e_hash: the value is kept.  E4_ERR_XATTR_CORRUPT (no entry at
+ * x->e_offs), E4_ERR_READ_ONLY and the errors of
+ * e4_xattr_block_refcount(), write errors. */
+errcode_t e4_xattr_entry_hash_set(e4_fs *fs, union e4_inode_buf *ib, e4_blk_t blk,
+				  const struct e4_xattr *x, uint32_t hash);
+/* Set the value hash an EA inode keeps (i_atime, i_atime_extra 0 where
+ * the inode has it), as the kernel stores it.  No I/O. */
+void e4_ea_inode_hash_set(e4_fs *fs, struct ext4_inode *inode, uint32_t hash);
 
 /* Set (value != NULL) or remove (value NULL) an attribute in the inode
  * body of the image ib only: no I/O, no block, no EA inode (the inline

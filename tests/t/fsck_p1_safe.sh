@@ -9,7 +9,8 @@
 #    /big as before).  Bug it catches: -p "FIXED" the device's flags,
 #    zeroed size and i_blocks, and pass 5 freed the file's 2 MiB.
 #  - xattr_eio: a read error (E4_FAIL_READ) on /x's xattr block: -fy says
-#    so, exits 4, leaves the image as it was.  Bug: the reference to the
+#    so, exits 12 (8: a read error, 4: the block left; the reference's -n
+#    exits 12 too), leaves the image as it was.  Bug: the reference to the
 #    block was cleared and pass 5 freed it.
 #  - xattr_struct: e_value_size of /x's entry set to 1 MiB: -fy says the
 #    block is not one (not "checksum") and a second -fy finds nothing.
@@ -110,7 +111,7 @@ done
 
 # ---- xattr_eio: the xattr block cannot be read ----
 cp "$img0" "$T/eio.img"
-want_rc eio "$(run eio y "$T/eio.img" E4_FAIL_READ=$((acl * 1024)):1024)" 4
+want_rc eio "$(run eio y "$T/eio.img" E4_FAIL_READ=$((acl * 1024)):1024)" 12
 grepq "extended attribute block $acl cannot be read" "$T/eio.out" || bad+=("xattr_eio: the read error not said")
 cmp -s "$img0" "$T/eio.img" || bad+=("xattr_eio: -fy changed the image")
 

@@ -8,6 +8,11 @@
 #  log_eio     needs_recovery, journal block 1 reads           8    8
 #              EIO (E4_FAIL_READ)
 #  orphan_eio  an orphan whose inode block reads EIO           8
+#  tiny        8 MiB ext4 with 4 KiB blocks cut to 5000      8    8    8
+#              bytes (superblock whole, descriptors not),
+#              and to 1500 bytes (superblock cut)
+#  itable_eio  -f: inode table block 100 (inodes 9-12) reads 8    8    8
+#              EIO; inodes 12 and 13 share xattr block A
 #
 # truncated: the first message names both sizes; -n writes nothing, -p/-y
 # write only the superblock (its error state), the file keeps its size and
@@ -20,11 +25,24 @@
 # (s_start 0): its transactions were lost.
 # orphan_eio: the orphan list stays (s_last_orphan 12), the image
 # unchanged.  Bug caught: the error cleared s_last_orphan.
+# tiny: each tool (e4fsck, e4tune -l, e4debugfs) says the device is short
+# and names the sizes (2048 blocks of 4096 bytes and 5000 bytes; 1500
+# bytes and the superblock's place), nothing written.  Bug caught: "Bad
+# magic number" / "no usable superblock" (a backup search over a device
+# that ends before any backup), and e4tune/e4debugfs saying "Attempt to
+# read beyond the end of the device" with no sizes.
+# itable_eio: pass 1 names the unreadable inodes (9-12, not the whole
+# chunk the scan read), exits 8 (an operational error: the check is
+# incomplete; the reference e2fsck -fn aborts with 8 too) and writes
+# nothing: A's reference count 2 is not "fixed" to the 1 reference the
+# readable inodes make.  Bugs caught: exit 4 (said as a problem left, the
+# man page says 8); -y lowered A's h_refcount to 1, so deleting one file
+# would free the block the other still names.
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
 need_e4fsck
-need_oracle "$REF_MKE2FS" "$REF_DEBUGFS" "$REF_DUMPE2FS"
+need_oracle "$REF_MKE2FS" "$REF_DEBUGFS" "$REF_DUMPE2FS" "$REF_E2FSCK"
 export E2FSCK_CONFIG=/dev/null TZ=UTC
 
 run() {	# run NAME IMG MODE WANT_RC [ENV...]
@@ -96,6 +114,55 @@ run orphan_eio "$T/orph.p.img" p 8 E4_FAIL_READ=$(($1 * 1024 + $2)):256
 grepq "Input/output error" "$T/orphan_eio.p.out" "$T/orphan_eio.p.err" ||
 	fail "orphan_eio: the read error is not said"
 cmp -s "$img" "$T/orph.p.img" || fail "orphan_eio: the image changed"
+
+# ---- tiny: the device ends before the descriptors, or the superblock -----
+need_e4tune
+need_e4debugfs
+"$REF_MKE2FS" -q -F -t ext4 -b 4096 "$T/tiny.img" 8M >/dev/null 2>&1 || fail "mke2fs failed"
+for cut in 5000 1500; do
+	if [ $cut = 5000 ]; then
+		want="2048 blocks of 4096 bytes.*only 5000 bytes"
+	else
+		want="only 1500 bytes, less than an ext2/3/4 filesystem needs"
+	fi
+	head -c $cut "$T/tiny.img" >"$T/tiny.$cut"
+	for mode in n p y; do
+		cp "$T/tiny.$cut" "$T/t.img"
+		run tiny$cut "$T/t.img" $mode 8
+		grepq -E "$want" "$T/tiny$cut.$mode.err" ||
+			fail "tiny $cut -$mode: the sizes not named: $(cat "$T/tiny$cut.$mode.err")"
+		grepq -i "superblock was found\|bad magic" "$T/tiny$cut.$mode.err" &&
+			fail "tiny $cut -$mode: said as a bad superblock: $(cat "$T/tiny$cut.$mode.err")"
+		cmp -s "$T/tiny.$cut" "$T/t.img" || fail "tiny $cut -$mode: the image changed"
+	done
+	"$E4TUNE" -l "$T/t.img" >/dev/null 2>"$T/tiny.tune" && fail "tiny $cut: e4tune -l exit 0"
+	"$E4DEBUGFS" -R stats "$T/t.img" >/dev/null 2>"$T/tiny.dbg" && fail "tiny $cut: e4debugfs exit 0"
+	for f in tune dbg; do
+		grepq -E "$want" "$T/tiny.$f" || fail "tiny $cut: e4$f: the sizes not named: $(cat "$T/tiny.$f")"
+	done
+done
+
+# ---- itable_eio: an inode table block cannot be read (pass 1) -----------
+img=$T/it.img
+"$REF_MKE2FS" -q -F -t ext4 -b 1024 -I 256 "$img" 8M >/dev/null 2>&1 || fail "mke2fs failed"
+head -c 300 /dev/zero | tr '\0' v >"$T/v300"
+printf 'write %s a\nwrite %s b\nea_set -f %s a user.big\n' "$T/hi" "$T/hi" "$T/v300" |
+	"$REF_DEBUGFS" -w -f - "$img" >/dev/null 2>&1
+acl=$("$REF_DEBUGFS" -R "stat a" "$img" 2>/dev/null | sed -n 's/.*File ACL: \([0-9]*\).*/\1/p')
+[ -n "$acl" ] && [ "$acl" != 0 ] || fail "itable_eio: no xattr block"
+# b names a's block too; the reference sets its count to 2
+"$REF_DEBUGFS" -w -R "sif b file_acl $acl" "$img" >/dev/null 2>&1
+"$REF_E2FSCK" -fy "$img" >/dev/null 2>&1
+ref_clean "$img" || fail "itable_eio: the fixture is not clean"
+"$REF_DEBUGFS" -R "imap <12>" "$img" 2>/dev/null | grepq "located at block 100," ||
+	fail "itable_eio: inode 12 is not in block 100"
+for mode in fn fy fp; do
+	cp "$img" "$T/it.$mode.img"
+	run itable_eio "$T/it.$mode.img" $mode 8 E4_FAIL_READ=$((100 * 1024)):1024
+	grepq "cannot be read (Input/output error): inodes 9-12 not checked" \
+		"$T/itable_eio.$mode.out" || fail "itable_eio -$mode: inodes 9-12 not named: $(head -3 "$T/itable_eio.$mode.out")"
+	cmp -s "$img" "$T/it.$mode.img" || fail "itable_eio -$mode: the image changed"
+done
 
 info "short device and read errors: exit 8, nothing cleared ($(elapsed)s)"
 exit 0

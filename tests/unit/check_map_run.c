@@ -62,6 +62,7 @@ static int run_all(struct e4fsck *ctx, struct mapstub *st, unsigned *n)
 		rc = run_one(ctx, st, ino);
 		++*n;
 	}
+	e4fsck_check_map_release(ctx);
 	return rc;
 }
 

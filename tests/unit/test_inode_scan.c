@@ -278,11 +278,56 @@ static void inode_scan_read_error(void **state)
 	unlink(img);
 }
 
+/* A chunk of 4 blocks whose third block alone fails: the chunk is read
+ * again block by block and only that block's inodes are reported. */
+static void inode_scan_read_error_block(void **state)
+{
+	const char *img;
+	e4_fs *fs = image(&kinds[1], "scanerr1", &img);
+	const struct e4_geom *g = e4_geom(fs);
+	uint32_t ipb = g->block_size / g->inode_size;
+	struct e4_group gr;
+	struct fail_at f;
+	e4_inode_scan *s;
+	const struct ext4_inode *in;
+	e4_ino_t ino, next = 1;
+	uint32_t count, errors = 0;
+	errcode_t err;
+
+	(void)state;
+	assert_int_equal(e4_group_get(fs, 0, &gr), 0);
+	f.lo = (gr.inode_table + 2) * (uint64_t)g->block_size;
+	f.hi = f.lo + g->block_size;
+	e4_io_set_read_hook(e4_fs_io(fs), fail_read, &f);
+	assert_int_equal(e4_inode_scan_open(fs, 4 * g->block_size, 0, &s), 0);
+	while ((err = e4_inode_scan_next(s, &ino, &in, &count, NULL)) != E4_ERR_NOT_FOUND) {
+		if (ino > 4 * ipb)
+			break;
+		assert_int_equal(ino, next);
+		if (err) {
+			errors++;
+			assert_int_equal(err, EIO);
+			assert_int_equal(ino, 2 * ipb + 1);
+			assert_int_equal(count, ipb);
+			next = ino + count;
+			continue;
+		}
+		next = ino + 1;
+	}
+	assert_int_equal(errors, 1);
+	assert_int_equal(next, 4 * ipb + 1);
+	e4_inode_scan_close(s);
+	e4_io_set_read_hook(e4_fs_io(fs), NULL, NULL);
+	e4_close(fs);
+	unlink(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(inode_scan),
 		cmocka_unit_test(inode_scan_read_error),
+		cmocka_unit_test(inode_scan_read_error_block),
 		cmocka_unit_test(inode_scan_matrix),
 	};
 

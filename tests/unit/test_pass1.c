@@ -20,16 +20,8 @@
 #include <cmocka.h>
 
 #include "pass1.h"
-#include "unit_images.h"
+#include "unit_fsck.h"
 
-void e4fsck_exit(struct e4fsck *ctx)
-{
-	(void)ctx;
-	fail_msg("pass 1 stopped the run");
-	abort();
-}
-
-static struct unit_images imgs;
 static const char *ext4_image, *bigalloc_image;
 
 struct fixture {
@@ -43,14 +35,8 @@ static void open_fixture(struct fixture *f, const char *image)
 	struct e4_bmap *disk;
 	uint64_t first;
 
-	if (!imgs.ok)
-		skip();
 	memset(f, 0, sizeof(*f));
-	f->ctx.prog = "e4fsck";
-	f->ctx.device = image;
-	f->ctx.answer = ANSWER_NO;
-	f->ctx.read_only = 1;
-	assert_int_equal(e4_open(image, 0, 0, 0, &f->ctx.fs), 0);
+	unit_fsck_open(&f->ctx, image, ANSWER_NO);
 	f->p.ctx = &f->ctx;
 	f->p.fs = f->ctx.fs;
 	f->p.geo = e4_geom(f->ctx.fs);
@@ -66,7 +52,7 @@ static void open_fixture(struct fixture *f, const char *image)
 static void close_fixture(struct fixture *f)
 {
 	p1_maps_free(&f->p);
-	assert_int_equal(e4_close(f->ctx.fs), 0);
+	unit_fsck_close(&f->ctx);
 }
 
 /* Every metadata block is in use: refused as a file's tree or indirect
@@ -204,18 +190,10 @@ static void test_xattr_refs(void **state)
 static int setup(void **state)
 {
 	(void)state;
-	if (unit_images_init(&imgs, "pass1"))
+	if (!(ext4_image = unit_fsck_ext4_image("pass1")))
 		return -1;
-	ext4_image = unit_image_add(&imgs, "ext4.img", "-t ext4 -b 1024 -g 2048", "8M");
-	bigalloc_image = unit_image_add(&imgs, "bigalloc.img",
+	bigalloc_image = unit_image_add(&unit_fsck_imgs, "bigalloc.img",
 					"-t ext4 -b 1024 -O bigalloc -C 16384", "16M");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	unit_images_remove(&imgs);
 	return 0;
 }
 
@@ -230,5 +208,5 @@ int main(void)
 	};
 
 	e4_init_errors();
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, unit_fsck_teardown);
 }

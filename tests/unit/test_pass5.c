@@ -25,14 +25,7 @@
 
 #include "e4fsck.h"
 #include "unit_capture.h"
-#include "unit_images.h"
-
-void e4fsck_exit(struct e4fsck *ctx)
-{
-	(void)ctx;
-	fail_msg("pass 5 stopped the run");
-	abort();
-}
+#include "unit_fsck.h"
 
 struct truth {
 	struct e4_bmap *blocks, *inodes;
@@ -44,7 +37,6 @@ struct truth {
 	int csum;			/* metadata_csum: a bitmap checksum damaged */
 };
 
-static struct unit_images imgs;
 static const char *image;		/* the image a test works on */
 static const char *ext4_image, *ext2_image;
 
@@ -115,17 +107,11 @@ static const char *run_pass5_in(const struct truth *t, enum e4fsck_answer a, int
 	struct e4fsck ctx;
 	const char *out;
 
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.prog = "e4fsck";
-	ctx.device = image;
-	ctx.answer = a;
-	ctx.read_only = a == ANSWER_NO;
-	assert_int_equal(e4_open(image, ctx.read_only ? 0 : E4_OPEN_RW, 0, 0, &ctx.fs), 0);
+	unit_fsck_open(&ctx, image, a);
 	cap_start();
 	assert_int_equal(e4fsck_pass5(&ctx, &in), 0);
 	out = cap_end();
-	assert_int_equal(e4_close(ctx.fs), 0);
-	e4fsck_problem_release(&ctx);
+	unit_fsck_close(&ctx);
 	*rc = e4fsck_exit_code(&ctx);
 	assert_int_equal(ctx.answer, a);	/* the context is left alone */
 	assert_int_equal(ctx.read_only, a == ANSWER_NO);
@@ -146,7 +132,7 @@ static void full_case(const char *img)
 	const char *out;
 	int rc;
 
-	if (!imgs.ok)
+	if (!unit_fsck_imgs.ok)
 		skip();
 	image = img;
 	make_case(&t, 0);
@@ -209,7 +195,7 @@ static void repair_once(enum e4fsck_answer a, int csum_only, const char *want)
 	const char *out;
 	int rc;
 
-	if (!imgs.ok)
+	if (!unit_fsck_imgs.ok)
 		skip();
 	image = ext4_image;
 	make_case(&t, csum_only);
@@ -272,18 +258,10 @@ static void test_pass5_report_only(void **state)
 static int setup(void **state)
 {
 	(void)state;
-	if (unit_images_init(&imgs, "pass5"))
-		return -1;
 	/* 4 groups of 2048 1 KiB blocks, ext4 with metadata_csum and flex_bg */
-	ext4_image = unit_image_add(&imgs, "ext4.img", "-t ext4 -b 1024 -g 2048", "8M");
-	ext2_image = unit_image_add(&imgs, "ext2.img", "-t ext2 -b 1024 -g 2048", "8M");
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	unit_images_remove(&imgs);
+	if (!(ext4_image = unit_fsck_ext4_image("pass5")))
+		return -1;
+	ext2_image = unit_image_add(&unit_fsck_imgs, "ext2.img", "-t ext2 -b 1024 -g 2048", "8M");
 	return 0;
 }
 
@@ -298,5 +276,5 @@ int main(void)
 	};
 
 	e4_init_errors();
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, unit_fsck_teardown);
 }
