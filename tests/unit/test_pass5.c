@@ -236,7 +236,7 @@ static void test_pass5_report_only(void **state)
 	int rc;
 
 	(void)state;
-	if (!imgs.ok)
+	if (!unit_fsck_imgs.ok)
 		skip();
 	image = ext4_image;
 	make_case(&t, 0);
