@@ -785,6 +785,7 @@ static void print_summary(struct e4fsck *ctx)
 static void full_check(struct e4fsck *ctx, int damage)
 {
 	uint16_t state = e4_le16(e4_super(ctx->fs)->s_state);
+	struct e4fsck_missing m;
 	int nothing;
 
 	if (ctx->gd_copy || ctx->gd_damaged) {
@@ -803,14 +804,16 @@ static void full_check(struct e4fsck *ctx, int damage)
 		e4fsck_left(ctx);
 	nothing = !ctx->found && !ctx->fixed && !ctx->uncorrected;
 	print_summary(ctx);
+	e4fsck_dir_passes_missing(ctx->dir_passes_ran, &m);
 	if (nothing && (ctx->force || damage)) {
-		fprintf(stderr, "%s: %s: passes 1 and 5 found nothing to repair, but passes 2-4 "
-			"(directories, connectivity, link counts) are not available in this version: "
-			"the filesystem is not declared clean\n", ctx->prog, ctx->device);
+		fprintf(stderr, "%s: %s: passes %s found nothing to repair, but %s (%s) %s not "
+			"available in this version: the filesystem is not declared clean\n",
+			ctx->prog, ctx->device, m.done, m.which, m.what, m.n > 1 ? "are" : "is");
 		e4fsck_fail(ctx);
 	} else if (nothing) {
-		printf("%s: passes 1 and 5 found nothing to repair; passes 2-4 are not available "
-		       "in this version, so the routine check stays due.\n", ctx->device);
+		printf("%s: passes %s found nothing to repair; %s %s not available in this "
+		       "version, so the routine check stays due.\n", ctx->device, m.done, m.which,
+		       m.n > 1 ? "are" : "is");
 	}
 }
 

@@ -39,6 +39,7 @@ static const struct problem_pass *const passes[] = {
 	&e4fsck_problems_pass0,
 	&e4fsck_problems_pass1,
 	&e4fsck_problems_pass1_map,
+	&e4fsck_problems_pass2,
 	&e4fsck_problems_pass5,
 };
 

@@ -1,0 +1,433 @@
+/*
+ * pass2_entry.c: one directory block's records (pass 2; format doc
+ * sections 8.1-8.3, 8.6).
+ *
+ * The block is walked record by record (e4_dirent_raw_at).  A record
+ * whose length or name length does not fit is salvaged as e2fsck does:
+ * a record running past the end keeps its name and is cut at the end; a
+ * record of a sound length is merged into the one before it; otherwise
+ * the rest of the block goes to the record before it (or becomes one
+ * unused record when the bad one is first).  Block 0 starts with '.'
+ * and '..'; every other record's inode number, name and file type are
+ * checked against what pass 1 found.  Repairs change the block in
+ * memory (library calls, dir_write.h); the block is written once, with
+ * its checksum tail, at the end.  Under -n nothing changes: the first
+ * bad record ends the block's walk.
+ */
+#include "pass2.h"
+
+#include <limits.h>
+#include <string.h>
+
+/* The block (or inline region) being walked. */
+struct blk {
+	uint8_t *b;		/* records, decoded for a block of bsz bytes */
+	unsigned bsz, start, end;
+	uint64_t lblk;		/* UINT64_MAX: inline */
+	e4_blk_t pblk;
+	int root;		/* block 0 of an indexed directory */
+	int changed;
+	unsigned last;		/* the last record walked (UINT_MAX: none) */
+};
+
+const char *p2_name(struct pass2 *p, const char *name, unsigned len)
+{
+	char *o = p->name;
+
+	for (unsigned i = 0; i < len; i++)
+		*o++ = (name[i] >= 0x20 && name[i] < 0x7f) ? name[i] : '?';
+	*o = '\0';
+	return p->name;
+}
+
+errcode_t p2_count(struct pass2 *p, e4_ino_t ino)
+{
+	errcode_t err;
+
+	if (!p->count || !ino || ino > p->inodes_count)
+		return 0;
+	err = links_inc(p->p->links, ino);
+	return err == E4_ERR_BAD_INODE_NUM ? 0 : err;
+}
+
+static void pctx_of(struct pass2 *p, const struct blk *k, unsigned off,
+		    const struct e4_dirent_raw *d, struct problem_ctx *pctx)
+{
+	memset(pctx, 0, sizeof(*pctx));
+	pctx->dir = p->dir;
+	pctx->blk = k->pblk;
+	pctx->num = k->lblk == UINT64_MAX ? 0 : k->lblk;
+	pctx->num2 = off;
+	if (d) {
+		pctx->ino = d->inode;
+		pctx->str = p2_name(p, d->name, d->name_len);
+	}
+}
+
+/* Store a record header: 1 if stored (0: it does not fit, nothing
+ * changed). */
+static int put(struct blk *k, unsigned off, uint32_t ino, unsigned rec_len, unsigned name_len,
+	       uint8_t ft)
+{
+	if (e4_dirent_put(k->b, k->bsz, off, ino, rec_len, name_len, ft))
+		return 0;
+	k->changed = 1;
+	return 1;
+}
+
+/* The file type inode ino's mode gives (EXT4_FT_*; 0 when unknown). */
+static uint8_t inode_ftype(struct pass2 *p, e4_ino_t ino)
+{
+	union e4_inode_buf ib;
+
+	if (dirs_find(&p->p->dirinfo, ino))
+		return EXT4_FT_DIR;
+	if (e4_bmap_test(p->p->regs, ino))
+		return EXT4_FT_REG_FILE;
+	if (e4_inode_read(p->fs, ino, &ib))
+		return EXT4_FT_UNKNOWN;
+	return e4_mode_file_type(e4_le16(ib.inode.i_mode));
+}
+
+/* ---- salvage -------------------------------------------------------------- */
+
+/* The record at *off does not fit (why): salvage as the top says.
+ * 1: the walk goes on at *off; 0: it stops (no). */
+static int salvage(struct pass2 *p, struct blk *k, unsigned *off, unsigned prev, const char *why)
+{
+	struct problem_ctx pctx;
+	struct e4_dirent_raw d, pd;
+	unsigned left = k->end - *off, r = 0, n = 0;
+	uint32_t ino = 0;
+
+	pctx_of(p, k, *off, NULL, &pctx);
+	pctx.str2 = why;
+	if (!fix_problem(p->ctx, PR_2_DIR_CORRUPT, &pctx))
+		return 0;
+	if (left >= 8) {
+		e4_dirent_raw_at(k->b, k->bsz, *off, &d);	/* fields read even when bad */
+		r = d.rec_len;
+		n = d.name_len;
+		ino = d.inode;
+		/* running past the end, with a name that fits: cut it there */
+		if (*off + r > k->end && left >= 12 && e4_dirent_min_len(n) <= left &&
+		    ino <= p->inodes_count && !memchr(d.name, '\0', n)) {
+			return put(k, *off, ino, left, n, d.file_type);
+		}
+	}
+	if (prev != UINT_MAX && !e4_dirent_raw_at(k->b, k->bsz, prev, &pd)) {
+		/* a sound length: the record before it takes it */
+		unsigned take = (r && !(r % 4) && *off + r <= k->end) ? r : left;
+
+		if (!put(k, prev, pd.inode, pd.rec_len + take, pd.name_len, pd.file_type))
+			return 0;
+		*off += take;
+		return 1;
+	}
+	/* first record: the rest of the block becomes one unused record */
+	return put(k, *off, 0, left, 0, 0);
+}
+
+/* ---- '.' and '..' ---------------------------------------------------------- */
+
+/* The first record is not name (".", ".."): make it so, when that loses
+ * no entry: the record is unused, or names nothing valid, or names the
+ * directory itself, or has room to move right.  1 if repaired. */
+static int make_dot(struct pass2 *p, struct blk *k, unsigned off, struct e4_dirent_raw *d,
+		    const char *name, e4_ino_t ino, uint32_t code)
+{
+	struct problem_ctx pctx;
+	unsigned nl = (unsigned)strlen(name), need = e4_dirent_min_len(nl);
+	int lost = d->inode && d->inode != p->dir && d->inode <= p->inodes_count &&
+		   e4_bmap_test(p->p->inodes, d->inode);
+	int room = d->rec_len >= need + e4_dirent_min_len(d->name_len);
+
+	pctx_of(p, k, off, d, &pctx);
+	if (lost && !room) {
+		pctx.str2 = name;
+		fix_problem(p->ctx, PR_2_MISSING_DOT_NO_ROOM, &pctx);
+		return 0;
+	}
+	if (!fix_problem(p->ctx, code, &pctx))
+		return 0;
+	if (lost) {
+		/* move the entry right, behind the new record */
+		unsigned rl = d->rec_len;
+
+		e4_dirent_move(k->b, k->bsz, off, off + need, 8 + d->name_len);
+		put(k, off + need, d->inode, rl - need, d->name_len, d->file_type);
+		put(k, off, ino, need, nl, p->filetype ? EXT4_FT_DIR : 0);
+	} else {
+		put(k, off, ino, d->rec_len, nl, p->filetype ? EXT4_FT_DIR : 0);
+	}
+	e4_dirent_put_name(k->b, k->bsz, off, name, nl);
+	k->changed = 1;
+	e4_dirent_raw_at(k->b, k->bsz, off, d);
+	return 1;
+}
+
+/* '.' first: names the directory, 12 bytes long.  0 when the record is
+ * not '.' (and was not made one). */
+static int check_dot(struct pass2 *p, struct blk *k, unsigned off, struct e4_dirent_raw *d)
+{
+	struct problem_ctx pctx;
+
+	if (!(d->name_len == 1 && d->name[0] == '.') &&
+	    !make_dot(p, k, off, d, ".", p->dir, PR_2_MISSING_DOT))
+		return 0;
+	pctx_of(p, k, off, d, &pctx);
+	if (d->inode != p->dir && fix_problem(p->ctx, PR_2_BAD_DOT_INODE, &pctx)) {
+		put(k, off, p->dir, d->rec_len, d->name_len, d->file_type);
+		d->inode = p->dir;
+	}
+	if (d->rec_len > 12 && d->rec_len - 12 > 12 && !k->root) {
+		pctx.num = d->rec_len;
+		if (fix_problem(p->ctx, PR_2_SPLIT_DOT, &pctx)) {
+			put(k, off + 12, 0, d->rec_len - 12, 0, 0);
+			put(k, off, d->inode, 12, d->name_len, d->file_type);
+			d->rec_len = 12;
+		}
+	}
+	return 1;
+}
+
+/* '..' second (0 as check_dot()). */
+static int check_dotdot(struct pass2 *p, struct blk *k, unsigned off, struct e4_dirent_raw *d)
+{
+	if (!(d->name_len == 2 && d->name[0] == '.' && d->name[1] == '.'))
+		return make_dot(p, k, off, d, "..", EXT4_ROOT_INO, PR_2_MISSING_DOTDOT);
+	return 1;
+}
+
+/* ---- any record ------------------------------------------------------------ */
+
+/* Clear the record's inode number (the entry is dropped). */
+static void clear(struct blk *k, unsigned off, struct e4_dirent_raw *d)
+{
+	put(k, off, 0, d->rec_len, d->name_len, d->file_type);
+	d->inode = 0;
+}
+
+/* The record's inode number, name and type; 1 when it is kept. */
+static int check_fields(struct pass2 *p, struct blk *k, unsigned off, struct e4_dirent_raw *d,
+			int dot)
+{
+	struct problem_ctx pctx;
+	uint8_t want;
+
+	pctx_of(p, k, off, d, &pctx);
+	if (!dot && d->name_len == 0) {
+		if (fix_problem(p->ctx, PR_2_NULL_NAME, &pctx))
+			clear(k, off, d);
+		return 0;
+	}
+	if (!dot && d->inode == p->dir) {
+		if (fix_problem(p->ctx, PR_2_LINK_DOT, &pctx))
+			clear(k, off, d);
+		return 0;
+	}
+	if (!dot && d->name_len <= 2 && d->name[0] == '.' &&
+	    (d->name_len == 1 || d->name[1] == '.')) {
+		if (fix_problem(p->ctx, d->name_len == 1 ? PR_2_DUP_DOT : PR_2_DUP_DOTDOT, &pctx))
+			clear(k, off, d);
+		return 0;
+	}
+	if (d->inode > p->inodes_count ||
+	    (d->inode < p->first_ino && d->inode != EXT4_ROOT_INO)) {
+		if (fix_problem(p->ctx, PR_2_BAD_INO, &pctx))
+			clear(k, off, d);
+		return 0;
+	}
+	if (!e4_bmap_test(p->p->inodes, d->inode)) {
+		if (fix_problem(p->ctx, PR_2_UNUSED_INODE, &pctx))
+			clear(k, off, d);
+		return 0;
+	}
+	if (!dot && (memchr(d->name, '/', d->name_len) || memchr(d->name, '\0', d->name_len)) &&
+	    fix_problem(p->ctx, PR_2_BAD_NAME, &pctx)) {
+		char fixed[EXT4_NAME_LEN];
+
+		for (unsigned i = 0; i < d->name_len; i++)
+			fixed[i] = (d->name[i] == '/' || !d->name[i]) ? '.' : d->name[i];
+		if (!e4_dirent_put_name(k->b, k->bsz, off, fixed, d->name_len))
+			k->changed = 1;
+	}
+	want = inode_ftype(p, d->inode);
+	pctx.num = d->file_type;
+	pctx.num2 = want;
+	if (!p->filetype) {
+		if (d->file_type && fix_problem(p->ctx, PR_2_FILETYPE_NO_FEATURE, &pctx))
+			put(k, off, d->inode, d->rec_len, d->name_len, 0);
+	} else if (d->file_type != want && want) {
+		if (fix_problem(p->ctx, d->file_type ? PR_2_BAD_FILETYPE : PR_2_SET_FILETYPE,
+				&pctx))
+			put(k, off, d->inode, d->rec_len, d->name_len, want);
+	}
+	return 1;
+}
+
+/* A directory named by an ordinary entry: its first name is its parent;
+ * another is a second name (cleared on a yes).  1 when kept. */
+static int check_subdir(struct pass2 *p, struct blk *k, unsigned off, struct e4_dirent_raw *d)
+{
+	struct dir_info *di = dirs_find(&p->p->dirinfo, d->inode);
+	struct problem_ctx pctx;
+
+	if (!di)
+		return 1;
+	pctx_of(p, k, off, d, &pctx);
+	if (d->inode == EXT4_ROOT_INO) {
+		if (fix_problem(p->ctx, PR_2_LINK_ROOT, &pctx)) {
+			clear(k, off, d);
+			return 0;
+		}
+		return 1;
+	}
+	if (!p->count)
+		return 1;
+	if (!di->parent) {
+		di->parent = p->dir;
+		return 1;
+	}
+	pctx.num2 = di->parent;
+	if (fix_problem(p->ctx, PR_2_LINK_DIR, &pctx)) {
+		clear(k, off, d);
+		return 0;
+	}
+	return 1;
+}
+
+/* One record that fits; *d is updated by the repairs. */
+static errcode_t check_record(struct pass2 *p, struct blk *k, unsigned off,
+			      struct e4_dirent_raw *d)
+{
+	int dot = 0, keep;
+
+	if (k->lblk == 0 && p->dots < 2) {
+		dot = ++p->dots;
+		if (!(dot == 1 ? check_dot(p, k, off, d) : check_dotdot(p, k, off, d)))
+			dot = 0;	/* an ordinary record where '.' or '..' should be */
+	}
+	if (!d->inode) {
+		if (dot == 2)
+			dirs_find(&p->p->dirinfo, p->dir)->dotdot = 0;
+		return 0;
+	}
+	keep = check_fields(p, k, off, d, dot);
+	if (keep && !dot)
+		keep = check_subdir(p, k, off, d);
+	if (dot == 2 && p->count)
+		dirs_find(&p->p->dirinfo, p->dir)->dotdot = keep ? d->inode : 0;
+	if (!keep)
+		return 0;
+	if (!dot && k->lblk != UINT64_MAX && !k->root)
+		p2_check_hash(p, k->lblk, d->name, d->name_len);
+	return p2_count(p, d->inode);
+}
+
+/* Walk the records of k: each checked, a bad one salvaged. */
+static errcode_t walk(struct pass2 *p, struct blk *k)
+{
+	unsigned off = k->start, prev = UINT_MAX;
+	errcode_t err;
+
+	k->last = UINT_MAX;
+	while (off < k->end) {
+		struct e4_dirent_raw d;
+		const char *why = NULL;
+
+		if (k->end - off < 12)
+			why = "fewer than 12 bytes are left for it";
+		else if (e4_dirent_raw_at(k->b, k->bsz, off, &d) || off + d.rec_len > k->end)
+			why = d.rec_len < 12 || d.rec_len % 4 ? "a bad record length" :
+			      off + d.rec_len > k->end ? "it runs past the end of the block" :
+			      "the name is longer than the record";
+		else if (d.rec_len < 12)
+			why = "a record shorter than 12 bytes";
+		if (why) {
+			if (!salvage(p, k, &off, prev, why))
+				return 0;
+			continue;
+		}
+		err = check_record(p, k, off, &d);
+		if (err)
+			return err;
+		prev = k->last = off;
+		off += d.rec_len;
+	}
+	return 0;
+}
+
+/* With metadata_csum, a leaf without a tail: make room in its last
+ * record when it has 12 bytes to spare. */
+static void add_tail(struct pass2 *p, struct blk *k)
+{
+	struct problem_ctx pctx;
+	struct e4_dirent_raw d;
+	unsigned used;
+
+	pctx_of(p, k, 0, NULL, &pctx);
+	if (k->last == UINT_MAX || e4_dirent_raw_at(k->b, k->bsz, k->last, &d) ||
+	    k->last + d.rec_len != p->bs) {
+		fix_problem(p->ctx, PR_2_NO_CSUM_TAIL_ROOM, &pctx);
+		return;
+	}
+	/* a live record keeps its name; an unused one keeps 12 bytes, or,
+	 * 12 bytes long and not first, becomes the tail itself */
+	used = d.inode ? e4_dirent_min_len(d.name_len) : 12;
+	if (d.rec_len < used + 12 && !(!d.inode && k->last && d.rec_len == 12)) {
+		fix_problem(p->ctx, PR_2_NO_CSUM_TAIL_ROOM, &pctx);
+		return;
+	}
+	if (!fix_problem(p->ctx, PR_2_NO_CSUM_TAIL, &pctx))
+		return;
+	if (d.rec_len == 12)
+		k->changed = 1;		/* e4_dir_leaf_csum_set() writes over it */
+	else
+		put(k, k->last, d.inode, d.rec_len - 12, d.name_len, d.file_type);
+}
+
+errcode_t p2_check_leaf(struct pass2 *p, uint64_t lblk, e4_blk_t pblk, int root)
+{
+	struct blk k = { p->buf, p->bs, 0, p->bs, lblk, pblk, root, 0, UINT_MAX };
+	struct problem_ctx pctx;
+	errcode_t err, csum = 0;
+
+	if (p->csum && !k.root) {
+		csum = e4_dir_leaf_csum_verify(p->fs, p->dir, p->gen, p->buf);
+		if (csum != E4_ERR_DIR_NO_CSUM_TAIL)
+			k.end = p->bs - 12;
+	}
+	err = walk(p, &k);
+	if (err)
+		return err;
+	if (csum == E4_ERR_DIR_NO_CSUM_TAIL)
+		add_tail(p, &k);
+	pctx_of(p, &k, 0, NULL, &pctx);
+	if (csum == E4_ERR_DIR_CSUM && !k.changed && fix_problem(p->ctx, PR_2_LEAF_CSUM, &pctx))
+		k.changed = 1;
+	if (!k.changed || p->ctx->read_only)
+		return 0;
+	if (k.root) {
+		struct e4_dx_root r;
+
+		e4_dx_root_parse(p->fs, p->buf, &r);
+		err = e4_dx_csum_set(p->fs, p->dir, p->gen, p->buf, r.count_off);
+		if (err)
+			return err;
+	} else {
+		e4_dir_leaf_csum_set(p->fs, p->dir, p->gen, p->buf);
+	}
+	return e4_io_write_blk(e4_fs_io(p->fs), pblk, 1, p->buf);
+}
+
+errcode_t p2_check_region(struct pass2 *p, uint8_t *buf, unsigned start, unsigned end,
+			  int *changed)
+{
+	struct blk k = { buf, end, start, end, UINT64_MAX, 0, 0, 0, UINT_MAX };
+	errcode_t err = walk(p, &k);
+
+	if (k.changed)
+		*changed = 1;
+	return err;
+}
