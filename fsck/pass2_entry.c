@@ -130,17 +130,26 @@ static int salvage(struct pass2 *p, struct blk *k, unsigned *off, unsigned prev,
 
 /* ---- '.' and '..' ---------------------------------------------------------- */
 
-/* The first record is not name (".", ".."): make it so, when that loses
- * no entry: the record is unused, or names nothing valid, or names the
- * directory itself, or has room to move right.  1 if repaired. */
+/* The first or second record is not name ("." or ".."): make it so,
+ * when that loses no entry: the record is unused, names nothing valid or
+ * a directory (a directory's second name is not kept: for '..' the
+ * directory it names is kept as the '..'), or has room to move right
+ * (not in an index root, whose layout is fixed).  1 if repaired, 0 if
+ * it cannot be (the record is then an ordinary one), -1 on a no. */
 static int make_dot(struct pass2 *p, struct blk *k, unsigned off, struct e4_dirent_raw *d,
 		    const char *name, e4_ino_t ino, uint32_t code)
 {
 	struct problem_ctx pctx;
 	unsigned nl = (unsigned)strlen(name), need = e4_dirent_min_len(nl);
-	int lost = d->inode && d->inode != p->dir && d->inode <= p->inodes_count &&
-		   e4_bmap_test(p->p->inodes, d->inode);
-	int room = d->rec_len >= need + e4_dirent_min_len(d->name_len);
+	int valid = d->inode && d->inode <= p->inodes_count &&
+		    (d->inode >= p->first_ino || d->inode == EXT4_ROOT_INO) &&
+		    e4_bmap_test(p->p->inodes, d->inode);
+	int isdir = valid && dirs_find(&p->p->dirinfo, d->inode) != NULL;
+	int lost = valid && !isdir;
+	int room = !k->root && d->rec_len >= need + e4_dirent_min_len(d->name_len);
+
+	if (isdir && nl == 2)
+		ino = d->inode;
 
 	pctx_of(p, k, off, d, &pctx);
 	if (lost && !room) {
@@ -149,7 +158,7 @@ static int make_dot(struct pass2 *p, struct blk *k, unsigned off, struct e4_dire
 		return 0;
 	}
 	if (!fix_problem(p->ctx, code, &pctx))
-		return 0;
+		return -1;
 	if (lost) {
 		/* move the entry right, behind the new record */
 		unsigned rl = d->rec_len;
@@ -166,15 +175,16 @@ static int make_dot(struct pass2 *p, struct blk *k, unsigned off, struct e4_dire
 	return 1;
 }
 
-/* '.' first: names the directory, 12 bytes long.  0 when the record is
- * not '.' (and was not made one). */
+/* '.' first: names the directory, 12 bytes long.  1, or make_dot()'s 0
+ * or -1 when the record is not '.' (and was not made one). */
 static int check_dot(struct pass2 *p, struct blk *k, unsigned off, struct e4_dirent_raw *d)
 {
 	struct problem_ctx pctx;
+	int r;
 
 	if (!(d->name_len == 1 && d->name[0] == '.') &&
-	    !make_dot(p, k, off, d, ".", p->dir, PR_2_MISSING_DOT))
-		return 0;
+	    (r = make_dot(p, k, off, d, ".", p->dir, PR_2_MISSING_DOT)) != 1)
+		return r;
 	pctx_of(p, k, off, d, &pctx);
 	if (d->inode != p->dir && fix_problem(p->ctx, PR_2_BAD_DOT_INODE, &pctx)) {
 		put(k, off, p->dir, d->rec_len, d->name_len, d->file_type);
@@ -304,8 +314,13 @@ static errcode_t check_record(struct pass2 *p, struct blk *k, unsigned off,
 	int dot = 0, keep;
 
 	if (k->lblk == 0 && p->dots < 2) {
+		int r;
+
 		dot = ++p->dots;
-		if (!(dot == 1 ? check_dot(p, k, off, d) : check_dotdot(p, k, off, d)))
+		r = dot == 1 ? check_dot(p, k, off, d) : check_dotdot(p, k, off, d);
+		if (r < 0)
+			return 0;	/* left as it is (-n): not looked at further */
+		if (!r)
 			dot = 0;	/* an ordinary record where '.' or '..' should be */
 	}
 	if (!d->inode) {

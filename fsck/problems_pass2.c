@@ -38,8 +38,9 @@ static const struct problem_row rows[] = {
 	  "Directory %I has no '.' record first in its first block.\n",
 	  PROMPT_FIX, 0, 50),
 	M(PR_2_MISSING_DOTDOT,
-	  "Directory %I has no '..' record second in its first block (the fix makes one naming "
-	  "the root; the connectivity pass sets it to the parent).\n",
+	  "Directory %I has no '..' record second in its first block (the fix makes the record "
+	  "'..', naming the directory it named if it is one, else the root; the connectivity "
+	  "pass checks it against the parent).\n",
 	  PROMPT_FIX, 0, 50),
 	M(PR_2_BAD_DOT_INODE,
 	  "Directory %I's '.' record names inode %i instead of the directory itself.\n",

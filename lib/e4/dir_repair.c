@@ -60,8 +60,18 @@ errcode_t e4_dir_leaf_csum_verify(e4_fs *fs, e4_ino_t dir, uint32_t generation,
 	unsigned bs = fs->geom.block_size;
 	struct e4_dirent_raw t;
 
+	unsigned off = 0;
+
 	if (!fs->geom.metadata_csum)
 		return 0;
+	/* the records, followed from the start, must stop where the tail
+	 * starts (one that runs over it has taken its place); a damaged
+	 * record before that leaves the question to the tail's own bytes */
+	while (off < bs - E4_DIRENT_TAIL && !e4_dirent_raw_at(block, bs, off, &t) &&
+	       t.rec_len >= 12)
+		off += t.rec_len;
+	if (off > bs - E4_DIRENT_TAIL)
+		return E4_ERR_DIR_NO_CSUM_TAIL;
 	if (e4_dirent_raw_at(block, bs, bs - E4_DIRENT_TAIL, &t) || !t.csum_tail)
 		return E4_ERR_DIR_NO_CSUM_TAIL;
 	if (t.tail_csum != e4_dirblock_csum(fs, dir, generation, block))

@@ -176,7 +176,8 @@ unsigned e4_dirent_min_len(unsigned name_len);
 /* The dirent tail of a leaf block of directory dir (section 8.3), its
  * checksum computed with generation (CPU order), whatever
  * E4_OPEN_IGNORE_CSUM says: 0 (or no metadata_csum),
- * E4_ERR_DIR_NO_CSUM_TAIL (the last 12 bytes are not a tail),
+ * E4_ERR_DIR_NO_CSUM_TAIL (the last 12 bytes are not a tail, or the
+ * records followed from the start run over them, as e2fsck decides),
  * E4_ERR_DIR_CSUM (the checksum differs). */
 errcode_t e4_dir_leaf_csum_verify(e4_fs *fs, e4_ino_t dir, uint32_t generation,
 				  const void *block);
