@@ -30,6 +30,8 @@ struct dxcheck {
 	struct pass2 *p;
 	uint8_t *bufs;		/* one block per level below the root */
 	unsigned levels;
+	int leaves;		/* the fault is in what the index names (its
+				   leaves), not in an index block's fields */
 	char why[160];
 };
 
@@ -73,6 +75,8 @@ static int check_node(struct dxcheck *c, const uint8_t *b, unsigned level, unsig
 	e4_dx_node_parse(p->fs, b, count_off, &n);
 	if (n.limit != e4_dx_limit_for(p->fs, count_off))
 		return bad(c, "an index block at depth %u has limit %u", level, n.limit);
+	if (n.count == 0)
+		c->leaves = 1;	/* it names no leaf: they are left unnamed */
 	if (n.count == 0 || n.count > n.limit)
 		return bad(c, "an index block at depth %u has count %u", level, n.count);
 	err = e4_dx_csum_verify(p->fs, p->dir, p->gen, b, count_off);
@@ -95,8 +99,10 @@ static int check_node(struct dxcheck *c, const uint8_t *b, unsigned level, unsig
 			return bad(c, "the index names block %u, outside the directory's %llu",
 				   child, (unsigned long long)p->nblocks);
 		r = &p->ranges[child];
-		if (r->refs++ || r->node)
+		if (r->refs++ || r->node) {
+			c->leaves = 1;
 			return bad(c, "the index names block %u twice", child);
+		}
 		r->lo = i ? hash : lo;
 		r->hi = chi;
 		prev = hash;
@@ -151,8 +157,11 @@ static int check_root(struct dxcheck *c)
 	return check_node(c, c->bufs, 0, DX_ROOT_COUNT_OFF, 0, (uint64_t)1 << 32);
 }
 
-/* Say the fault and ask to clear the index: 1 when cleared. */
-static errcode_t give_up(struct pass2 *p, const char *why, int *cleared)
+/* Say the fault and ask to clear the index (*cleared 1 when it was).
+ * As e2fsck, a fault in an index block's own fields is cleared when
+ * preening; one found in what it names (leaves named twice or not at
+ * all, names outside their leaf's range) stops preen (leaves). */
+static errcode_t give_up(struct pass2 *p, const char *why, int leaves, int *cleared)
 {
 	struct problem_ctx pctx = { 0 };
 
@@ -160,7 +169,7 @@ static errcode_t give_up(struct pass2 *p, const char *why, int *cleared)
 	pctx.dir = p->dir;
 	pctx.str = why;
 	fix_problem(p->ctx, PR_2_HTREE_BAD, &pctx);
-	if (!fix_problem(p->ctx, PR_2_HTREE_CLEAR, &pctx))
+	if (!fix_problem(p->ctx, leaves ? PR_2_HTREE_CLEAR_LEAVES : PR_2_HTREE_CLEAR, &pctx))
 		return 0;
 	*cleared = 1;
 	return p2_clear_index(p);
@@ -176,7 +185,7 @@ errcode_t p2_clear_index(struct pass2 *p)
 
 errcode_t p2_check_index(struct pass2 *p)
 {
-	struct dxcheck c = { p, NULL, 0, "" };
+	struct dxcheck c = { p, NULL, 0, 0, "" };
 	e4_blk_t pblk;
 	uint64_t lblk;
 	errcode_t err;
@@ -200,7 +209,7 @@ errcode_t p2_check_index(struct pass2 *p)
 		else
 			check_root(&c);
 		for (lblk = 1; !c.why[0] && lblk < p->nblocks; lblk++)
-			if (!p->ranges[lblk].refs)
+			if (!p->ranges[lblk].refs && (c.leaves = 1))
 				bad(&c, "block %llu is not in the index", (unsigned long long)lblk);
 		free(c.bufs);
 	}
@@ -208,7 +217,7 @@ errcode_t p2_check_index(struct pass2 *p)
 		p->indexed = 1;
 		return 0;
 	}
-	err = give_up(p, c.why, &cleared);
+	err = give_up(p, c.why, c.leaves, &cleared);
 	if (!cleared)
 		p->dx_kept_bad = 1;
 	else {
@@ -247,7 +256,7 @@ errcode_t p2_index_done(struct pass2 *p)
 		return 0;
 	snprintf(why, sizeof(why), "block %d holds a name whose hash is outside the range the "
 		 "index gives the block", p->dx_late);
-	err = give_up(p, why, &cleared);
+	err = give_up(p, why, 1, &cleared);
 	if (err || !cleared)
 		return err;
 	/* the root and the nodes are leaves now: checked as such, not counted

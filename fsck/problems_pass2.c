@@ -117,6 +117,10 @@ static const struct problem_row rows[] = {
 	  "Inline directory %I names inode %i as its parent, which is outside the filesystem or "
 	  "not in use (the fix names the root; the connectivity pass sets it to the parent).\n",
 	  PROMPT_FIX, 0, 50),
+	M(PR_2_HTREE_CLEAR_LEAVES,
+	  "Directory %I's hash index does not match its leaves: the fix clears its index flag, "
+	  "so it is read linearly (e4fsck -D, or a later check, rebuilds the index).\n",
+	  PROMPT_CLEAR, 0, 50),
 };
 
 const struct problem_pass e4fsck_problems_pass2 = {
