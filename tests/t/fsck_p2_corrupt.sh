@@ -4,7 +4,8 @@
 # blocks, 256-byte inodes, metadata_csum, fixed UUID and hash seed) and an
 # ext2 (4 KiB blocks, dir_index), each populated by the kernel: /d (files
 # a, b, c, zz, h1 with a second name h2, a subdirectory sub) and /big (300
-# files: an indexed directory).  For each kind a script damages a copy on
+# files: an indexed directory); and an inline_data ext4 (1 KiB) whose
+# /small is an inline directory.  For each kind a script damages a copy on
 # the raw bytes (the checksum of the damaged block made right again,
 # unless the checksum is the damage), then:
 #  - the reference e2fsck -fn finds the same problem (its message
@@ -78,6 +79,13 @@ def rd(b):
 def wr(b, data):
     f.seek(b * bs); f.write(data)
 
+if kind.startswith("inline_"):
+    # an inline directory's parent (i_block[0]) or first entry's inode
+    # number (i_block[1]); debugfs keeps the inode's checksum right
+    word = 0 if kind == "inline_parent" else 1
+    subprocess.run([DEBUGFS, "-w", "-R", "sif %s block[%d] %d" % (path, word, 999999), img],
+                   capture_output=True, check=True)
+    raise SystemExit(0)
 dino, dgen = ino_of(path), gen_of(path)
 def leaf_csum(blk):
     if not csum: return
@@ -192,6 +200,7 @@ for n in ("a", "b", "c", "zz", "h1"):
         f.write(f"content of {n}\n" * 50)
 os.link(d + "/d/h1", d + "/d/h2")
 open(d + "/d/sub/in_sub", "w").write("x")
+os.makedirs(d + "/small"); open(d + "/small/one", "w").write("1")
 for i in range(300):
     with open(f"{d}/big/file_with_a_long_name_{i}", "w") as f:
         f.write(str(i) * (i % 7 + 1))
@@ -227,6 +236,9 @@ base() {	# base NAME MKE2FS-OPTS...: a populated image $T/NAME.img
 }
 base e4 -t ext4 -b 1024 -I 256
 base e2 -t ext2 -b 4096
+base in -t ext4 -O inline_data -b 1024 -I 256
+"$REF_DEBUGFS" -R "stat /small" "$T/in.img" 2>/dev/null | grep -q "Size of inline data" ||
+	fail "in: /small is not an inline directory (premise)"
 "$REF_DUMPE2FS" -h "$T/e4.img" 2>/dev/null | grep -q "metadata_csum" || fail "e4: no metadata_csum (premise)"
 
 # What may remain after e4fsck -fy (the reference's passes 3-4 findings).
@@ -328,5 +340,9 @@ case_ e2 dx_count /big "" "HTREE directory inode" "at depth 0 has count 0" clean
 case_ e4 dx_order /big "" "unordered hash table" "go down at entry" clean 0
 case_ e4 dx_csum /big "" "root node fails checksum" "does not match its checksum" clean 0
 case_ e4 rehash /big file_with_a_long_name_7 "has bad (min|max) hash" "outside the range the index gives" clean 1
+case_ in inline_ino /small "" "Entry 'one' in /small \([0-9]+\) has invalid inode #: 999999" \
+	"names inode 999999, which is outside the filesystem" "$UNATTACHED" 1
+case_ in inline_parent /small "" "Entry '\.\.' in .* has invalid inode #: 999999" \
+	"names inode 999999 as its parent" clean 0
 info "$n kinds of directory damage found as the reference finds them and repaired ($(elapsed)s)"
 exit 0
