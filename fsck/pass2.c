@@ -159,6 +159,7 @@ static errcode_t check_dir(struct pass2 *p, e4_ino_t dir)
 	if (err)
 		return err;
 	p->gen = e4_le32(p->ib.inode.i_generation);
+	p->encrypted = (e4_le32(p->ib.inode.i_flags) & EXT4_ENCRYPT_FL) != 0;
 	if (e4_le32(p->ib.inode.i_flags) & EXT4_INLINE_DATA_FL)
 		return check_inline(p);
 	if (!e4_inode_has_map(p->fs, &p->ib.inode))

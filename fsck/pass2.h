@@ -42,6 +42,7 @@ struct pass2 {
 	uint32_t gen;
 	uint64_t nblocks;
 	unsigned dots;			/* records of block 0 seen (0, 1, 2+) */
+	int encrypted;			/* names are ciphertext: any byte may occur */
 	int count;			/* count the entries (0: a block read again) */
 	/* indexed directories (pass2_htree.c) */
 	int indexed;			/* INDEX_FL and the index is used */

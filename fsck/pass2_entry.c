@@ -253,7 +253,8 @@ static int check_fields(struct pass2 *p, struct blk *k, unsigned off, struct e4_
 			clear(k, off, d);
 		return 0;
 	}
-	if (!dot && (memchr(d->name, '/', d->name_len) || memchr(d->name, '\0', d->name_len)) &&
+	if (!dot && !p->encrypted &&
+	    (memchr(d->name, '/', d->name_len) || memchr(d->name, '\0', d->name_len)) &&
 	    fix_problem(p->ctx, PR_2_BAD_NAME, &pctx)) {
 		char fixed[EXT4_NAME_LEN];
 
