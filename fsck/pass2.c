@@ -35,7 +35,7 @@ static errcode_t check_inline(struct pass2 *p)
 	if (!err && (size < EXT4_MIN_INLINE_DATA_SIZE || size > EXT4_MIN_INLINE_DATA_SIZE + 65536 ||
 		     size % 4))
 		err = E4_ERR_INLINE_DATA;
-	if (!err && !(buf = malloc(size)))
+	if (!err && !(buf = p->tmp = malloc(size)))
 		return E4_ERR_NO_MEMORY;
 	if (!err)
 		err = e4_inline_data_get(p->fs, p->dir, &p->ib.inode, buf, size, &got);
@@ -43,6 +43,7 @@ static errcode_t check_inline(struct pass2 *p)
 		err = E4_ERR_INLINE_DATA;
 	if (err) {
 		free(buf);
+		p->tmp = NULL;
 		pctx.err = err;
 		fix_problem(p->ctx, PR_2_INLINE_BAD, &pctx);
 		return 0;
@@ -71,6 +72,7 @@ static errcode_t check_inline(struct pass2 *p)
 	if (!err && changed && !p->ctx->read_only)
 		err = e4_dir_inline_put(p->fs, p->dir, &p->ib, buf, size);
 	free(buf);
+	p->tmp = NULL;
 	return err;
 }
 
@@ -177,6 +179,26 @@ static errcode_t check_dir(struct pass2 *p, e4_ino_t dir)
 	return check_blocks(p);
 }
 
+static void free_state(struct pass2 *p)
+{
+	free(p->ranges);
+	free(p->buf);
+	free(p->dxbufs);
+	free(p->tmp);
+	p->ranges = NULL;
+	p->buf = p->dxbufs = p->tmp = NULL;
+}
+
+/* A stop inside a question (preen, quit): pass 2's memory, then pass 1's. */
+static void stop_free(void *priv)
+{
+	struct pass2 *p = priv;
+
+	free_state(p);
+	if (p->prev_free)
+		p->prev_free(p->prev_priv);
+}
+
 errcode_t e4fsck_pass2(struct e4fsck *ctx, struct pass1 *p1)
 {
 	const struct e4_geom *g = e4_geom(ctx->fs);
@@ -197,13 +219,19 @@ errcode_t e4fsck_pass2(struct e4fsck *ctx, struct pass1 *p1)
 	for (int i = 0; i < 4; i++)
 		p.seed[i] = e4_le32(sb->s_hash_seed[i]);
 	p.buf = malloc(p.bs);
-	if (!p.buf)
+	p.dxbufs = malloc((size_t)4 * p.bs);
+	if (!p.buf || !p.dxbufs)
 		err = E4_ERR_NO_MEMORY;
+	p.prev_free = ctx->stop_free;
+	p.prev_priv = ctx->stop_free_priv;
+	ctx->stop_free = stop_free;
+	ctx->stop_free_priv = &p;
 	fix_problem(ctx, PR_2_PASS_HEADER, NULL);
 	for (size_t i = 0; !err && i < p1->dirinfo.n; i++)
 		err = check_dir(&p, p1->dirinfo.v[i].ino);
-	free(p.ranges);
-	free(p.buf);
+	ctx->stop_free = p.prev_free;
+	ctx->stop_free_priv = p.prev_priv;
+	free_state(&p);
 	e4fsck_problem_summary(ctx);
 	if (err) {
 		e4fsck_fail_msg(ctx, err, "in pass 2");

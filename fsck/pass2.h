@@ -34,6 +34,12 @@ struct pass2 {
 	e4_ino_t first_ino, inodes_count;
 	uint32_t seed[4];
 	uint8_t *buf;			/* one block */
+	uint8_t *dxbufs;		/* 4 blocks: an index root and its nodes */
+	uint8_t *tmp;			/* an inline directory's data */
+	/* a stop inside a question frees the above, then what was to be
+	 * freed before (pass 1's maps) */
+	void (*prev_free)(void *priv);
+	void *prev_priv;
 	char name[EXT4_NAME_LEN * 4 + 1];	/* printable copy of a name */
 
 	/* the directory being checked */

@@ -199,11 +199,9 @@ errcode_t p2_check_index(struct pass2 *p)
 			 (unsigned long long)p->nblocks);
 	} else {
 		p->ranges = calloc(p->nblocks, sizeof(*p->ranges));
-		c.bufs = malloc((size_t)4 * p->bs);	/* root + up to 3 levels */
-		if (!p->ranges || !c.bufs) {
-			free(c.bufs);
+		c.bufs = p->dxbufs;	/* root + up to 3 levels */
+		if (!p->ranges)
 			return E4_ERR_NO_MEMORY;
-		}
 		if (p2_read(p, 0, &pblk))
 			snprintf(c.why, sizeof(c.why), "its first block cannot be read");
 		else
@@ -211,7 +209,6 @@ errcode_t p2_check_index(struct pass2 *p)
 		for (lblk = 1; !c.why[0] && lblk < p->nblocks; lblk++)
 			if (!p->ranges[lblk].refs && (c.leaves = 1))
 				bad(&c, "block %llu is not in the index", (unsigned long long)lblk);
-		free(c.bufs);
 	}
 	if (!c.why[0]) {
 		p->indexed = 1;
