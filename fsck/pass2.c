@@ -157,9 +157,16 @@ static errcode_t check_dir(struct pass2 *p, e4_ino_t dir)
 	p->indexed = p->dx_kept_bad = p->dx_late = 0;
 	free(p->ranges);
 	p->ranges = NULL;
-	err = e4_inode_read(p->fs, dir, &p->ib);
-	if (err)
-		return err;
+	err = e4_inode_read_nocache(p->fs, dir, &p->ib);
+	if (err && err != E4_ERR_INODE_CSUM) {
+		/* pass 1 read it: a read error now is said and the directory left */
+		struct problem_ctx pctx = { 0 };
+
+		pctx.dir = dir;
+		pctx.err = err;
+		fix_problem(p->ctx, PR_2_DIR_MAP, &pctx);
+		return 0;
+	}
 	p->gen = e4_le32(p->ib.inode.i_generation);
 	p->encrypted = (e4_le32(p->ib.inode.i_flags) & EXT4_ENCRYPT_FL) != 0;
 	if (e4_le32(p->ib.inode.i_flags) & EXT4_INLINE_DATA_FL)

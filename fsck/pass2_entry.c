@@ -79,12 +79,14 @@ static int put(struct blk *k, unsigned off, uint32_t ino, unsigned rec_len, unsi
 static uint8_t inode_ftype(struct pass2 *p, e4_ino_t ino)
 {
 	union e4_inode_buf ib;
+	errcode_t err;
 
 	if (dirs_find(&p->p->dirinfo, ino))
 		return EXT4_FT_DIR;
 	if (e4_bmap_test(p->p->regs, ino))
 		return EXT4_FT_REG_FILE;
-	if (e4_inode_read(p->fs, ino, &ib))
+	err = e4_inode_read_nocache(p->fs, ino, &ib);
+	if (err && err != E4_ERR_INODE_CSUM)
 		return EXT4_FT_UNKNOWN;
 	return e4_mode_file_type(e4_le16(ib.inode.i_mode));
 }
@@ -241,6 +243,18 @@ static int check_fields(struct pass2 *p, struct blk *k, unsigned off, struct e4_
 		if (fix_problem(p->ctx, d->name_len == 1 ? PR_2_DUP_DOT : PR_2_DUP_DOTDOT, &pctx))
 			clear(k, off, d);
 		return 0;
+	}
+	if (dot == 2 && (d->inode > p->inodes_count ||
+			 (d->inode < p->first_ino && d->inode != EXT4_ROOT_INO) ||
+			 !e4_bmap_test(p->p->inodes, d->inode))) {
+		/* a '..' naming nothing: the root for now (a '..' of inode 0
+		 * would be a missing one), the connectivity pass sets it */
+		if (!fix_problem(p->ctx, PR_2_BAD_DOTDOT_INO, &pctx))
+			return 0;
+		put(k, off, EXT4_ROOT_INO, d->rec_len, d->name_len, p->filetype ? EXT4_FT_DIR : 0);
+		d->inode = EXT4_ROOT_INO;
+		d->file_type = p->filetype ? EXT4_FT_DIR : 0;
+		return 1;
 	}
 	if (d->inode > p->inodes_count ||
 	    (d->inode < p->first_ino && d->inode != EXT4_ROOT_INO)) {

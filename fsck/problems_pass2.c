@@ -121,6 +121,11 @@ static const struct problem_row rows[] = {
 	  "Directory %I's hash index does not match its leaves: the fix clears its index flag, "
 	  "so it is read linearly (e4fsck -D, or a later check, rebuilds the index).\n",
 	  PROMPT_CLEAR, 0, 50),
+	M(PR_2_BAD_DOTDOT_INO,
+	  "Directory %I's '..' record names inode %i, which is outside the filesystem, reserved "
+	  "or not in use (the fix names the root; the connectivity pass sets it to the "
+	  "parent).\n",
+	  PROMPT_FIX, 0, 50),
 };
 
 const struct problem_pass e4fsck_problems_pass2 = {
