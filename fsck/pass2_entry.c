@@ -80,6 +80,7 @@ static uint8_t inode_ftype(struct pass2 *p, e4_ino_t ino)
 {
 	union e4_inode_buf ib;
 	errcode_t err;
+	uint8_t ft;
 
 	if (dirs_find(&p->p->dirinfo, ino))
 		return EXT4_FT_DIR;
@@ -88,7 +89,26 @@ static uint8_t inode_ftype(struct pass2 *p, e4_ino_t ino)
 	err = e4_inode_read_nocache(p->fs, ino, &ib);
 	if (err && err != E4_ERR_INODE_CSUM)
 		return EXT4_FT_UNKNOWN;
-	return e4_mode_file_type(e4_le16(ib.inode.i_mode));
+	ft = e4_mode_file_type(e4_le16(ib.inode.i_mode));
+	/* a device, FIFO or socket holding data, which pass 1 left as it is:
+	 * its mode may be the damage, and the entry's type the only witness
+	 * of what it was: not changed to the mode's */
+	if (ft != EXT4_FT_SYMLINK && ft != EXT4_FT_UNKNOWN && p1_holds_map(p->fs, &ib.inode))
+		return EXT4_FT_UNKNOWN;
+	return ft;
+}
+
+/* Inode ino is not in use for pass 1 but has a mode, no deletion time
+ * and data (links_count 0 alone: PR_1_UNLINKED_HAS_DATA, left). */
+static int unlinked_with_data(struct pass2 *p, e4_ino_t ino)
+{
+	union e4_inode_buf ib;
+	errcode_t err = e4_inode_read_nocache(p->fs, ino, &ib);
+
+	if (err && err != E4_ERR_INODE_CSUM)
+		return 0;
+	return e4_le16(ib.inode.i_mode) && !ib.inode.i_dtime && !ib.inode.i_links_count &&
+	       p1_holds_map(p->fs, &ib.inode);
 }
 
 /* ---- salvage -------------------------------------------------------------- */
@@ -263,6 +283,11 @@ static int check_fields(struct pass2 *p, struct blk *k, unsigned off, struct e4_
 		return 0;
 	}
 	if (!e4_bmap_test(p->p->inodes, d->inode)) {
+		if (unlinked_with_data(p, d->inode)) {
+			/* pass 1 left it: this entry may be its only name */
+			fix_problem(p->ctx, PR_2_UNLINKED_NAMED, &pctx);
+			return 1;
+		}
 		if (fix_problem(p->ctx, PR_2_UNUSED_INODE, &pctx))
 			clear(k, off, d);
 		return 0;

@@ -316,6 +316,7 @@ struct problem_state {
 #define PR_2_INLINE_PARENT              0x02001c
 #define PR_2_HTREE_CLEAR_LEAVES         0x02001d
 #define PR_2_BAD_DOTDOT_INO             0x02001e
+#define PR_2_UNLINKED_NAMED             0x02001f
 
 /* Pass 5: bitmaps and counts (problems_pass5.c). */
 #define PR_5_PASS_HEADER		0x050000

@@ -126,6 +126,11 @@ static const struct problem_row rows[] = {
 	  "or not in use (the fix names the root; the connectivity pass sets it to the "
 	  "parent).\n",
 	  PROMPT_FIX, 0, 50),
+	M(PR_2_UNLINKED_NAMED,
+	  "Entry '%s' in directory %I names inode %i, which has no links but holds data (pass "
+	  "1 left it as it is): the entry is kept (the reference-count pass, not in this "
+	  "version, would set its link count).\n",
+	  PROMPT_NONE, PR_LEFT, 50),
 };
 
 const struct problem_pass e4fsck_problems_pass2 = {
