@@ -197,6 +197,22 @@ static int make_dot(struct pass2 *p, struct blk *k, unsigned off, struct e4_dire
 	return 1;
 }
 
+/* The byte after '.' or '..' (inside the record's 4-byte padding) is
+ * NUL, as e2fsck wants it. */
+static void pad_name(struct pass2 *p, struct blk *k, unsigned off, struct e4_dirent_raw *d,
+		     uint32_t code)
+{
+	struct problem_ctx pctx;
+	char z = 0;
+
+	if (d->rec_len < 8u + d->name_len + 1 || !d->name[d->name_len])
+		return;
+	pctx_of(p, k, off, d, &pctx);
+	if (fix_problem(p->ctx, code, &pctx) &&
+	    !e4_dirent_put_name(k->b, k->bsz, off + d->name_len, &z, 1))
+		k->changed = 1;
+}
+
 /* '.' first: names the directory, 12 bytes long.  1, or make_dot()'s 0
  * or -1 when the record is not '.' (and was not made one). */
 static int check_dot(struct pass2 *p, struct blk *k, unsigned off, struct e4_dirent_raw *d)
@@ -208,6 +224,7 @@ static int check_dot(struct pass2 *p, struct blk *k, unsigned off, struct e4_dir
 	    (r = make_dot(p, k, off, d, ".", p->dir, PR_2_MISSING_DOT)) != 1)
 		return r;
 	pctx_of(p, k, off, d, &pctx);
+	pad_name(p, k, off, d, PR_2_DOT_NULL_TERM);
 	if (d->inode != p->dir && fix_problem(p->ctx, PR_2_BAD_DOT_INODE, &pctx)) {
 		put(k, off, p->dir, d->rec_len, d->name_len, d->file_type);
 		d->inode = p->dir;
@@ -228,6 +245,7 @@ static int check_dotdot(struct pass2 *p, struct blk *k, unsigned off, struct e4_
 {
 	if (!(d->name_len == 2 && d->name[0] == '.' && d->name[1] == '.'))
 		return make_dot(p, k, off, d, "..", EXT4_ROOT_INO, PR_2_MISSING_DOTDOT);
+	pad_name(p, k, off, d, PR_2_DOTDOT_NULL_TERM);
 	return 1;
 }
 
@@ -442,6 +460,30 @@ static void add_tail(struct pass2 *p, struct blk *k)
 		put(k, k->last, d.inode, d.rec_len - 12, d.name_len, d.file_type);
 }
 
+/* Block 0 ended after '.': a salvage merged '..' into it.  The '.'
+ * record's slack becomes '..' (naming the root: the connectivity pass
+ * sets it to the parent). */
+static errcode_t dotdot_absorbed(struct pass2 *p, struct blk *k)
+{
+	struct problem_ctx pctx;
+	struct e4_dirent_raw d;
+
+	if (e4_dirent_raw_at(k->b, k->bsz, 0, &d) || d.name_len != 1 || d.rec_len < 24)
+		return 0;
+	pctx_of(p, k, 0, &d, &pctx);
+	if (!fix_problem(p->ctx, PR_2_MISSING_DOTDOT, &pctx) ||
+	    !put(k, 12, EXT4_ROOT_INO, d.rec_len - 12, 2, p->filetype ? EXT4_FT_DIR : 0))
+		return 0;
+	put(k, 0, d.inode, 12, 1, d.file_type);
+	e4_dirent_put_name(k->b, k->bsz, 12, "..", 2);
+	if (k->last == 0)
+		k->last = 12;
+	p->dots = 2;
+	if (p->count)
+		dirs_find(&p->p->dirinfo, p->dir)->dotdot = EXT4_ROOT_INO;
+	return p2_count(p, EXT4_ROOT_INO);
+}
+
 errcode_t p2_check_leaf(struct pass2 *p, uint64_t lblk, e4_blk_t pblk, int root)
 {
 	struct blk k = { p->buf, p->bs, 0, p->bs, lblk, pblk, root, 0, UINT_MAX };
@@ -454,6 +496,8 @@ errcode_t p2_check_leaf(struct pass2 *p, uint64_t lblk, e4_blk_t pblk, int root)
 			k.end = p->bs - 12;
 	}
 	err = walk(p, &k);
+	if (!err && lblk == 0 && p->dots == 1)
+		err = dotdot_absorbed(p, &k);
 	if (err)
 		return err;
 	if (csum == E4_ERR_DIR_NO_CSUM_TAIL)

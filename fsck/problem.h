@@ -317,6 +317,8 @@ struct problem_state {
 #define PR_2_HTREE_CLEAR_LEAVES         0x02001d
 #define PR_2_BAD_DOTDOT_INO             0x02001e
 #define PR_2_UNLINKED_NAMED             0x02001f
+#define PR_2_DOT_NULL_TERM              0x020020
+#define PR_2_DOTDOT_NULL_TERM           0x020021
 
 /* Pass 5: bitmaps and counts (problems_pass5.c). */
 #define PR_5_PASS_HEADER		0x050000

@@ -131,6 +131,12 @@ static const struct problem_row rows[] = {
 	  "1 left it as it is): the entry is kept (the reference-count pass, not in this "
 	  "version, would set its link count).\n",
 	  PROMPT_NONE, PR_LEFT, 50),
+	M(PR_2_DOT_NULL_TERM,
+	  "Directory %I's '.' record is not followed by a NUL byte.\n",
+	  PROMPT_FIX, 0, 50),
+	M(PR_2_DOTDOT_NULL_TERM,
+	  "Directory %I's '..' record is not followed by a NUL byte.\n",
+	  PROMPT_FIX, 0, 50),
 };
 
 const struct problem_pass e4fsck_problems_pass2 = {

@@ -154,12 +154,13 @@ if kind in ("bad_ino", "unused_ino", "reserved_ino", "filetype", "slash", "nul",
     else:
         leaf_csum(blk)
     wr(b, blk)
-elif kind in ("dot_ino", "no_dot", "no_dotdot", "dotdot_ino"):
+elif kind in ("dot_ino", "no_dot", "no_dotdot", "dotdot_ino", "dot_pad"):
     b = pblk(path, 0); blk = rd(b)
     indexed = "Indexed" in dbg("stat " + path) or False
     if kind == "dot_ino": struct.pack_into("<I", blk, 0, ino_of(arg or os.path.join(path, "sub")))
     elif kind == "no_dot": blk[8] = ord("x")
     elif kind == "dotdot_ino": struct.pack_into("<I", blk, 12, 999999)
+    elif kind == "dot_pad": blk[9] = ord("x")
     elif kind == "no_dotdot": blk[12 + 8] = ord("x"); blk[12 + 9] = ord("y")
     if struct.unpack_from("<H", blk, 12 + 4)[0] == bs - 12 and struct.unpack_from("<B", blk, 0x1D)[0] == 8:
         dx_csum(blk, 0x20)
@@ -327,6 +328,8 @@ case_ e4 dot_ino /d /d/sub "Invalid inode number for '.'" "'.' record names inod
 case_ e2 no_dot /d "" "should be '.'" "has no '.' record first" clean 0
 case_ e4 no_dotdot /d "" "should be '..'" "has no '..' record second" clean 0
 case_ e2 no_dotdot /big "" "should be '..'" "has no '..' record second" clean 0
+case_ e2 dot_pad /d "" "'\.' directory entry in directory inode [0-9]+ is not NULL terminated" \
+	"'\.' record is not followed by a NUL byte" clean 0
 case_ e4 dotdot_ino /d "" "Entry '\.\.' in .* has invalid inode #: 999999" \
 	"'\.\.' record names inode 999999" clean 0
 # dx_hash_version, dx_levels on ext4: the reference's -p clears the index,
