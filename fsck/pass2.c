@@ -192,8 +192,10 @@ static void free_state(struct pass2 *p)
 	free(p->buf);
 	free(p->dxbufs);
 	free(p->tmp);
+	free(p->seen);
 	p->ranges = NULL;
 	p->buf = p->dxbufs = p->tmp = NULL;
+	p->seen = NULL;
 }
 
 /* A stop inside a question (preen, quit): pass 2's memory, then pass 1's. */

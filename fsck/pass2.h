@@ -36,6 +36,8 @@ struct pass2 {
 	uint8_t *buf;			/* one block */
 	uint8_t *dxbufs;		/* 4 blocks: an index root and its nodes */
 	uint8_t *tmp;			/* an inline directory's data */
+	unsigned *seen;			/* offsets of the block's kept names */
+	size_t nseen, capseen;
 	/* a stop inside a question frees the above, then what was to be
 	 * freed before (pass 1's maps) */
 	void (*prev_free)(void *priv);

@@ -365,6 +365,69 @@ static int check_subdir(struct pass2 *p, struct blk *k, unsigned off, struct e4_
 	return 1;
 }
 
+/* Whether name (len bytes) is one of the block's kept names (other than
+ * the record at skip); *at gets its offset. */
+static int name_seen(struct pass2 *p, const struct blk *k, const char *name, unsigned len,
+		     unsigned skip, unsigned *at)
+{
+	struct e4_dirent_raw o;
+
+	for (size_t i = 0; i < p->nseen; i++)
+		if (p->seen[i] != skip && !e4_dirent_raw_at(k->b, k->bsz, p->seen[i], &o) &&
+		    o.inode && o.name_len == len && !memcmp(o.name, name, len)) {
+			*at = p->seen[i];
+			return 1;
+		}
+	return 0;
+}
+
+/* A name a record before it in the block has too (e2fsck looks within a
+ * block): naming the same inode, the record is a copy and cleared;
+ * naming another, it is renamed name~N when its record has room, else
+ * left.  1 when the record is no longer kept, -1 without memory. */
+static int check_dup(struct pass2 *p, struct blk *k, unsigned off, struct e4_dirent_raw *d)
+{
+	struct problem_ctx pctx;
+	struct e4_dirent_raw o;
+	char nn[EXT4_NAME_LEN + 1];
+	unsigned at, nl = d->name_len + 2, n;
+
+	if (name_seen(p, k, d->name, d->name_len, off, &at)) {
+		pctx_of(p, k, off, d, &pctx);
+		e4_dirent_raw_at(k->b, k->bsz, at, &o);
+		pctx.num2 = o.inode;
+		if (o.inode == d->inode) {
+			if (!fix_problem(p->ctx, PR_2_DUP_ENTRY, &pctx))
+				goto keep;
+			clear(k, off, d);
+			return 1;
+		}
+		memcpy(nn, d->name, d->name_len);
+		for (n = 0; n < 10 && nl <= EXT4_NAME_LEN && e4_dirent_min_len(nl) <= d->rec_len; n++) {
+			nn[d->name_len] = '~';
+			nn[d->name_len + 1] = (char)('0' + n);
+			if (!name_seen(p, k, nn, nl, off, &at))
+				break;
+		}
+		if (n == 10 || nl > EXT4_NAME_LEN || e4_dirent_min_len(nl) > d->rec_len) {
+			fix_problem(p->ctx, PR_2_DUP_NAME_LEFT, &pctx);
+			goto keep;
+		}
+		nn[nl] = '\0';
+		pctx.str2 = nn;
+		if (fix_problem(p->ctx, PR_2_DUP_RENAME, &pctx) &&
+		    put(k, off, d->inode, d->rec_len, nl, d->file_type)) {
+			e4_dirent_put_name(k->b, k->bsz, off, nn, nl);
+			e4_dirent_raw_at(k->b, k->bsz, off, d);
+		}
+	}
+keep:
+	if (p1_grow((void **)&p->seen, &p->capseen, p->nseen, sizeof(*p->seen)))
+		return -1;
+	p->seen[p->nseen++] = off;
+	return 0;
+}
+
 /* One record that fits; *d is updated by the repairs. */
 static errcode_t check_record(struct pass2 *p, struct blk *k, unsigned off,
 			      struct e4_dirent_raw *d)
@@ -393,6 +456,14 @@ static errcode_t check_record(struct pass2 *p, struct blk *k, unsigned off,
 		dirs_find(&p->p->dirinfo, p->dir)->dotdot = keep ? d->inode : 0;
 	if (!keep)
 		return 0;
+	if (!dot) {
+		int r = check_dup(p, k, off, d);
+
+		if (r < 0)
+			return E4_ERR_NO_MEMORY;
+		if (r)
+			return 0;
+	}
 	if (!dot && k->lblk != UINT64_MAX && !k->root)
 		p2_check_hash(p, k->lblk, d->name, d->name_len);
 	return p2_count(p, d->inode);
@@ -405,6 +476,7 @@ static errcode_t walk(struct pass2 *p, struct blk *k)
 	errcode_t err;
 
 	k->last = UINT_MAX;
+	p->nseen = 0;
 	while (off < k->end) {
 		struct e4_dirent_raw d;
 		const char *why = NULL;

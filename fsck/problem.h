@@ -319,6 +319,9 @@ struct problem_state {
 #define PR_2_UNLINKED_NAMED             0x02001f
 #define PR_2_DOT_NULL_TERM              0x020020
 #define PR_2_DOTDOT_NULL_TERM           0x020021
+#define PR_2_DUP_ENTRY                  0x020022
+#define PR_2_DUP_RENAME                 0x020023
+#define PR_2_DUP_NAME_LEFT              0x020024
 
 /* Pass 5: bitmaps and counts (problems_pass5.c). */
 #define PR_5_PASS_HEADER		0x050000

@@ -137,6 +137,18 @@ static const struct problem_row rows[] = {
 	M(PR_2_DOTDOT_NULL_TERM,
 	  "Directory %I's '..' record is not followed by a NUL byte.\n",
 	  PROMPT_FIX, 0, 50),
+	M(PR_2_DUP_ENTRY,
+	  "Entry '%s' in directory %I (inode %i) is a second copy of an entry before it in its "
+	  "block.\n",
+	  PROMPT_CLEAR, 0, 50),
+	M(PR_2_DUP_RENAME,
+	  "Entry '%s' in directory %I (inode %i) has the name of an entry before it in its block "
+	  "(inode %N): the fix renames it '%S'.\n",
+	  PROMPT_FIX, 0, 50),
+	M(PR_2_DUP_NAME_LEFT,
+	  "Entry '%s' in directory %I (inode %i) has the name of an entry before it in its block "
+	  "(inode %N), and its record has no room for another name: left.\n",
+	  PROMPT_NONE, PR_LEFT, 50),
 };
 
 const struct problem_pass e4fsck_problems_pass2 = {

@@ -57,7 +57,7 @@ SAN_TESTS="$SAN_TESTS tests/t/fsck_corpus_asan.sh"
 SAN_TESTS="$SAN_TESTS tests/t/fsck_p1_corrupt.sh"
 # pass 1 never discards what could be recovered: -p stops inside the checks (about 15 s)
 SAN_TESTS="$SAN_TESTS tests/t/fsck_map_safe.sh tests/t/fsck_p1_safe.sh"
-# e4fsck's pass 2: 31 kinds of directory damage, -n, -y and -p (about 25 s)
+# e4fsck's pass 2: 33 kinds of directory damage, -n, -y and -p (about 25 s)
 SAN_TESTS="$SAN_TESTS tests/t/fsck_p2_corrupt.sh"
 
 need_kb=$((6 * 1024 * 1024))

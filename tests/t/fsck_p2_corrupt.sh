@@ -43,6 +43,7 @@ import struct, subprocess, sys, os
 
 img, kind, path = sys.argv[1], sys.argv[2], sys.argv[3]
 arg = sys.argv[4] if len(sys.argv) > 4 else None
+arg2 = sys.argv[5] if len(sys.argv) > 5 else None
 DEBUGFS = os.environ.get("REF_DEBUGFS", "debugfs")
 
 def dbg(cmd):
@@ -127,7 +128,8 @@ def verify_leaf(blk):
         assert struct.unpack_from("<I", blk, bs - 4)[0] == c, "checksum model differs"
 
 if kind in ("bad_ino", "unused_ino", "reserved_ino", "filetype", "slash", "nul", "name_len",
-            "rec_len_over", "rec_len_odd", "link_dir", "link_dot", "tail_csum", "no_tail", "rehash"):
+            "rec_len_over", "rec_len_odd", "link_dir", "link_dot", "tail_csum", "no_tail", "rehash",
+            "dup_name"):
     name = arg
     n, b, blk, off, prev = find(name)
     if n or not kind.startswith("dx"): verify_leaf(blk)
@@ -138,6 +140,7 @@ if kind in ("bad_ino", "unused_ino", "reserved_ino", "filetype", "slash", "nul",
     elif kind == "filetype": blk[off + 7] = 2 if ft != 2 else 1
     elif kind == "slash": blk[off + 9] = ord("/")
     elif kind == "nul": blk[off + 9] = 0
+    elif kind == "dup_name": blk[off + 8:off + 8 + nl] = arg2.encode()
     elif kind == "rehash": blk[off + 8:off + 8 + nl] = bytes(reversed(blk[off + 8:off + 8 + nl]))
     elif kind == "name_len": blk[off + 6] = 255
     elif kind == "rec_len_over": struct.pack_into("<H", blk, off + 4, rl + 2 * bs // 4 * 4 if rl + 2 * bs < 65536 else 65532)
@@ -217,8 +220,11 @@ sums() {	# sums IMG OUT: md5 of every file the kernel sees (read-only mount)
 	umount_retry "$dir"
 }
 
-entries() {	# entries IMG DIR: "inode name" of each entry of DIR, sorted
-	"$REF_DEBUGFS" -R "ls -p $2" "$1" 2>/dev/null | awk -F/ 'NF > 5 && $6 != "." && $6 != ".." { print $2, $6 }' | sort
+entries() {	# entries IMG DIR: "inode name" of each entry of DIR, sorted (a
+	# name~N of a renamed duplicate as name: which of two entries gets the
+	# suffix is the writer's choice)
+	"$REF_DEBUGFS" -R "ls -p $2" "$1" 2>/dev/null |
+		awk -F/ 'NF > 5 && $2 != 0 && $6 != "." && $6 != ".." { sub(/~[0-9]$/, "", $6); print $2, $6 }' | sort
 }
 
 base() {	# base NAME MKE2FS-OPTS...: a populated image $T/NAME.img
@@ -350,5 +356,9 @@ case_ in inline_ino /small "" "Entry 'one' in /small \([0-9]+\) has invalid inod
 	"names inode 999999, which is outside the filesystem" "$UNATTACHED" 1
 case_ in inline_parent /small "" "Entry '\.\.' in .* has invalid inode #: 999999" \
 	"names inode 999999 as its parent" clean 0
+# two names alike in one block (e2fsck compares names within a block):
+# renamed name~0, or, naming the same inode, the copy cleared
+case_ e4 dup_name /d "b a" "Duplicate entry 'a' found" "has the name of an entry before it in its block" clean 1
+case_ e2 dup_name /d "h2 h1" "Duplicate entry 'h1' found" "is a second copy of an entry before it" "$REFCOUNT" 1
 info "$n kinds of directory damage found as the reference finds them and repaired ($(elapsed)s)"
 exit 0
