@@ -94,6 +94,8 @@ struct e4fsck {
 	int stopped;
 	/* pass 0 found the journal inode bad and kept it: pass 1 leaves it */
 	int journal_kept_bad;
+	/* the directory passes the full check ran (E4FSCK_RAN_PASS*, dirpass.h) */
+	unsigned dir_passes_ran;
 };
 
 /* e4fsck_open() and the passes: the run stopped (said, closed). */
@@ -164,5 +166,14 @@ errcode_t e4fsck_pass5(struct e4fsck *ctx, const struct e4fsck_pass5_input *in);
  * that passes 2-4 did not run, pass 5 (skipped when pass 1 could not read
  * every inode).  0, or an operational error (said). */
 errcode_t e4fsck_full_check(struct e4fsck *ctx);
+/* The directory passes (2-4) that did not run, from the full check's
+ * E4FSCK_RAN_PASS* bits, for messages (pass2.c): which ("passes 3-4",
+ * "pass 4"), what they check ("connectivity, reference counts"), the
+ * passes that did run ("1, 2 and 5"), n how many are missing. */
+struct e4fsck_missing {
+	char which[32], what[80], done[32];
+	unsigned n;
+};
+void e4fsck_dir_passes_missing(unsigned ran, struct e4fsck_missing *m);
 
 #endif

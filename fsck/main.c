@@ -815,6 +815,7 @@ static void print_summary(struct e4fsck *ctx)
 static void full_check(struct e4fsck *ctx, int damage)
 {
 	uint16_t state = e4_le16(e4_super(ctx->fs)->s_state);
+	struct e4fsck_missing m;
 	int nothing;
 
 	if (ctx->gd_copy) {
@@ -840,14 +841,26 @@ static void full_check(struct e4fsck *ctx, int damage)
 	 * table could not be read (an operational error) */
 	if (!ctx->verbose || ctx->fatal)
 		print_summary(ctx);
+	e4fsck_dir_passes_missing(ctx->dir_passes_ran, &m);
 	if (nothing && (ctx->force || damage)) {
-		fprintf(stderr, "%s: %s: passes 1 and 5 found nothing to repair, but passes 2-4 "
-			"(directories, connectivity, link counts) are not available in this version: "
-			"the filesystem is not declared clean\n", ctx->prog, ctx->device);
+		if (m.n)
+			fprintf(stderr, "%s: %s: passes %s found nothing to repair, but %s (%s) %s "
+				"not available in this version: the filesystem is not declared "
+				"clean\n", ctx->prog, ctx->device, m.done, m.which, m.what,
+				m.n > 1 ? "are" : "is");
+		else
+			fprintf(stderr, "%s: %s: passes 1-5 found nothing to repair, but this "
+				"version's checks are not complete (e4fsck(8), LIMITATIONS): the "
+				"filesystem is not declared clean\n", ctx->prog, ctx->device);
 		e4fsck_fail(ctx);
+	} else if (nothing && m.n) {
+		printf("%s: passes %s found nothing to repair; %s %s not available in this "
+		       "version, so the routine check stays due.\n", ctx->device, m.done, m.which,
+		       m.n > 1 ? "are" : "is");
 	} else if (nothing) {
-		printf("%s: passes 1 and 5 found nothing to repair; passes 2-4 are not available "
-		       "in this version, so the routine check stays due.\n", ctx->device);
+		printf("%s: passes 1-5 found nothing to repair; this version's checks are not "
+		       "complete (e4fsck(8), LIMITATIONS), so the routine check stays due.\n",
+		       ctx->device);
 	}
 }
 

@@ -134,8 +134,17 @@ errcode_t e4fsck_full_check(struct e4fsck *ctx)
 		err = e4fsck_pass3(ctx, &p);
 	if (!err && (p.ran & E4FSCK_RAN_PASS3))
 		err = e4fsck_pass4(ctx, &p);
-	if (!err && (p.ran & E4FSCK_RAN_DIRPASSES) != E4FSCK_RAN_DIRPASSES)
-		fix_problem(ctx, PR_1_DIR_PASSES_NOT_RUN, NULL);
+	ctx->dir_passes_ran = p.ran;
+	if (!err && (p.ran & E4FSCK_RAN_DIRPASSES) != E4FSCK_RAN_DIRPASSES) {
+		struct e4fsck_missing m;
+		struct problem_ctx pctx = { 0 };
+
+		e4fsck_dir_passes_missing(p.ran, &m);
+		m.which[0] = (char)(m.which[0] - 'a' + 'A');
+		pctx.str = m.which;
+		pctx.str2 = m.what;
+		fix_problem(ctx, PR_1_DIR_PASSES_NOT_RUN, &pctx);
+	}
 	if (!err && p.scan_failed) {
 		fix_problem(ctx, PR_1_PASS5_SKIPPED, NULL);
 	} else if (!err) {

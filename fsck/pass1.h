@@ -156,6 +156,11 @@ void p1_stats_print(const struct pass1 *p);
  * scan), mark it and what it claims; write it back when repaired.  0 or
  * an operational error. */
 errcode_t p1_check_inode(struct pass1 *p, e4_ino_t ino, union e4_inode_buf *ib, int csum_ok);
+/* Whether inode in holds a map whatever its type says: data blocks by
+ * i_blocks (its xattr block aside), or EXTENTS_FL with an extent header
+ * holding entries (pass 1's rule for a special inode or an unlinked one
+ * it leaves as it is; pass 2 keeps the entries naming them). */
+int p1_holds_map(e4_fs *fs, const struct ext4_inode *in);
 
 /* pass1.c: pass 1 into p (maps kept for pass 5; p1_maps_free() after). */
 errcode_t e4fsck_pass1(struct e4fsck *ctx, struct pass1 *p);

@@ -64,11 +64,18 @@ static uint64_t data_blocks(struct ichk *c)
  * i_blocks, or EXTENTS_FL with an extent header holding entries. */
 static int holds_map(struct ichk *c)
 {
-	const struct ext4_extent_header *eh = (const void *)c->in->i_block;
+	return p1_holds_map(c->p->fs, c->in);
+}
 
-	if (data_blocks(c))
+int p1_holds_map(e4_fs *fs, const struct ext4_inode *in)
+{
+	const struct ext4_extent_header *eh = (const void *)in->i_block;
+	uint64_t n = e4_inode_blocks(fs, in);
+	uint64_t xb = e4_inode_file_acl(fs, in) ? e4_geom(fs)->cluster_size / 512 : 0;
+
+	if (n > xb)
 		return 1;
-	return (e4_le32(c->in->i_flags) & EXT4_EXTENTS_FL) &&
+	return (e4_le32(in->i_flags) & EXT4_EXTENTS_FL) &&
 	       e4_le16(eh->eh_magic) == EXT4_EXT_MAGIC && e4_le16(eh->eh_entries);
 }
 

@@ -47,6 +47,7 @@ static const struct problem_pass *const passes[] = {
 	&e4fsck_problems_pass1b,
 	&e4fsck_problems_pass3,
 	&e4fsck_problems_pass4,
+	&e4fsck_problems_pass2,
 	&e4fsck_problems_pass5,
 };
 

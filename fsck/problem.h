@@ -337,6 +337,44 @@ struct problem_state {
 #define PR_4_UNATTACHED_INODE		0x040002
 #define PR_4_BAD_REF_COUNT		0x040003
 #define PR_4_DIR_NLINK_FEATURE		0x040004
+/* Pass 2: directory entries (problems_pass2.c). */
+#define PR_2_PASS_HEADER                0x020000
+#define PR_2_DIR_CORRUPT                0x020001
+#define PR_2_NO_CSUM_TAIL               0x020002
+#define PR_2_NO_CSUM_TAIL_ROOM          0x020003
+#define PR_2_LEAF_CSUM                  0x020004
+#define PR_2_MISSING_DOT                0x020005
+#define PR_2_MISSING_DOTDOT             0x020006
+#define PR_2_BAD_DOT_INODE              0x020007
+#define PR_2_SPLIT_DOT                  0x020008
+#define PR_2_DUP_DOT                    0x020009
+#define PR_2_DUP_DOTDOT                 0x02000a
+#define PR_2_NULL_NAME                  0x02000b
+#define PR_2_BAD_INO                    0x02000c
+#define PR_2_UNUSED_INODE               0x02000d
+#define PR_2_BAD_NAME                   0x02000e
+#define PR_2_BAD_FILETYPE               0x02000f
+#define PR_2_FILETYPE_NO_FEATURE        0x020010
+#define PR_2_SET_FILETYPE               0x020011
+#define PR_2_LINK_DOT                   0x020012
+#define PR_2_LINK_ROOT                  0x020013
+#define PR_2_LINK_DIR                   0x020014
+#define PR_2_HTREE_BAD                  0x020015
+#define PR_2_HTREE_CLEAR                0x020016
+#define PR_2_DIR_HOLE                   0x020017
+#define PR_2_DIR_READ                   0x020018
+#define PR_2_DIR_MAP                    0x020019
+#define PR_2_INLINE_BAD                 0x02001a
+#define PR_2_MISSING_DOT_NO_ROOM        0x02001b
+#define PR_2_INLINE_PARENT              0x02001c
+#define PR_2_HTREE_CLEAR_LEAVES         0x02001d
+#define PR_2_BAD_DOTDOT_INO             0x02001e
+#define PR_2_UNLINKED_NAMED             0x02001f
+#define PR_2_DOT_NULL_TERM              0x020020
+#define PR_2_DOTDOT_NULL_TERM           0x020021
+#define PR_2_DUP_ENTRY                  0x020022
+#define PR_2_DUP_RENAME                 0x020023
+#define PR_2_DUP_NAME_LEFT              0x020024
 
 /* Pass 5: bitmaps and counts (problems_pass5.c). */
 #define PR_5_PASS_HEADER		0x050000
@@ -403,6 +441,7 @@ extern const struct problem_pass e4fsck_problems_pass1;
 extern const struct problem_pass e4fsck_problems_pass1_map;
 extern const struct problem_pass e4fsck_problems_pass1b;
 extern const struct problem_pass e4fsck_problems_pass3, e4fsck_problems_pass4;
+extern const struct problem_pass e4fsck_problems_pass2;
 /* The passes' tables in order; *n gets their number. */
 const struct problem_pass *const *e4fsck_problem_passes(size_t *n);
 /* The row of code, or NULL. */

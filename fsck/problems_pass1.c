@@ -19,8 +19,7 @@ static const struct problem_row rows[] = {
 	  "Pass 1: Checking inodes, blocks, and sizes\n",
 	  PROMPT_NONE, PR_PREEN_NOMSG | PR_NOT_A_FIX),
 	R(PR_1_DIR_PASSES_NOT_RUN,
-	  "Passes 2-4 (directory structure, connectivity, reference counts) are not in this "
-	  "version of e4fsck: they did not run.\n",
+	  "%s (%S) did not run: not in this version of e4fsck.\n",
 	  PROMPT_NONE, PR_NOT_A_FIX),
 	M(PR_1_MAP_DAMAGED,
 	  "Inode %i has a damaged block map (%e).\n",

@@ -61,6 +61,8 @@ SAN_TESTS="$SAN_TESTS tests/t/fsck_map_safe.sh tests/t/fsck_p1_safe.sh"
 SAN_TESTS="$SAN_TESTS tests/t/fsck_dup_blocks.sh"
 # passes 3 and 4: 12 kinds of damage, -n, -y, -p and 34 stops (about 25 s)
 SAN_TESTS="$SAN_TESTS tests/t/fsck_p34.sh"
+# e4fsck's pass 2: 33 kinds of directory damage, -n, -y and -p (about 25 s)
+SAN_TESTS="$SAN_TESTS tests/t/fsck_p2_corrupt.sh"
 
 need_kb=$((6 * 1024 * 1024))
 avail_kb=$(df -Pk "$src" | awk 'NR==2 {print $4}')

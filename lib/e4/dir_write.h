@@ -147,6 +147,60 @@ errcode_t e4_dx_csum_set(e4_fs *fs, e4_ino_t dir, uint32_t generation, void *blo
  * Errors of e4_dir_insert() that apply. */
 errcode_t e4_dir_expand(e4_fs *fs, e4_ino_t dir);
 
+
+/* ---- checking and repairing blocks in place (dir_repair.c) ----------
+ * For a checker (e4fsck's pass 2): the caller reads a directory block,
+ * looks at each record with e4_dirent_raw_at() (e4.h), changes records
+ * with these calls and writes the block back (e4_io_write_blk()) after
+ * setting its tail (e4_dir_leaf_csum_set(), e4_dx_csum_set()). */
+
+/* Store the header of the record at byte off of a directory block of bs
+ * bytes: inode, rec_len (bytes, encoded by e4_rec_len_to_disk(), section
+ * 8.2), name_len and file_type; the name bytes are left as they are.
+ * E4_ERR_BAD_REC_LEN (nothing stored) when the record would not fit the
+ * block, the name not fit the record, or rec_len cannot be encoded. */
+errcode_t e4_dirent_put(void *block, unsigned bs, unsigned off, uint32_t inode, unsigned rec_len,
+			unsigned name_len, uint8_t file_type);
+/* Store len name bytes into the record at byte off (after its 8-byte
+ * header; name may overlap the block).  E4_ERR_BAD_REC_LEN past the
+ * block or over 255 bytes. */
+errcode_t e4_dirent_put_name(void *block, unsigned bs, unsigned off, const char *name,
+			     unsigned len);
+/* Move len bytes of records from byte from to byte to inside the block
+ * (overlap allowed; the bytes left behind are not cleared).
+ * E4_ERR_BAD_REC_LEN past the block. */
+errcode_t e4_dirent_move(void *block, unsigned bs, unsigned from, unsigned to, unsigned len);
+/* The smallest record for a name of name_len bytes: (8 + name_len + 3)
+ * rounded down to 4 (section 8.1). */
+unsigned e4_dirent_min_len(unsigned name_len);
+/* The dirent tail of a leaf block of directory dir (section 8.3), its
+ * checksum computed with generation (CPU order), whatever
+ * E4_OPEN_IGNORE_CSUM says: 0 (or no metadata_csum),
+ * E4_ERR_DIR_NO_CSUM_TAIL (the last 12 bytes are not a tail, or the
+ * records followed from the start run over them, as e2fsck decides),
+ * E4_ERR_DIR_CSUM (the checksum differs). */
+errcode_t e4_dir_leaf_csum_verify(e4_fs *fs, e4_ino_t dir, uint32_t generation,
+				  const void *block);
+/* The dx tail of a dx root (count_off 0x18 + info_length) or node (8)
+ * of directory dir (section 8.5), whatever E4_OPEN_IGNORE_CSUM says: 0
+ * (or no metadata_csum), E4_ERR_HTREE_CORRUPT (count above limit, or the
+ * limit entries past the block), E4_ERR_DIR_NO_CSUM_TAIL (no room for the
+ * tail after limit entries), E4_ERR_HTREE_CSUM (the checksum differs). */
+errcode_t e4_dx_csum_verify(e4_fs *fs, e4_ino_t dir, uint32_t generation, const void *block,
+			    unsigned count_off);
+/* The limit a dx block whose countlimit sits at count_off has on this
+ * filesystem (room for the dx tail with metadata_csum; section 8.5). */
+unsigned e4_dx_limit_for(e4_fs *fs, unsigned count_off);
+/* Store the data of inline directory dir (section 8.6) as buf[0..size)
+ * (parent and records as the reader gives them): i_block's 60 bytes and
+ * the system.data value, in the image *ib, which is then written
+ * (e4_inode_write()).  size must be the data's present size
+ * (E4_ERR_INVALID_ARGUMENT otherwise: records are changed in place, never
+ * grown).  Errors of e4_inline_data_size(), e4_xattr_ibody_set(),
+ * e4_inode_write(). */
+errcode_t e4_dir_inline_put(e4_fs *fs, e4_ino_t dir, union e4_inode_buf *ib, const void *buf,
+			    size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -764,6 +764,11 @@ union e4_inode_buf {
  * when the checksum fails: E4_ERR_INODE_CSUM (unless IGNORE_CSUM).
  * E4_ERR_BAD_INODE_NUM, E4_ERR_GD_BAD_LOCATION. */
 errcode_t e4_inode_read(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *buf);
+/* e4_inode_read() without the block cache: one read of inode_size bytes
+ * (dirty cached blocks overlay it), for a walk that visits inodes once
+ * and must not fill the cache with inode table blocks (e4fsck's pass 2).
+ * Errors as e4_inode_read(), and of e4_io_read_nocache(). */
+errcode_t e4_inode_read_nocache(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *buf);
 /* Byte offset of inode ino on the device. */
 errcode_t e4_inode_location(e4_fs *fs, e4_ino_t ino, uint64_t *offset);
 

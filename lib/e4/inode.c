@@ -53,6 +53,22 @@ errcode_t e4_inode_read(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *buf)
 	return 0;
 }
 
+errcode_t e4_inode_read_nocache(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *buf)
+{
+	uint64_t off;
+	errcode_t err;
+
+	memset(buf, 0, sizeof(*buf));
+	err = e4_inode_location(fs, ino, &off);
+	if (!err)
+		err = e4_io_read_nocache(fs->io, off, buf->raw, fs->geom.inode_size);
+	if (err)
+		return err;
+	if (!e4_ignore_csum(fs) && !e4_inode_csum_verify(fs, ino, &buf->inode))
+		return E4_ERR_INODE_CSUM;
+	return 0;
+}
+
 uint64_t e4_inode_size(const struct ext4_inode *inode)
 {
 	return (uint64_t)e4_le32(inode->i_size_lo) | ((uint64_t)e4_le32(inode->i_size_high) << 32);

@@ -46,7 +46,7 @@ for t in ext4 ext3; do
 	san_report "$T/$t.err" && fail "$t: sanitizer report: $(head -5 "$T/$t.err")"
 	[ "$(cat "$T/$t.rc")" = 8 ] ||
 		bad+=("$t: e4fsck -fn: $(describe_rc "$(cat "$T/$t.rc")"), expected 8")
-	extra=$(grep -v -e '^Pass [0-9]' -e '^Passes 2-4 .* did not run' -e "^$img: [0-9]*/[0-9]* files" -e '^$' \
+	extra=$(grep -v -e '^Pass [0-9]' -e '^Pass\(es\)\? [2-4].* did not run' -e "^$img: [0-9]*/[0-9]* files" -e '^$' \
 		"$T/$t.out")
 	[ -z "$extra" ] || bad+=("$t: e4fsck -fn said: $(head -4 <<<"$extra" | tr '\n' ' ')")
 done

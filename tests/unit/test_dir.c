@@ -1,13 +1,15 @@
 /* Unit tests for dir.c: rec_len encoding and decoding for every block size
  * from 1 KiB to 64 KiB (format doc 8.2), and the 2^18 scheme beyond; a
  * directory block in an unwritten extent read as stored, as the kernel
- * reads it (an mke2fs -d image; skipped without mke2fs). */
+ * reads it (an mke2fs -d image; skipped without mke2fs); dir_repair.c's
+ * record stores and leaf tail verification. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include "e4.h"
 #include "unit_images.h"
@@ -242,6 +244,80 @@ static void unwritten_dir_block(void **state)
 	assert_int_equal(e4_close(fs), 0);
 }
 
+/* dir_repair.c: a record header stored for a 64 KiB block reads back
+ * (a whole-block record as 0xFFFF); records that would not fit are
+ * refused with nothing stored. */
+static void dirent_put_64k(void **state)
+{
+	static uint8_t blk[65536];
+	struct e4_dirent_raw d;
+
+	(void)state;
+	memset(blk, 0xAA, sizeof(blk));
+	assert_int_equal(e4_dirent_put(blk, 65536, 0, 0, 65536, 0, 0), 0);
+	assert_int_equal(blk[4], 0xFF);
+	assert_int_equal(blk[5], 0xFF);
+	assert_int_equal(e4_dirent_raw_at(blk, 65536, 0, &d), 0);
+	assert_int_equal(d.rec_len, 65536);
+	assert_int_equal(e4_dirent_put(blk, 65536, 12, 11, 65524, 3, 1), 0);
+	assert_int_equal(e4_dirent_put_name(blk, 65536, 12, "abc", 3), 0);
+	assert_int_equal(e4_dirent_raw_at(blk, 65536, 12, &d), 0);
+	assert_int_equal(d.rec_len, 65524);
+	assert_int_equal(d.inode, 11);
+	assert_memory_equal(d.name, "abc", 3);
+	/* past the block, a name longer than the record, not a multiple of 4 */
+	assert_int_equal(e4_dirent_put(blk, 65536, 12, 11, 65528, 3, 1), E4_ERR_BAD_REC_LEN);
+	assert_int_equal(e4_dirent_put(blk, 65536, 0, 11, 12, 5, 1), E4_ERR_BAD_REC_LEN);
+	assert_int_equal(e4_dirent_put(blk, 65536, 0, 11, 14, 1, 1), E4_ERR_BAD_REC_LEN);
+	assert_int_equal(e4_dirent_raw_at(blk, 65536, 12, &d), 0);
+	assert_int_equal(d.rec_len, 65524);
+	assert_int_equal(e4_dirent_min_len(1), 12);
+	assert_int_equal(e4_dirent_min_len(5), 16);
+}
+
+/* dir_repair.c: a leaf's tail is found by following the records: a last
+ * record running over the tail's bytes means no tail, whatever they
+ * hold; a changed byte, a checksum that differs. */
+static void leaf_tail_verify(void **state)
+{
+	union e4_inode_buf ib;
+	uint8_t blk[4096];
+	struct e4_dirent_raw d;
+	unsigned off = 0, last = 0, bs;
+	e4_ino_t dir;
+	uint32_t gen;
+	e4_fs *fs;
+
+	(void)state;
+	if (!imgs.ok)
+		skip();
+	assert_int_equal(e4_open(img_tree, 0, 0, 0, &fs), 0);
+	bs = e4_geom(fs)->block_size;
+	assert_true(bs <= sizeof(blk));
+	assert_int_equal(e4_dir_lookup(fs, EXT4_ROOT_INO, "d", 1, &dir, NULL), 0);
+	assert_int_equal(e4_inode_read(fs, dir, &ib), 0);
+	gen = e4_le32(ib.inode.i_generation);
+	assert_int_equal(e4_dir_block_read(fs, dir, &ib.inode, 0, blk, NULL), 0);
+	if (!e4_geom(fs)->metadata_csum) {
+		e4_close(fs);
+		skip();
+	}
+	assert_int_equal(e4_dir_leaf_csum_verify(fs, dir, gen, blk), 0);
+	blk[bs - 1] ^= 1;
+	assert_int_equal(e4_dir_leaf_csum_verify(fs, dir, gen, blk), E4_ERR_DIR_CSUM);
+	blk[bs - 1] ^= 1;
+	while (off < bs - 12 && !e4_dirent_raw_at(blk, bs, off, &d)) {
+		last = off;
+		off += d.rec_len;
+	}
+	assert_int_equal(off, bs - 12);
+	assert_int_equal(e4_dirent_raw_at(blk, bs, last, &d), 0);
+	assert_int_equal(e4_dirent_put(blk, bs, last, d.inode, d.rec_len + 12, d.name_len,
+				       d.file_type), 0);
+	assert_int_equal(e4_dir_leaf_csum_verify(fs, dir, gen, blk), E4_ERR_DIR_NO_CSUM_TAIL);
+	assert_int_equal(e4_close(fs), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +329,8 @@ int main(void)
 		cmocka_unit_test(invalid_lengths),
 		cmocka_unit_test(beyond_64k),
 		cmocka_unit_test(unwritten_dir_block),
+		cmocka_unit_test(dirent_put_64k),
+		cmocka_unit_test(leaf_tail_verify),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
