@@ -67,6 +67,9 @@ struct pass1 {
 	struct dup_state *dup_state;
 	int dup_restore;		/* 1D marked the fs not clean: clean again
 					   after pass 5 */
+	/* tree blocks whose checksum is to be rewritten (pass1_csum.c) */
+	struct p1_csum { e4_ino_t ino; uint32_t gen; e4_blk_t blk; } *csums;
+	size_t ncsums, capcsums;
 };
 
 /* pass1_meta.c */
@@ -111,6 +114,19 @@ void p1_ea_free(struct pass1 *p);
  * scan), mark it and what it claims; write it back when repaired.  0 or
  * an operational error. */
 errcode_t p1_check_inode(struct pass1 *p, e4_ino_t ino, union e4_inode_buf *ib, int csum_ok);
+
+/* pass1_csum.c: tree blocks failing only their checksum (answered yes).
+ * p1_csum_defer() notes one (check_map_ops.defer_csum; priv: struct
+ * pass1); p1_csum_forget() drops the current inode's notes in [blk, blk
+ * + len) (its claim undone); p1_csum_write(), after the scan, writes
+ * those of blocks no other inode claims and keeps the others for pass
+ * 1D, whose p1_csum_keepers() writes those keeps() says the noted inode
+ * alone holds now.  0, E4_ERR_NO_MEMORY, read and write errors. */
+errcode_t p1_csum_defer(void *priv, e4_ino_t ino, uint32_t gen, e4_blk_t blk);
+void p1_csum_forget(struct pass1 *p, e4_blk_t blk, uint64_t len);
+errcode_t p1_csum_write(struct pass1 *p);
+errcode_t p1_csum_keepers(struct pass1 *p, int (*keeps)(void *priv, e4_ino_t ino, e4_blk_t blk),
+			  void *priv);
 
 /* pass1.c: pass 1 into p (maps kept for pass 5; p1_maps_free() after). */
 errcode_t e4fsck_pass1(struct e4fsck *ctx, struct pass1 *p);

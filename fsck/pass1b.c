@@ -168,7 +168,8 @@ static errcode_t scan_inode(struct dup_state *st, e4_ino_t ino, const struct ext
 	errcode_t err = 0;
 
 	if (e4_inode_has_map(st->fs, in))
-		err = e4_map_iterate(st->fs, ino, in, E4_ITER_META | E4_ITER_AS_STORED, map_cb, &s);
+		err = e4_map_iterate(st->fs, ino, in,
+				     E4_ITER_META | E4_ITER_AS_STORED | E4_ITER_NOCSUM, map_cb, &s);
 	if (st->err)
 		return st->err;
 	if (err) {

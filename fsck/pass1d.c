@@ -278,9 +278,12 @@ static errcode_t rebuild_map(struct dup_state *st, struct dup_inode *d, union e4
 	e4_blk_t acl = e4_inode_file_acl(st->fs, &ib->inode);
 	errcode_t err;
 
-	err = e4_map_iterate(st->fs, d->ino, &ib->inode, 0, collect_cb, &data);
+	/* tree blocks are walked whatever their checksum (pass 1 judged
+	 * them; a shared one can match one owner only) */
+	err = e4_map_iterate(st->fs, d->ino, &ib->inode, E4_ITER_NOCSUM, collect_cb, &data);
 	if (!err)
-		err = e4_map_iterate(st->fs, d->ino, &ib->inode, E4_ITER_META, collect_cb, old);
+		err = e4_map_iterate(st->fs, d->ino, &ib->inode, E4_ITER_META | E4_ITER_NOCSUM,
+				     collect_cb, old);
 	if (err == 1)
 		err = E4_ERR_NO_MEMORY;
 	memset(nb.inode.i_block, 0, sizeof(nb.inode.i_block));
@@ -517,6 +520,21 @@ static errcode_t settle(struct dup_state *st, struct dup_inode *d)
 	return 0;
 }
 
+/* p1_csum_keepers(): 1 if ino is the one inode left on tree block blk
+ * (the others were cloned away; its own claim there was not). */
+static int keeps_node(void *priv, e4_ino_t ino, e4_blk_t blk)
+{
+	struct dup_state *st = priv;
+	struct dup_inode *d = dup_find(st, ino);
+
+	if (!d || left_get(st, blk >> st->p->geo->cluster_bits) != 1)
+		return 0;
+	for (size_t k = d->first; k < d->first + d->n; k++)
+		if (st->claims[k].blk == blk && st->claims[k].kind == DUP_MAPBLK)
+			return !(d->cloned && st->claims[k].copy);
+	return 0;
+}
+
 errcode_t dup_pass1d(struct dup_state *st)
 {
 	struct problem_ctx pctx = { 0 };
@@ -531,6 +549,10 @@ errcode_t dup_pass1d(struct dup_state *st)
 	for (size_t k = 0; k < st->ninodes && !err; k++)
 		if (st->inodes[k].ino != EXT4_BAD_INO && st->inodes[k].ino != EXT4_RESIZE_INO)
 			err = settle(st, &st->inodes[k]);
+	/* a shared tree block whose checksum pass 1 was to rewrite: for the
+	 * inode keeping it (pass1_csum.c) */
+	if (!err && !st->ctx->read_only)
+		err = p1_csum_keepers(st->p, keeps_node, st);
 	/* the state the filesystem had comes back after pass 5 (the leaks
 	 * the clones leave are its to free): e4fsck_pass1_dup_finish() */
 	st->p->dup_restore = st->state_saved && (st->old_state & EXT4_VALID_FS);
