@@ -296,11 +296,18 @@ csum_case() {	# csum_case NAME DAMAGED-INODE'S-PATH LEAF
 	cp "$img" "$T/$name.n.img"
 	fsck_run "$name.n" 4 -fn "$T/$name.n.img"
 	cmp -s "$img" "$T/$name.n.img" || fail "$name: e4fsck -fn changed the image"
+	# pass 1 names the inode the reference names (the damaged one), and
+	# -fy no other (the reference's -fy names both on csum_b)
+	[ "$(sed -nE "s/^Inode ([0-9]+)'s extent tree node at block .* fails its checksum.*/\1/p" \
+		"$T/$name.n.out")" = "$(sed -nE 's/^Inode ([0-9]+) extent block passes checks.*/\1/p' \
+		"$T/$name.refn")" ] || fail "$name: pass 1's checksum rows differ from the reference's"
 	[ "$(facts "$T/$name.n.out" | grep -c ": $3 ")" = 2 ] ||
 		fail "$name: 1B does not walk both trees: $(facts "$T/$name.n.out")"
 	cp "$img" "$T/$name.y.img"
 	fsck_run "$name.y" 1 -fy "$T/$name.y.img"
 	grep -q "^Clone the shared blocks? yes" "$T/$name.y.out" || fail "$name: -fy cloned nothing"
+	[ "$(grep -c "fails its checksum" "$T/$name.y.out")" = 1 ] ||
+		fail "$name: -fy finds more than the damaged inode's checksum wrong"
 	ref_clean "$T/$name.y.img" || fail "$name: after e4fsck -fy the reference -fn says:
 $REF_CLEAN_OUT"
 	[ "$(FILES="/f1 /f2" sums "$T/$name.y.img")" = "$(cat "$T/$name.want")" ] ||
