@@ -14,8 +14,11 @@
  * not clean first; new blocks are taken from pass 1's in-use map (the
  * allocator's caller-map hook) and marked in the on-disk bitmaps too;
  * the copies are written; then the bitmaps; then the map change (new
- * tree blocks marked before the inode naming them is written).  A stop
- * leaves at most leaks.  The clean state comes back after pass 5, when
+ * tree blocks marked before the inode naming them is written; an extent
+ * tree with blocks of its own is rebuilt aside, so no block the device
+ * holds names a new one before the inode does); then an ordering point,
+ * so nothing after (pass 5 freeing the old blocks) reaches the device
+ * before the inode.  A stop leaves at most leaks.  The clean state comes back after pass 5, when
  * every shared block was settled (e4fsck_pass1_dup_finish()).
  */
 #include "pass1b.h"
@@ -338,6 +341,17 @@ static int mark_tree_cb(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
 	return st->err ? 1 : 0;
 }
 
+/* 1 if the inode's map is an extent tree deeper than its root. */
+static int tree_has_blocks(const struct ext4_inode *in)
+{
+	struct e4_extent_node_head h;
+
+	if (!(e4_le32(in->i_flags) & EXT4_EXTENTS_FL))
+		return 0;
+	e4_extent_node_head(in->i_block, &h);
+	return h.depth > 0;
+}
+
 /* Copy d's shared data blocks and point its map at the copies. */
 static errcode_t clone_data(struct dup_state *st, struct dup_inode *d)
 {
@@ -357,6 +371,14 @@ static errcode_t clone_data(struct dup_state *st, struct dup_inode *d)
 	err = e4_inode_read(st->fs, d->ino, &ib);
 	if (err)
 		return err;
+	/* An extent tree with blocks of its own is rebuilt on new blocks
+	 * too: remapped in place, a leaf split rewrites a node the inode on
+	 * disk names before the new sibling and the parent naming it reach
+	 * the device (the cache writes in block order), and a stop there
+	 * loses the entries moved.  Built aside, the new tree is reachable
+	 * only through the inode, written last. */
+	if (tree_has_blocks(&ib.inode))
+		rebuild = 1;
 	for (size_t k = d->first; k < d->first + d->n; k++)
 		if (st->claims[k].kind == DUP_XATTR && e4_inode_file_acl(st->fs, &ib.inode) !=
 							      st->claims[k].blk)
@@ -436,6 +458,10 @@ static errcode_t clone_data(struct dup_state *st, struct dup_inode *d)
 		err = e4_order_point(st->fs);
 	if (!err)
 		err = e4_inode_write(st->fs, d->ino, &ib);
+	/* the inode on the device before anything frees what it named
+	 * (pass 5 frees the old tree and indirect blocks) */
+	if (!err)
+		err = e4_order_point(st->fs);
 	if (err) {
 		free(old.v);
 		return err;

@@ -80,6 +80,14 @@ sums() {	# sums IMG: md5 of every file, read with debugfs dump
 	done
 }
 
+# clean_but_opt IMG: ref_clean, where $REF_OPT (a pattern) names a line
+# the reference may add that is an offer to optimise, not damage (exit 0)
+clean_but_opt() {
+	ref_clean "$1" && return 0
+	[ -n "${REF_OPT:-}" ] && "$REF_E2FSCK" -fn "$1" >/dev/null 2>&1 </dev/null &&
+		! grep -qvE "^e2fsck [0-9]|^Pass [1-5]: |: [0-9]+/[0-9]+ files \(|^$|$REF_OPT" <<<"$REF_CLEAN_OUT"
+}
+
 check() {	# check NAME: the runs on $T/NAME.img
 	local name=$1 img=$T/$1.img
 	"$REF_E2FSCK" -fn "$img" >"$T/$name.refn" 2>&1 </dev/null
@@ -93,7 +101,7 @@ check() {	# check NAME: the runs on $T/NAME.img
 		ref_clean "$T/$name.r.img" && fail "$name: the reference -fy is clean now: update the note"
 		grep -q "$REF_BUG" <<<"$REF_CLEAN_OUT" || fail "$name: the reference no longer says '$REF_BUG'"
 	else
-		ref_clean "$T/$name.r.img" || fail "$name: the reference -fy did not repair it (premise)"
+		clean_but_opt "$T/$name.r.img" || fail "$name: the reference -fy did not repair it (premise)"
 	fi
 
 	cp "$img" "$T/$name.n.img"
@@ -125,7 +133,7 @@ $(diff <(facts "$T/$name.refn") <(facts "$T/$name.n.out"))"
 	grep -q "^Clone the shared blocks? yes" "$T/$name.y.out" || fail "$name: -fy cloned nothing"
 	stop_sb "$T/$name.y.img"
 	[ $((SB_STATE & 3)) = 1 ] || fail "$name: -fy left the state $SB_STATE (not clean)"
-	ref_clean "$T/$name.y.img" || fail "$name: after e4fsck -fy the reference -fn says:
+	clean_but_opt "$T/$name.y.img" || fail "$name: after e4fsck -fy the reference -fn says:
 $REF_CLEAN_OUT"
 	sums "$T/$name.r.img" | grep -qE '^[^ ]+ $' && fail "$name: a file of the reference's repair cannot be read (premise)"
 	[ "$(sums "$T/$name.y.img")" = "$(sums "$T/$name.r.img")" ] ||
@@ -178,7 +186,7 @@ crash() {
 			{ [ "$(cat "$T/crash.y.rc")" = 4 ] && [ $((SB_STATE & 1)) = 0 ]; } ||
 			{ [ "$(cat "$T/crash.y.rc")" = 8 ] && grep -q "found nothing to repair" "$T/crash.y.err"; } ||
 			fail "$name: after the stop at $n of $total, -fy exits $(cat "$T/crash.y.rc")"
-		ref_clean "$w" || fail "$name: stop at $n of $total, then -fy: the reference says $REF_CLEAN_OUT"
+		clean_but_opt "$w" || fail "$name: stop at $n of $total, then -fy: the reference says $REF_CLEAN_OUT"
 		[ "$(sums "$w")" = "$(cat "$T/crash.want")" ] ||
 			fail "$name: stop at $n of $total, then -fy: contents differ from an uninterrupted run"
 	done
@@ -317,6 +325,36 @@ $REF_CLEAN_OUT"
 csum_case csum_a /f2 "$l1"
 csum_case csum_b /f1 "$l2"
 
+# ---- ext4: a two-level extent tree sharing blocks ----
+# /f1: 400 extents of 2 blocks with 1-block holes (a depth-2 tree: five
+# leaves of 83 entries under a tree block under the root); /f2's extent
+# (6 blocks) moved onto /f1's second block on: it covers parts of two of
+# /f1's extents, so /f1's remap onto copies adds 2 entries to a leaf that
+# holds one more at most: the leaf splits, and the tree block above it,
+# which the inode on disk already names, gets the new leaf.  Every write
+# a stop: the new leaf must be marked in the bitmap before any block the
+# device holds names it.
+mkdir -p "$T/src4"
+"$PYTHON" - "$T/src4" <<'PY'
+import random, sys
+r = random.Random(7)
+with open(sys.argv[1] + "/f1", "wb") as f:
+    for i in range(400):
+        f.seek(i * 3 * 1024)
+        f.write(bytes(r.getrandbits(8) for _ in range(2048)))
+r = random.Random(8)
+with open(sys.argv[1] + "/f2", "wb") as f:
+    f.write(bytes(r.getrandbits(8) for _ in range(6 * 1024)))
+PY
+"$REF_MKE2FS" -q -F -t ext4 -b 1024 -E root_owner=0:0 -d "$T/src4" "$T/deep.img" 4M \
+	>/dev/null 2>&1 || fail "mke2fs failed"
+[ "$("$REF_DEBUGFS" -R "ex /f1" "$T/deep.img" 2>/dev/null | awk '$1 == "0/" && $2 == "2" {n++} END {print n+0}')" = 1 ] ||
+	fail "setup: /f1's tree is not two levels deep"
+dbgw "$T/deep.img" "sif /f2 block[5] $(blk "$T/deep.img" /f1 1)"
+# the leaf count the split leaves makes the reference offer a narrower
+# tree (exit 0), after its own repair as after e4fsck's
+FILES="/f1 /f2" REF_OPT="extent tree \\(at level 2\\) could be narrower" check deep
+
 # ---- the corpus images with blocks claimed twice ----
 # e4fsck -fn names the same inodes, blocks and co-owner counts as the
 # reference -fn; -fy then leaves no block claimed twice (the reference
@@ -348,4 +386,4 @@ for c in f_dup f_dup2 f_dup3 f_dup4 f_dupfsblks f_bbfile f_dup_resize f_dup_ba f
 	ncorp=$((ncorp + 1))
 done
 
-info "ok (8 images, $NSTOPS stops, $ncorp corpus images; $(elapsed)s)"
+info "ok (9 images, $NSTOPS stops, $ncorp corpus images; $(elapsed)s)"
