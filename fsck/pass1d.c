@@ -112,14 +112,58 @@ static void left_add(struct dup_state *st, uint64_t c, int delta)
 		st->left[i] = (uint32_t)((int64_t)st->left[i] + delta);
 }
 
+/* The owners[] entry of (cluster c, inode ino). */
+static size_t owner_at(const struct dup_state *st, uint64_t c, e4_ino_t ino)
+{
+	size_t j = owners_of(st, c);
+
+	while (j < st->nowners && st->owners[j].cluster == c && st->owners[j].ino != ino)
+		j++;
+	return j;
+}
+
+/* bigalloc: the scratch marks of d's clusters cleared. */
+static void marks_clear(struct dup_state *st, const struct dup_inode *d)
+{
+	unsigned cb = st->p->geo->cluster_bits;
+
+	for (size_t k = d->first; cb && k < d->first + d->n; k++)
+		st->mark[owner_at(st, st->claims[k].blk >> cb, d->ino)] = 0;
+}
+
+/* left[] of the clusters d's copied claims are on, by delta: once per
+ * claim (bigalloc: once per cluster, d's claim on it). */
+static void left_copied(struct dup_state *st, const struct dup_inode *d, int delta)
+{
+	unsigned cb = st->p->geo->cluster_bits;
+
+	for (size_t k = d->first; k < d->first + d->n; k++) {
+		uint64_t cl = st->claims[k].blk >> cb;
+
+		if (!st->claims[k].copy)
+			continue;
+		if (cb) {
+			size_t j = owner_at(st, cl, d->ino);
+
+			if (st->mark[j])
+				continue;
+			st->mark[j] = 1;
+		}
+		left_add(st, cl, delta);
+	}
+	marks_clear(st, d);
+}
+
 /* Which of d's claims get a copy (claim->copy), as e2fsck decides: in
  * order, a data or xattr claim is copied while another claim remains on
  * its cluster or the cluster is metadata; the last claim keeps the
  * original (a block one inode maps twice: one mapping is copied).  When
  * one of d's tree or indirect blocks would stay shared, d's map is
  * rebuilt on new tree blocks (clone_data()): each of its tree-block
- * claims is marked copied (d leaves the block).  left[] is as before;
- * decide_commit() takes the copies off after a clone. */
+ * claims is marked copied (d leaves the block).  On bigalloc the unit is
+ * the cluster: d's blocks of one cluster are copied or kept together (a
+ * new cluster for the logical cluster, as e2fsck clones).  left[] is as
+ * before; decide_commit() takes the copies off after a clone. */
 static void decide(struct dup_state *st, struct dup_inode *d)
 {
 	unsigned cb = st->p->geo->cluster_bits;
@@ -128,13 +172,25 @@ static void decide(struct dup_state *st, struct dup_inode *d)
 	for (size_t k = d->first; k < d->first + d->n; k++) {
 		struct dup_claim *c = &st->claims[k];
 		uint64_t cl = c->blk >> cb;
+		size_t j = cb ? owner_at(st, cl, d->ino) : 0;
 
 		c->copy = 0;
-		if (c->kind != DUP_MAPBLK && (left_get(st, cl) > 1 || cluster_is_meta(st, cl))) {
+		if (c->kind == DUP_MAPBLK)
+			continue;
+		if (cb && (st->mark[j] & 1)) {
+			c->copy = (st->mark[j] & 2) != 0;	/* as d's cluster goes */
+			continue;
+		}
+		if (cb)
+			st->mark[j] |= 1;
+		if (left_get(st, cl) > 1 || cluster_is_meta(st, cl)) {
 			c->copy = 1;
 			left_add(st, cl, -1);
+			if (cb)
+				st->mark[j] |= 2;
 		}
 	}
+	marks_clear(st, d);
 	for (size_t k = d->first; k < d->first + d->n; k++) {
 		uint64_t cl = st->claims[k].blk >> cb;
 
@@ -147,16 +203,12 @@ static void decide(struct dup_state *st, struct dup_inode *d)
 			st->claims[k].copy = 1;
 			left_add(st, st->claims[k].blk >> cb, -1);
 		}
-	for (size_t k = d->first; k < d->first + d->n; k++)
-		if (st->claims[k].copy)
-			left_add(st, st->claims[k].blk >> cb, 1);
+	left_copied(st, d, 1);
 }
 
 static void decide_commit(struct dup_state *st, const struct dup_inode *d)
 {
-	for (size_t k = d->first; k < d->first + d->n; k++)
-		if (st->claims[k].copy)
-			left_add(st, st->claims[k].blk >> st->p->geo->cluster_bits, -1);
+	left_copied(st, d, -1);
 }
 
 /* Mark the filesystem not clean before the first change (once). */
@@ -267,6 +319,47 @@ static int collect_cb(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
 	return 0;
 }
 
+/* bigalloc: the logical cluster copied last and the new cluster it got. */
+struct new_cluster {
+	uint64_t lc;
+	e4_blk_t pc;	/* 0: none yet */
+};
+
+/* bigalloc: claims c[done, n) (one run): those inside c's logical cluster
+ * at done (*got of them) copied into the new cluster of that logical
+ * cluster (taken when *lc holds another), at their offsets in it; the
+ * remap noted. */
+static errcode_t bigalloc_copy(struct dup_state *st, union e4_inode_buf *ib,
+			       const struct dup_claim *c, uint64_t done, uint64_t n,
+			       struct new_cluster *lc, struct remap **rm, size_t *nrm,
+			       size_t *caprm, uint64_t *got, uint8_t *buf)
+{
+	unsigned cb = st->p->geo->cluster_bits;
+	uint64_t l = c->lblk + done, csize = 1ULL << cb, k, g;
+	e4_blk_t to;
+	errcode_t err = 0;
+
+	k = ((l >> cb) + 1) * csize - l;
+	*got = k < n - done ? k : n - done;
+	if (!lc->pc || lc->lc != l >> cb) {
+		e4_blk_t goal = e4_alloc_goal_for_file(st->fs, c->ino, e4_le16(ib->inode.i_mode),
+						       lc->pc ? lc->pc + csize : 0);
+
+		err = take_blocks(st, goal, csize, &lc->pc, &g);
+		if (err)
+			return err;
+		lc->lc = l >> cb;
+	}
+	to = lc->pc + (l & (csize - 1));
+	err = copy_blocks(st, c->blk + done, to, *got, buf);
+	if (!err && p1_grow((void **)rm, caprm, *nrm, sizeof(**rm)))
+		err = E4_ERR_NO_MEMORY;
+	if (!err)
+		(*rm)[(*nrm)++] = (struct remap){ l, *got, to,
+						  c->unwritten ? E4_MAP_UNWRITTEN : 0 };
+	return err;
+}
+
 /* d's map rebuilt in *ib on new tree or indirect blocks (one of its old
  * ones is shared and is left to its other owner): the data ranges as
  * they are, then the copies over them.  The old map blocks d held alone
@@ -290,9 +383,19 @@ static errcode_t rebuild_map(struct dup_state *st, struct dup_inode *d, union e4
 	if (err == 1)
 		err = E4_ERR_NO_MEMORY;
 	memset(nb.inode.i_block, 0, sizeof(nb.inode.i_block));
-	if (!err)
+	if (!err && !st->p->geo->cluster_bits) {
 		err = e4_inode_blocks_set(st->fs, &nb.inode,
 					  acl ? st->p->geo->cluster_size / 512 : 0);
+	} else if (!err) {
+		/* bigalloc: the map does not count data clusters (their
+		 * count stays); only the old tree's clusters go */
+		uint64_t ib_now = e4_inode_blocks(st->fs, &nb.inode), drop = 0;
+
+		for (size_t k = 0; k < old->n; k++)
+			if (old->v[k].flags & E4_MAP_META)
+				drop += st->p->geo->cluster_size / 512;
+		err = e4_inode_blocks_set(st->fs, &nb.inode, ib_now > drop ? ib_now - drop : 0);
+	}
 	if (!err)
 		err = e4_alloc_set_maps(st->fs, st->p->inuse, NULL);
 	for (size_t k = 0; k < data.n && !err; k++)
@@ -361,6 +464,8 @@ static errcode_t clone_data(struct dup_state *st, struct dup_inode *d)
 	size_t nrm = 0, caprm = 0;
 	uint8_t *buf = NULL;
 	e4_blk_t last = 0;
+	unsigned cb = st->p->geo->cluster_bits;
+	struct new_cluster lc = { 0, 0 };
 	int rebuild = 0;
 	errcode_t err;
 
@@ -407,6 +512,14 @@ static errcode_t clone_data(struct dup_state *st, struct dup_inode *d)
 			e4_blk_t nb;
 			uint64_t got;
 
+			if (cb) {
+				/* bigalloc: the blocks of one logical cluster into
+				 * one new cluster, at their offsets in it */
+				err = bigalloc_copy(st, &ib, c, done, n, &lc, &rm, &nrm, &caprm,
+						    &got, buf);
+				done += got;
+				continue;
+			}
 			err = take_blocks(st, e4_alloc_goal_for_file(st->fs, d->ino,
 								      e4_le16(ib.inode.i_mode), last),
 					  n - done, &nb, &got);
@@ -520,6 +633,9 @@ static errcode_t settle(struct dup_state *st, struct dup_inode *d)
 		return 0;
 	}
 	why = st->clone_ok ? NULL : st->clone_why;
+	for (size_t k = d->first; !why && st->p->geo->cluster_bits && k < d->first + d->n; k++)
+		if (st->claims[k].kind == DUP_MAPBLK)
+			why = "a shared extent tree block on bigalloc is not cloned in this version";
 	if (!why)
 		decide(st, d);
 	if (why && !st->ctx->read_only) {
