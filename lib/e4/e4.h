@@ -839,6 +839,9 @@ errcode_t e4_bmap(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 
 #define E4_ITER_META		0x0001	/* also report tree/indirect blocks */
 #define E4_ITER_AS_STORED	0x0002	/* go on past damage (below) */
+#define E4_ITER_NOCSUM		0x0004	/* tree blocks failing only their checksum
+					   are walked (a checker that judged them:
+					   e4fsck's passes 1B-1D) */
 /* Call cb for every mapped range in ascending logical order (and, with
  * E4_ITER_META, every mapping block before the ranges it covers).  A
  * nonzero return from cb stops the walk and is returned as is.  Indirect
