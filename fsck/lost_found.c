@@ -295,10 +295,13 @@ errcode_t p34_fix_dotdot(struct pass1 *p, e4_ino_t dir, e4_ino_t parent)
 		return links_stored(p->links, parent) != before ? p34_adjust_stored(p, parent, -1) : 0;
 	}
 	/* the old target loses the link pass 2 counted (none when the '..'
-	 * named an inode since replaced: a new root) */
+	 * named an inode since replaced: a new root), and its stored count
+	 * with it, but never below the names left: a count already short
+	 * (the entry rewritten was the one it missed) stays for pass 4, so
+	 * a stop never leaves fewer links than names than it found */
 	if (!err && old && old == known && p34_in_use(p, old)) {
 		err = links_dec(p->links, old);
-		if (!err)
+		if (!err && links_stored(p->links, old) > links_counted(p->links, old))
 			err = p34_adjust_stored(p, old, -1);
 	}
 	if (!err)
