@@ -87,13 +87,7 @@ static void check_dtime(struct ichk *c, int in_use)
 	int orphan_link = e4_le32(e4_super(c->p->fs)->s_last_orphan) &&
 			  dtime <= c->p->geo->inodes_count;
 
-	if (!in_use && e4_le16(c->in->i_mode) && !dtime && holds_map(c)) {
-		/* still referenced, perhaps: only the link count of passes
-		 * 2-4 may free it (pass 5 then only reports) */
-		pctx.num = e4_inode_blocks(c->p->fs, c->in);
-		say(c, PR_1_UNLINKED_HAS_DATA, &pctx);
-		c->p->maps_unsure = 1;
-	} else if (!in_use && e4_le16(c->in->i_mode) && !dtime) {
+	if (!in_use && e4_le16(c->in->i_mode) && !dtime) {
 		if (say(c, PR_1_ZERO_DTIME, &pctx)) {
 			c->in->i_dtime = e4_cpu_to_le32((uint32_t)c->p->ctx->now);
 			c->changed = 1;
@@ -665,6 +659,15 @@ errcode_t p1_check_inode(struct pass1 *p, e4_ino_t ino, union e4_inode_buf *ib, 
 
 	c.type = e4_le16(c.in->i_mode) & EXT4_S_IFMT;
 	p1_inode_begin(p, ino);
+	if (!in_use && c.in->i_mode && !c.in->i_dtime && holds_map(&c)) {
+		/* no links, no deletion time, data: still named, perhaps (a
+		 * stop inside a mkdir leaves one), so kept in use with its
+		 * count of 0: passes 2-4 count its names, reconnect it to
+		 * /lost+found when it has none (the reference deletes it) */
+		pctx.num = e4_inode_blocks(p->fs, c.in);
+		say(&c, PR_1_UNLINKED_HAS_DATA, &pctx);
+		in_use = 1;
+	}
 	if (!in_use)
 		check_dtime(&c, 0);
 	else

@@ -63,13 +63,22 @@ errcode_t e4_dx_csum_set(e4_fs *fs, e4_ino_t dir, uint32_t generation, void *blo
 
 errcode_t e4_dirw_open(e4_fs *fs, e4_ino_t dir, struct e4_dirw *w)
 {
-	errcode_t err;
+	return e4_dirw_open_ib(fs, dir, NULL, w);
+}
+
+errcode_t e4_dirw_open_ib(e4_fs *fs, e4_ino_t dir, const union e4_inode_buf *ib,
+			  struct e4_dirw *w)
+{
+	errcode_t err = 0;
 	uint32_t iflags;
 
 	memset(w, 0, sizeof(*w));
 	if (!(e4_open_flags(fs) & E4_OPEN_RW))
 		return E4_ERR_READ_ONLY;
-	err = e4_inode_read(fs, dir, &w->ib);
+	if (ib)
+		w->ib = *ib;
+	else
+		err = e4_inode_read(fs, dir, &w->ib);
 	if (err)
 		return err;
 	if (!e4_is_dir(&w->ib.inode))

@@ -120,6 +120,14 @@ errcode_t e4_dir_set_entry(e4_fs *fs, e4_ino_t dir, const char *name, size_t len
  * E4_ERR_NO_MEMORY. */
 errcode_t e4_dir_build(e4_fs *fs, e4_ino_t dir, e4_ino_t parent, const struct e4_new_dirent *ents,
 		       size_t n, unsigned flags, unsigned slack_pct);
+/* e4_dir_build() on the inode image ib (initialised as it says), not
+ * read from the disk: the inode is written once, after the blocks it
+ * names and their bitmap marks (a stop before leaves only a leak; a
+ * new inode need not be written first).  ib gets the inode as written.
+ * Errors of e4_dir_build(); E4_ERR_INVALID_ARGUMENT for ib NULL. */
+errcode_t e4_dir_build_inode(e4_fs *fs, e4_ino_t dir, union e4_inode_buf *ib, e4_ino_t parent,
+			     const struct e4_new_dirent *ents, size_t n, unsigned flags,
+			     unsigned slack_pct);
 
 /* Set the 12-byte dirent tail of a leaf block of directory dir (section
  * 8.3): reserved fields, rec_len 12, file type 0xDE and the crc32c over

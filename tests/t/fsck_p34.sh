@@ -16,7 +16,9 @@
 # a file unlinked with its inode kept (unattached -> lost+found), an empty
 # file so unlinked (cleared), wrong i_links_count on a file and on a
 # directory, '..' naming another directory, lost+found removed (made by -y
-# only, as the reference does; made when a file needs it), lost+found a
+# only, as the reference does; made when a file needs it), a file with no
+# links and no deletion time holding data (kept, to lost+found: the
+# reference deletes it), lost+found a
 # regular file (unlinked, connected as #ino, a new one made), two directories
 # naming each other as their only parent (a loop), the root inode cleared
 # (allocated anew, everything to lost+found), the root's mode set to a
@@ -152,6 +154,16 @@ for fs in ext4 ext2; do
 		fail "$fs.ufile: the reconnected inode's count is not moved as the reference moves it"
 	where "$fs.ufile" "$T/$fs.ufile.img" "/lost+found/#$F1" "$MD5_F1"
 
+	# a file with no links and no deletion time, holding data (what a
+	# stop inside a mkdir leaves): pass 1 keeps it in use, pass 4
+	# connects it to lost+found (the reference deletes it: "Deleted
+	# inode has zero dtime", its data freed)
+	damage "$fs.zdtime" $fs "unlink /a/f1
+sif <$F1> links_count 0"
+	check "$fs.zdtime" 4 1 "^Inode $F1 has no links and a zero deletion time" "^Unattached inode $F1\$"
+	grep -q "^Deleted inode $F1 has zero dtime" "$T/$fs.zdtime.ref" || fail "$fs.zdtime: premise"
+	where "$fs.zdtime" "$T/$fs.zdtime.img" "/lost+found/#$F1" "$MD5_F1"
+
 	# an empty file unlinked: cleared
 	damage "$fs.uzero" $fs "unlink /e/empty"
 	check "$fs.uzero" 4 1 "^Unattached zero-length inode $E\."
@@ -248,12 +260,16 @@ done
 # of a freed or unwritten inode, nothing claimed twice; beyond the damage
 # the image was given, only leaks and what the next check mends); then
 # e4fsck -fy run again to the end leaves the tree (names, kinds, md5s) an
-# uninterrupted run leaves, and the reference clean.
+# uninterrupted run leaves, and the reference clean.  One difference is
+# allowed: an empty directory /lost+found/#N, the lost+found the stopped
+# run made but had not linked yet, which the rerun connects there (as the
+# reference would).
 tree_of() {	# tree_of IMG OUT: the files of IMG, their kinds and md5s
 	rm -rf "$T/rd" && mkdir "$T/rd" && dbg -R "rdump / $T/rd" "$1" &&
-		(cd "$T/rd" && find . -printf '%y %p\n' | sort && find . -type f -exec md5sum {} + | sort) >"$2"
+		(cd "$T/rd" && find ./lost+found -mindepth 1 -maxdepth 1 -name '#*' -type d -empty -delete &&
+			find . -printf '%y %p\n' | sort && find . -type f -exec md5sum {} + | sort) >"$2"
 }
-for name in udir ufile dotdot loop; do
+for name in udir ufile dotdot loop lfneed rootclr; do
 	damage "s.$name" ext4 "$(case $name in
 		udir) echo "unlink /a/b" ;;
 		ufile) echo "unlink /a/f1" ;;
@@ -313,5 +329,5 @@ cp "$T/p.udir.img" "$T/p.udir.orig"
 fsck_run p.udir.p 4 -fp "$T/p.udir.img"
 grep -q "UNEXPECTED INCONSISTENCY" "$T/p.udir.p.out" || fail "p.udir: preen did not stop: $(cat "$T/p.udir.p.out")"
 
-info "passes 3 and 4: 12 kinds of damage on ext4 and ext2, preen, and $stops stops, as the reference repairs them"
+info "passes 3 and 4: 13 kinds of damage on ext4 and ext2, preen, and $stops stops, as the reference repairs them"
 exit 0
