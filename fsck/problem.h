@@ -253,6 +253,8 @@ struct problem_state {
 #define PR_1_INDEX_FL_NOT_DIR		0x010045
 #define PR_1_CASEFOLD_NO_FEATURE	0x010046
 #define PR_1_ENCRYPT_NO_CONTEXT		0x010047
+/* pass 1: a directory whose mode was damaged (0x010060 on; p34fix) */
+#define PR_1_MODE_REALLY_DIR		0x010060
 /* Pass 1, the map checker (check_map*.c): extent trees and block maps
  * (problems_pass1_map.c; 0x010200-0x0103FF, the driver's rows are below
  * 0x010200). */

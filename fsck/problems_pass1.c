@@ -149,6 +149,10 @@ static const struct problem_row rows[] = {
 	  "Inode %i has the encrypt flag but no encryption context (attribute c of index 9): "
 	  "the fix clears the flag.\n",
 	  PROMPT_FIX, 0, 50),
+	M(PR_1_MODE_REALLY_DIR,
+	  "Inode %i has mode %x, but its first block is a directory block naming it as '.': "
+	  "its mode is what is damaged (the fix makes it a directory again).\n",
+	  PROMPT_FIX, 0, 50),
 };
 
 #define D(code, destroys, when, alt, instead) { code, #code, destroys, when, alt, instead }

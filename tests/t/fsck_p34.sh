@@ -21,8 +21,10 @@
 # reference deletes it), lost+found a
 # regular file (unlinked, connected as #ino, a new one made), two directories
 # naming each other as their only parent (a loop), the root inode cleared
-# (allocated anew, everything to lost+found), the root's mode set to a
-# regular file (holding data: left, nothing lost).
+# (allocated anew, everything to lost+found), the root's and a
+# directory's modes set to a regular file (their blocks still directories
+# naming them: made directories again), the root a regular file whose
+# block names another '.' (left, nothing lost).
 # Where e4fsck differs from the reference on purpose:
 #  - loop: the reference (1.47) finds loops only past 2048 levels; for this
 #    one it rewrites the two '..' entries and leaves both directories
@@ -31,7 +33,10 @@
 #    kernel reaches every file;
 #  - root a regular file holding data: the reference clears the root inode
 #    (its blocks freed, its names lost) and moves everything to lost+found;
-#    e4fsck says it and leaves it (exit 4), nothing destroyed;
+#    e4fsck makes it (and any inode so damaged) a directory again when its
+#    first block is a directory naming it as '.' (the reference does that
+#    only for device, FIFO and socket inodes), else says it and leaves it
+#    (exit 4), nothing destroyed;
 #  - root cleared: -fy exits 4, not 1, because pass 1 leaves inode 2 of
 #    mode 0 to the directory checks (PR_1_BAD_MODE, a PR_LEFT row) even
 #    though pass 3 then allocates it; the rest is as the reference does.
@@ -240,16 +245,35 @@ unlink /d"
 	where "$fs.rootclr" "$T/$fs.rootclr.img" "/lost+found/#$A/b/f2" "$MD5_F2"
 	where "$fs.rootclr" "$T/$fs.rootclr.img" "/lost+found/#$TOP" "$MD5_TOP"
 
-	# the root's mode a regular file, holding its entries: left, nothing lost
-	damage "$fs.rootfile" $fs "sif <2> mode 0100644"
-	"$REF_E2FSCK" -fn "$T/$fs.rootfile.img" >"$T/$fs.rootfile.ref" 2>&1 </dev/null
+	# the root's and a's modes a regular file, their first blocks still
+	# directories naming them as '.': pass 1 makes them directories again
+	# (the reference clears the root and moves everything to lost+found)
+	damage "$fs.rootfile" $fs "sif <2> mode 0100644
+sif <$A> mode 0100755"
+	check "$fs.rootfile" 12 1 "^Inode 2 has mode 0x81a4, but its first block is a directory block" \
+		"^Inode $A has mode 0x81ed, but its first block is a directory block"
 	grep -q "^Root inode is not a directory" "$T/$fs.rootfile.ref" ||
 		fail "$fs.rootfile: premise: the reference does not say the root is not a directory"
-	fsck_run "$fs.rootfile.n" 4 -fn "$T/$fs.rootfile.img"
-	expect_said "$fs.rootfile.n" "e4fsck -fn" "^Root inode is not a directory"
-	fsck_run "$fs.rootfile.y" 4 -fy "$T/$fs.rootfile.img"
-	dbg -w -R "sif <2> mode 040755" "$T/$fs.rootfile.img" >/dev/null
 	where "$fs.rootfile" "$T/$fs.rootfile.img" /a/f1 "$MD5_F1"
+	where "$fs.rootfile" "$T/$fs.rootfile.img" /a/b/f2 "$MD5_F2"
+	where "$fs.rootfile" "$T/$fs.rootfile.img" /c/big "$MD5_BIG"
+	where "$fs.rootfile" "$T/$fs.rootfile.img" /top "$MD5_TOP"
+
+	# the root a regular file whose block is no directory of it ('.'
+	# names inode 0): said and left (exit 4), nothing lost
+	damage "$fs.rootdata" $fs "sif <2> mode 0100644
+zap_block -f <2> -o 0 -l 4 -p 0 0"
+	"$REF_E2FSCK" -fn "$T/$fs.rootdata.img" >"$T/$fs.rootdata.ref" 2>&1 </dev/null
+	grep -q "^Root inode is not a directory" "$T/$fs.rootdata.ref" ||
+		fail "$fs.rootdata: premise: the reference does not say the root is not a directory"
+	fsck_run "$fs.rootdata.n" 4 -fn "$T/$fs.rootdata.img"
+	expect_said "$fs.rootdata.n" "e4fsck -fn" "^Root inode is not a directory"
+	fsck_run "$fs.rootdata.y" 4 -fy "$T/$fs.rootdata.img"
+	! grep -q "first block is a directory block" "$T/$fs.rootdata.y.out" ||
+		fail "$fs.rootdata: a block whose '.' is not the root taken for its directory"
+	dbg -w -f - "$T/$fs.rootdata.img" >/dev/null <<<"zap_block -f <2> -o 0 -l 1 -p 2 0
+sif <2> mode 040755"
+	where "$fs.rootdata" "$T/$fs.rootdata.img" /c/big "$MD5_BIG"
 done
 
 # Stops: e4fsck -fy stopped at every write it makes (the crash-point
@@ -329,5 +353,5 @@ cp "$T/p.udir.img" "$T/p.udir.orig"
 fsck_run p.udir.p 4 -fp "$T/p.udir.img"
 grep -q "UNEXPECTED INCONSISTENCY" "$T/p.udir.p.out" || fail "p.udir: preen did not stop: $(cat "$T/p.udir.p.out")"
 
-info "passes 3 and 4: 13 kinds of damage on ext4 and ext2, preen, and $stops stops, as the reference repairs them"
+info "passes 3 and 4: 14 kinds of damage on ext4 and ext2, preen, and $stops stops, as the reference repairs them"
 exit 0
