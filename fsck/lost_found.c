@@ -229,6 +229,7 @@ errcode_t p34_reconnect(struct pass1 *p, e4_ino_t ino, int *done)
 	char name[16];
 	e4_ino_t lpf;
 	uint32_t before;
+	int room = 1;
 	errcode_t err;
 
 	*done = 0;
@@ -245,6 +246,16 @@ errcode_t p34_reconnect(struct pass1 *p, e4_ino_t ino, int *done)
 		return 0;
 	}
 	snprintf(name, sizeof(name), "#%u", (unsigned)ino);
+	/* a full lost+found grows by a block only when the user agrees (as
+	 * the reference asks; -p stops there) */
+	err = e4_dir_has_room(p->fs, lpf, strlen(name), &room);
+	if (err && !p34_refusal(err))
+		return err;
+	pctx.dir = lpf;
+	if (!err && !room && !fix_problem(p->ctx, PR_3_EXPAND_LPF, &pctx)) {
+		fix_problem(p->ctx, PR_3_NO_ROOM_LEFT, &pctx);
+		return 0;
+	}
 	/* the stored count first: a stop leaves one link too many, never
 	 * an entry the count does not cover */
 	before = links_stored(p->links, ino);

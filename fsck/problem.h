@@ -69,6 +69,7 @@ enum prompt {
 	PROMPT_CREATE,
 	PROMPT_ALLOCATE,
 	PROMPT_UNLINK,
+	PROMPT_EXPAND,		/* grow /lost+found (passes 3 and 4) */
 	PROMPT_MAX
 };
 
@@ -328,6 +329,8 @@ struct problem_state {
 #define PR_3_DOTDOT_ERROR		0x03000c
 #define PR_3_LOOP_CUT_ERROR		0x03000d
 #define PR_3_CONNECT_MAPS_UNSURE	0x03000e
+#define PR_3_EXPAND_LPF			0x03000f
+#define PR_3_NO_ROOM_LEFT		0x030010
 
 /* Pass 4: reference counts (problems_pass4.c). */
 #define PR_4_PASS_HEADER		0x040000

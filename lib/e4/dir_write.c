@@ -766,3 +766,34 @@ errcode_t e4_dir_set_entry(e4_fs *fs, e4_ino_t dir, const char *name, size_t len
 		*old_ino = was.ino;
 	return err ? err : err2;
 }
+
+struct room {
+	unsigned need;
+	int found;
+};
+
+static int room_cb(const struct e4_dirent *d, void *priv)
+{
+	struct room *r = priv;
+	unsigned used = d->inode ? e4_dirent_min_rec(d->name_len) : 0;
+
+	if (d->rec_len < used + r->need)
+		return 0;
+	r->found = 1;
+	return 1;
+}
+
+errcode_t e4_dir_has_room(e4_fs *fs, e4_ino_t dir, size_t len, int *room)
+{
+	struct room r = { e4_dirent_min_rec((unsigned)len), 0 };
+	union e4_inode_buf ib;
+	errcode_t err;
+
+	*room = 1;
+	err = e4_inode_read(fs, dir, &ib);
+	if (err || (e4_le32(ib.inode.i_flags) & (EXT4_INDEX_FL | EXT4_INLINE_DATA_FL)))
+		return err;
+	err = e4_dir_iterate(fs, dir, E4_DIR_EMPTY, room_cb, &r);
+	*room = r.found;
+	return r.found ? 0 : err;	/* (the walk stopped by room_cb) */
+}

@@ -90,6 +90,12 @@ errcode_t e4_dir_remove(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, e
 errcode_t e4_dir_set_entry(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, e4_ino_t ino,
 			   uint8_t file_type, e4_ino_t *old_ino);
 
+/* *room = 1 when an entry of a name of len bytes fits in linear directory
+ * dir without a new block (an entry's slack or an empty entry holds it),
+ * else 0; an indexed or inline directory: 1 (not judged here).  Errors
+ * of e4_inode_read() and e4_dir_iterate(). */
+errcode_t e4_dir_has_room(e4_fs *fs, e4_ino_t dir, size_t len, int *room);
+
 #define E4_DIR_BUILD_LINEAR	0x0001	/* never index, even with dir_index */
 #define E4_DIR_BUILD_INLINE	0x0002	/* inline (section 8.6) when it fits */
 /* Write directory dir from scratch in one pass: "." (dir), ".." (parent)

@@ -344,6 +344,24 @@ fsck_run dupb.y 1 -fy "$T/dupb.img"
 expect_said dupb.y "e4fsck -fy" "^Unattached inode $(ino_of "$T/ext2.img" /d/g)\$"
 ref_clean "$T/dupb.img" || fail "dupb: the reference is not clean after -fy: $REF_CLEAN_OUT"
 
+# lost+found full: 90 files unlinked, lost+found removed: the one block
+# e4fsck makes holds about 80 names, then "No room in lost+found
+# directory.  Expand? yes" (the reference's question and answer), every
+# file connected with its data
+mkdir -p "$T/tree90/m"
+for i in $(seq 1 90); do printf '%s' "$i" >"$T/tree90/m/f$i"; done
+"$REF_MKE2FS" -q -F -t ext4 -b 1024 -d "$T/tree90" "$T/full.img" 4M >/dev/null 2>&1 || fail "full: mke2fs -d failed"
+{ echo "rmdir /lost+found"; for i in $(seq 1 90); do echo "unlink /m/f$i"; done; } >"$T/full.cmds"
+F90=$(ino_of "$T/full.img" /m/f90)
+dbg -w -f "$T/full.cmds" "$T/full.img" >/dev/null
+cp "$T/full.img" "$T/full.ref.img"
+"$REF_E2FSCK" -fy "$T/full.ref.img" >"$T/full.ref" 2>&1 </dev/null
+grep -q "^No room in lost+found directory.  Expand? yes" "$T/full.ref" || fail "full: premise: the reference does not expand lost+found"
+fsck_run full.y 1 -fy "$T/full.img"
+expect_said full.y "e4fsck -fy" "^No room in lost\+found directory\.  Expand\? yes" "^Unattached inode $F90\$"
+ref_clean "$T/full.img" || fail "full: the reference is not clean after -fy: $REF_CLEAN_OUT"
+[ "$(dbg -R "cat /lost+found/#$F90" "$T/full.img")" = 90 ] || fail "full: /lost+found/#$F90 does not hold what f90 held"
+
 # -p: a count is preened; an unconnected directory stops preen
 damage p.lc ext4 "sif /top links_count 5"
 fsck_run p.lc.p 1 -fp "$T/p.lc.img"
@@ -353,5 +371,5 @@ cp "$T/p.udir.img" "$T/p.udir.orig"
 fsck_run p.udir.p 4 -fp "$T/p.udir.img"
 grep -q "UNEXPECTED INCONSISTENCY" "$T/p.udir.p.out" || fail "p.udir: preen did not stop: $(cat "$T/p.udir.p.out")"
 
-info "passes 3 and 4: 14 kinds of damage on ext4 and ext2, preen, and $stops stops, as the reference repairs them"
+info "passes 3 and 4: 15 kinds of damage on ext4 and ext2, preen, and $stops stops, as the reference repairs them"
 exit 0
