@@ -37,12 +37,12 @@ FILES="/f1 /f2 /f3 /f4 /d/g"
 src=$T/src
 mkdir -p "$src/d"
 # fixed contents (seeded): 9, 17, 25 and 33 blocks, and 5 blocks
+# seeded bytes: seeded SEED N
+seeded() { "$PYTHON" -c 'import random, sys; sys.stdout.buffer.write(random.Random(sys.argv[1]).randbytes(int(sys.argv[2])))' "$1" "$2"; }
 for i in 1 2 3 4; do
-	head -c $((8192 * i + 100)) < <(openssl enc -aes-128-ctr -pass pass:dup$i -nosalt \
-		</dev/zero 2>/dev/null) >"$src/f$i"
+	seeded dup$i $((8192 * i + 100)) >"$src/f$i"
 done
-head -c 5000 < <(openssl enc -aes-128-ctr -pass pass:dupg -nosalt </dev/zero 2>/dev/null) \
-	>"$src/d/g"
+seeded dupg 5000 >"$src/d/g"
 [ "$(stat -c %s "$src/f4")" = 32868 ] || fail "setup: could not write the source files"
 
 mkimg() {	# mkimg NAME TYPE
@@ -245,11 +245,10 @@ check ext2_three
 # checksum (its own -fn then says "checksum does not match"): the value is
 # compared with the undamaged image instead.
 mkdir -p "$T/src2" && cp -r "$src"/. "$T/src2/"
-head -c 500 < <(openssl enc -aes-128-ctr -pass pass:dups -nosalt </dev/zero 2>/dev/null) >"$T/src2/s"
+seeded dups 500 >"$T/src2/s"
 "$REF_MKE2FS" -q -F -t ext4 -b 1024 -E root_owner=0:0 -d "$T/src2" "$T/x.base" 4M >/dev/null 2>&1 ||
 	fail "mke2fs failed"
-head -c 300 < <(openssl enc -aes-128-ctr -pass pass:dupv -nosalt </dev/zero 2>/dev/null) |
-	base64 -w0 >"$T/val"
+seeded dupv 300 | base64 -w0 >"$T/val"
 dbgw "$T/x.base" "ea_set -f $T/val /f1 user.big"
 acl=$("$REF_DEBUGFS" -R "stat /f1" "$T/x.base" 2>/dev/null | sed -nE 's/.*File ACL: ([0-9]+).*/\1/p')
 [ -n "$acl" ] && [ "$acl" != 0 ] || fail "setup: /f1 has no xattr block"
