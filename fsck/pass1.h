@@ -92,6 +92,10 @@ struct pass1 {
 	/* EA inodes whose kept value hash is to be set after the scan */
 	struct p1_ea_hash { e4_ino_t ino; uint32_t stored, hash; } *eahash;
 	size_t neahash, capeahash;
+	/* pass 2 could not read a directory's inode, map or block: its
+	 * entries are unknown, so no count or parent can be judged, and
+	 * passes 3-4 do not run (pass1.c) */
+	int dir_unread;
 };
 
 /* pass1_meta.c */
@@ -130,6 +134,11 @@ int p1_grow(void **arr, size_t *cap, size_t n, size_t elem);
 errcode_t p1_ea_note_inode(struct pass1 *p, e4_ino_t ino, const struct ext4_inode *in);
 errcode_t p1_ea_note_ref(struct pass1 *p, const struct e4_xattr *x);
 errcode_t p1_ea_refcounts(struct pass1 *p);
+/* 1 when ino is an EA inode the scan noted and no attribute entry names
+ * (every inode's attributes read: the count is sure); pass 4 then judges
+ * it as any inode (e2fsck: "Unattached inode").  Call after
+ * p1_ea_refcounts(). */
+int p1_ea_unnamed(const struct pass1 *p, e4_ino_t ino);
 void p1_ea_free(struct pass1 *p);
 
 /* pass1_xattr_hash.c: the entry hashes of inode ino's in-inode

@@ -91,6 +91,8 @@ static errcode_t check_block(struct pass2 *p, uint64_t lblk, e4_blk_t pblk)
 		pctx.num = lblk;
 		pctx.err = err;
 		fix_problem(p->ctx, PR_2_DIR_READ, &pctx);
+		p->p->dir_unread = 1;
+		e4fsck_fail(p->ctx);	/* a read error: exit 8 */
 		return 0;
 	}
 	if (p->indexed) {
@@ -125,6 +127,7 @@ static errcode_t check_blocks(struct pass2 *p)
 		if (err) {
 			pctx.err = err;
 			fix_problem(p->ctx, PR_2_DIR_MAP, &pctx);
+			p->p->dir_unread = 1;
 			return 0;
 		}
 		if (!len)
@@ -165,6 +168,8 @@ static errcode_t check_dir(struct pass2 *p, e4_ino_t dir)
 		pctx.dir = dir;
 		pctx.err = err;
 		fix_problem(p->ctx, PR_2_DIR_MAP, &pctx);
+		p->p->dir_unread = 1;
+		e4fsck_fail(p->ctx);	/* a read error: exit 8 */
 		return 0;
 	}
 	p->gen = e4_le32(p->ib.inode.i_generation);

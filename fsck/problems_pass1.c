@@ -19,7 +19,8 @@ static const struct problem_row rows[] = {
 	  "Pass 1: Checking inodes, blocks, and sizes\n",
 	  PROMPT_NONE, PR_PREEN_NOMSG | PR_NOT_A_FIX),
 	R(PR_1_DIR_PASSES_NOT_RUN,
-	  "%s (%S) did not run: not in this version of e4fsck.\n",
+	  "%s (%S) did not run: what they judge depends on what an earlier pass could "
+	  "not read.\n",
 	  PROMPT_NONE, PR_NOT_A_FIX),
 	M(PR_1_MAP_DAMAGED,
 	  "Inode %i has a damaged block map (%e).\n",
@@ -113,9 +114,8 @@ static const struct problem_row rows[] = {
 	  "EA inode %i keeps reference count %n, but %N attribute entries name it.\n",
 	  PROMPT_FIX, PR_PREEN_OK, 50),
 	M(PR_1_EA_INODE_UNNAMED,
-	  "Note: EA inode %i (reference count %n) is named by no attribute entry; if no "
-	  "directory names it either, it is the reference-count pass's (not in this "
-	  "version) to handle.\n",
+	  "Note: EA inode %i (reference count %n) is named by no attribute entry: pass 4 "
+	  "judges it as any inode (unattached unless a directory names it).\n",
 	  PROMPT_NONE, PR_NOT_A_FIX, 50),
 	M(PR_1_SPECIAL_HAS_DATA,
 	  "Device, FIFO or socket inode %i (mode %x) holds a block map: its file type may be "
@@ -161,6 +161,12 @@ static const struct problem_row rows[] = {
 	  "it keeps (%X) and %S: the value may be damaged (left as it is; the kernel refuses "
 	  "to read it).\n",
 	  PROMPT_NONE, PR_LEFT, 50),
+	/* a directory whose map keeps no block has no entry left to lose:
+	 * cleared (as e2fsck), its name goes in pass 2, what it held is
+	 * reconnected by passes 3-4 */
+	M(PR_1_ZERO_LENGTH_DIR,
+	  "Directory inode %i maps no block: it holds no entries, not even '.' and '..'.\n",
+	  PROMPT_CLEAR, 0, 50),
 };
 
 #define D(code, destroys, when, alt, instead) { code, #code, destroys, when, alt, instead }
