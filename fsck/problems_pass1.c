@@ -77,8 +77,7 @@ static const struct problem_row rows[] = {
 	  "Extended attribute block %b has reference count %n, but %N inode(s) name it.\n",
 	  PROMPT_FIX, PR_PREEN_OK, 50),
 	M(PR_1_DUP_BLOCKS,
-	  "Inode %i has %C block(s) claimed by another inode (left for the duplicate-block "
-	  "passes, not in this version).\n",
+	  "Inode %i has %C block(s) claimed by another inode (left for passes 1B-1D).\n",
 	  PROMPT_NONE, PR_LEFT, 50),
 	R(PR_1_QUOTA_NOT_VERIFIED,
 	  "Note: the quota inodes are taken as in use; their contents (quota not verified) "
