@@ -38,7 +38,10 @@
 #    "Fix? yes" on the strength of it, stopped on the read error (exit 9)
 #    and ended its write window, putting "clean" back.  Passes 3-4 do not
 #    run when pass 2 could not read a directory (any inode may be named
-#    there).
+#    there).  The same for /big made indexed (the reference's -fyD): its
+#    index root unreadable (the index was cleared on the strength of it)
+#    and a leaf unreadable (pass 4 then cleared the files named in it as
+#    "unattached zero-length" inodes).
 
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -145,6 +148,21 @@ for m in n y; do
 	grep -q "cannot be read" "$T/re.$m.out" || bad+=("read_error -f$m: the read error is not said")
 	grep -q '? yes' "$T/re.$m.out" && bad+=("read_error -f$m: a repair was asked: $(out "re.$m" 6)")
 	cmp -s "$T/re.img" "$T/b4.img" || bad+=("read_error -f$m: the image was written")
+done
+cp "$T/b4.img" "$T/ix.img"
+"$REF_E2FSCK" -fyD "$T/ix.img" >/dev/null 2>&1 </dev/null
+ref_clean "$T/ix.img" || fail "the reference -fyD did not leave a clean image (premise)"
+BIGX=$(dbg -R "stat /big" "$T/ix.img" | sed -n 's/^(0-[0-9]*):\([0-9]*\)-.*/\1/p')
+dbg -R "stat /big" "$T/ix.img" | grep -q "Flags: 0x.*1[0-9a-f][0-9a-f][0-9a-f]$" && [ -n "$BIGX" ] ||
+	fail "/big is not indexed after the reference's -fyD (premise)"
+cp "$T/ix.img" "$T/ix.orig"
+for b in "$BIGX" $((BIGX + 1)); do
+	E4_FAIL_READ=$((b * 1024)):1024 runcap "$T/rx.$b" 30 "$E4FSCK" -fy "$T/ix.img"
+	[ "$(rc_of "rx.$b")" = 12 ] ||
+		bad+=("read_error index block $b: -fy: $(describe_rc "$(rc_of "rx.$b")"), expected 12: $(out "rx.$b" 6)")
+	grep -q '? yes' "$T/rx.$b.out" && bad+=("read_error index block $b: a repair was asked: $(out "rx.$b" 6)")
+	cmp -s "$T/ix.img" "$T/ix.orig" || bad+=("read_error index block $b: the image was written")
+	cp "$T/ix.orig" "$T/ix.img"
 done
 
 [ ${#bad[@]} = 0 ] || fail "$(printf '%s\n' "${bad[@]}")"
