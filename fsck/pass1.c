@@ -171,6 +171,13 @@ errcode_t e4fsck_full_check(struct e4fsck *ctx)
 		e4fsck_fail_msg(ctx, err2, "ending the repairs of passes 3-4");
 		err = err2;
 	}
+	/* repairs were written and a stop or a read error cut the check
+	 * short: the superblock says not clean (a check at the next mount) */
+	if ((err || ctx->fatal) && ctx->fixed && !ctx->read_only &&
+	    (e4_le16(e4_super(ctx->fs)->s_state) & EXT4_VALID_FS)) {
+		e4_sb_state_change(e4_super(ctx->fs), 0, EXT4_VALID_FS);
+		ctx->sb_dirty = 1;
+	}
 	/* -v: e2fsck's summary of what was seen, in place of the one line
 	 * (main.c); counted in pass 1, so only when it read every inode */
 	if (!err && ctx->verbose && !p.scan_failed)

@@ -38,7 +38,8 @@
 #    "Fix? yes" on the strength of it, stopped on the read error (exit 9)
 #    and ended its write window, putting "clean" back.  Passes 3-4 do not
 #    run when pass 2 could not read a directory (any inode may be named
-#    there).  The same for /big made indexed (the reference's -fyD): its
+#    there).  A size repaired in pass 1 before the read error: exit 12
+#    and the superblock says not clean (it stayed clean).  The same for /big made indexed (the reference's -fyD): its
 #    index root unreadable (the index was cleared on the strength of it)
 #    and a leaf unreadable (pass 4 then cleared the files named in it as
 #    "unattached zero-length" inodes).
@@ -46,7 +47,7 @@
 . "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
 need_e4fsck
-need_oracle "$REF_E2FSCK" "$REF_MKE2FS" "$REF_DEBUGFS"
+need_oracle "$REF_E2FSCK" "$REF_MKE2FS" "$REF_DEBUGFS" "$REF_DUMPE2FS"
 need_root_loop
 export E2FSCK_CONFIG=/dev/null
 
@@ -149,6 +150,16 @@ for m in n y; do
 	grep -q '? yes' "$T/re.$m.out" && bad+=("read_error -f$m: a repair was asked: $(out "re.$m" 6)")
 	cmp -s "$T/re.img" "$T/b4.img" || bad+=("read_error -f$m: the image was written")
 done
+# a repair written (pass 1: a size) and then the read error: the
+# superblock must not stay "clean" (it did: the state was left as found)
+cp "$T/b4.img" "$T/rs.img"
+dbg -w -R "sif /d1/nums size 1" "$T/rs.img"
+E4_FAIL_READ=$((RB * 1024)):1024 runcap "$T/rs" 30 "$E4FSCK" -fy "$T/rs.img"
+[ "$(rc_of rs)" = 12 ] && grep -q "size is 1, but" "$T/rs.out" ||
+	bad+=("read_error after a repair: -fy: $(describe_rc "$(rc_of rs)"), expected 12 and the size fixed: $(out rs 6)")
+"$REF_DUMPE2FS" -h "$T/rs.img" 2>/dev/null | grep -q "^Filesystem state: *not clean" ||
+	bad+=("read_error after a repair: the superblock still says clean")
+
 cp "$T/b4.img" "$T/ix.img"
 "$REF_E2FSCK" -fyD "$T/ix.img" >/dev/null 2>&1 </dev/null
 ref_clean "$T/ix.img" || fail "the reference -fyD did not leave a clean image (premise)"
