@@ -424,20 +424,13 @@ static void check_size(struct ichk *c)
 		return;
 	pctx.num = size;
 	pctx.num2 = end * bs;
-	if (say(c, PR_1_BAD_I_SIZE, &pctx)) {
-		errcode_t err = e4_inode_size_set(fs, c->in, end * bs);
-
-		if (!err) {
-			c->changed = 1;
-		} else {
-			/* a yes not written is not a repair: said, and left
-			 * (the map checker bounds what a size must cover, so
-			 * this is a size the inode cannot hold by its kind) */
-			e4fsck_error(c->p->ctx, err, "(the size was not set)");
-			e4fsck_fail(c->p->ctx);
-			e4fsck_left(c->p->ctx);
-		}
-	}
+	/* a yes is always written: a size the inode cannot hold is said and
+	 * left (the map checker bounds what a directory maps) */
+	pctx.err = e4_inode_size_fits(fs, c->in, end * bs);
+	if (pctx.err)
+		say(c, PR_1_SIZE_CANNOT_HOLD, &pctx);
+	else if (say(c, PR_1_BAD_I_SIZE, &pctx) && !e4_inode_size_set(fs, c->in, end * bs))
+		c->changed = 1;
 }
 
 /* i_blocks against what the inode holds: its map's blocks (clusters with

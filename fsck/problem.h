@@ -264,6 +264,7 @@ struct problem_state {
 #define PR_1_EA_INODE_VALUE		0x010062
 /* pass 1's driver, directories (0x010080 on; review 3) */
 #define PR_1_ZERO_LENGTH_DIR		0x010080
+#define PR_1_SIZE_CANNOT_HOLD		0x010081
 /* Pass 1, the map checker (check_map*.c): extent trees and block maps
  * (problems_pass1_map.c; 0x010200-0x0103FF, the driver's rows are below
  * 0x010200). */

@@ -166,6 +166,13 @@ static const struct problem_row rows[] = {
 	M(PR_1_ZERO_LENGTH_DIR,
 	  "Directory inode %i maps no block: it holds no entries, not even '.' and '..'.\n",
 	  PROMPT_CLEAR, 0, 50),
+	/* the size its blocks call for cannot be stored (a revision-0
+	 * filesystem cannot take large_file): no question whose yes could
+	 * not be written */
+	M(PR_1_SIZE_CANNOT_HOLD,
+	  "Inode %i's size is %n, but its blocks call for %N, which this inode cannot hold "
+	  "(%e): left.\n",
+	  PROMPT_NONE, PR_LEFT, 50),
 };
 
 #define D(code, destroys, when, alt, instead) { code, #code, destroys, when, alt, instead }

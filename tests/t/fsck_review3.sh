@@ -118,6 +118,18 @@ repaired toobig_extent_dir "$T/te.img" "maps logical block 4294967280"
 corpus_img f_lotsbad "$T/lb.img"
 repaired lotsbad "$T/lb.img" "maps logical block 16580876" "size is 15360, but its blocks call for 12288"
 
+# f_big_sparse: a file on a revision-0 filesystem whose last block (logical
+# 1073742860) calls for a 4 TiB size, which it cannot take large_file to
+# hold: said and left (exit 4), no "Fix? yes" that is not written (it was
+# asked and answered yes every run, nothing written).  (The reference sets
+# large_file and the size; the kernel then refuses the file: "bad i_size".)
+corpus_img f_big_sparse "$T/bs.img"
+cp "$T/bs.img" "$T/bs.orig"
+runcap "$T/bs" 30 "$E4FSCK" -fy "$T/bs.img"
+[ "$(rc_of bs)" = 4 ] && grep -q "which this inode cannot hold" "$T/bs.out" &&
+	! grep -q '? yes' "$T/bs.out" && cmp -s "$T/bs.img" "$T/bs.orig" ||
+	bad+=("big_sparse: -fy: $(describe_rc "$(rc_of bs)"), expected 4, the size said and left, nothing written: $(out bs 4)")
+
 # ---- ea_unnamed: an EA inode nothing names goes to lost+found ----
 corpus_img f_ea_inode_disconnected "$T/ea.img"
 repaired ea_unnamed "$T/ea.img" "Unattached inode 13"
