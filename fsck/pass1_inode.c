@@ -548,7 +548,7 @@ static errcode_t check_blocks(struct ichk *c)
 		c->map_left = p->ctx->uncorrected != left || p->ctx->pr.alt_pending;
 		if (c->res.clear_inode)
 			return 0;
-		if (c->type == EXT4_S_IFDIR && !c->map_left && !c->res.end_lblk &&
+		if (c->type == EXT4_S_IFDIR && !c->map_left && !c->res.blocks &&
 		    say(c, PR_1_ZERO_LENGTH_DIR, &pctx)) {
 			c->res.clear_inode = 1;
 			return 0;

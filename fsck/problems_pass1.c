@@ -160,9 +160,9 @@ static const struct problem_row rows[] = {
 	  "it keeps (%X) and %S: the value may be damaged (left as it is; the kernel refuses "
 	  "to read it).\n",
 	  PROMPT_NONE, PR_LEFT, 50),
-	/* a directory whose map keeps no block has no entry left to lose:
-	 * cleared (as e2fsck), its name goes in pass 2, what it held is
-	 * reconnected by passes 3-4 */
+	/* a directory whose map keeps no block (no data, no tree block) has
+	 * no entry left to lose: cleared (as e2fsck), its name goes in pass
+	 * 2, what it held is reconnected by passes 3-4 */
 	M(PR_1_ZERO_LENGTH_DIR,
 	  "Directory inode %i maps no block: it holds no entries, not even '.' and '..'.\n",
 	  PROMPT_CLEAR, 0, 50),
