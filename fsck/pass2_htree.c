@@ -246,6 +246,7 @@ errcode_t p2_check_index(struct pass2 *p)
 		p->p->dir_unread = 1;
 		e4fsck_fail(p->ctx);
 		p->dx_kept_bad = 1;
+		p->dx_unread = c.read_lblk + 1;
 		return 0;
 	}
 	err = give_up(p, c.why, c.leaves, &cleared);
