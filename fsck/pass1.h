@@ -60,6 +60,10 @@ struct pass1 {
 	int quota_said;
 	int scan_failed;		/* an inode table chunk could not be read */
 	int maps_unsure;		/* blocks claimed twice, or a map left damaged */
+	int dir_unread;			/* pass 2 could not read a directory's inode,
+					   map or block: its entries are unknown, no
+					   count or parent can be judged, passes 3-4
+					   do not run (pass1.c) */
 	errcode_t err;			/* an operational error in a callback */
 	/* passes 1B-1D (pass1b.h): inodes holding clusters claimed twice,
 	 * and their state while they run (freed by a stop) */
@@ -92,10 +96,6 @@ struct pass1 {
 	/* EA inodes whose kept value hash is to be set after the scan */
 	struct p1_ea_hash { e4_ino_t ino; uint32_t stored, hash; } *eahash;
 	size_t neahash, capeahash;
-	/* pass 2 could not read a directory's inode, map or block: its
-	 * entries are unknown, so no count or parent can be judged, and
-	 * passes 3-4 do not run (pass1.c) */
-	int dir_unread;
 };
 
 /* pass1_meta.c */
