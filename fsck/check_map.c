@@ -167,6 +167,8 @@ errcode_t e4fsck_check_map(struct e4fsck *ctx, e4_ino_t ino, struct ext4_inode *
 	c.blocks_count = g->blocks_count;
 	c.first_data = g->first_data_block;
 	c.is_dir = (e4_le16(inode->i_mode) & EXT4_S_IFMT) == EXT4_S_IFDIR;
+	if (c.is_dir && !e4_has_incompat(ctx->fs, EXT4_FEATURE_INCOMPAT_LARGEDIR))
+		c.dir_end = (1ULL << 31) / c.bs;
 	/* One allocation for the level buffers and the peek block, held in
 	 * ctx->owned[0] (and the seen set in owned[1], cm_seen()) from the
 	 * first inode to e4fsck_check_map_release(): no allocation per

@@ -121,6 +121,11 @@ static enum cm_verdict leaf_entry(struct cm *c, void *node, unsigned i, uint64_t
 		return cm_ask(c, PR_1_MAP_EXTENT_RANGE, &p) ? CM_DROP : CM_SKIP;
 	if (end > LBLK_LIMIT - 1)
 		return cm_ask(c, PR_1_MAP_EXTENT_LBLK, &p) ? CM_DROP : CM_SKIP;
+	if (c->dir_end && end > c->dir_end) {
+		/* its size could not cover it: a size fix would not be written */
+		p.blkcount = c->dir_end;
+		return cm_ask(c, PR_1_MAP_DIR_TOO_BIG, &p) ? CM_DROP : CM_SKIP;
+	}
 	if (e.lblk < c->prev_end) {
 		p.blkcount = c->prev_end;
 		return cm_ask(c, PR_1_MAP_EXTENT_ORDER, &p) ? CM_DROP : CM_SKIP;

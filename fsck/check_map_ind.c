@@ -46,6 +46,12 @@ static enum cm_verdict data_ptr(struct cm *c, uint32_t b, uint64_t lblk)
 	p.num = lblk;
 	if (!cm_in_fs(c, b, 1))
 		return cm_ask(c, PR_1_MAP_BLOCK_BAD, &p) ? CM_DROP : CM_SKIP;
+	if (c->dir_end && lblk >= c->dir_end) {
+		/* its size could not cover it: a size fix would not be written */
+		p.num2 = 1;
+		p.blkcount = c->dir_end;
+		return cm_ask(c, PR_1_MAP_DIR_TOO_BIG, &p) ? CM_DROP : CM_SKIP;
+	}
 	if (cm_claim(c, b, 1, 0) == CLAIM_META)
 		return cm_ask(c, PR_1_MAP_BLOCK_IN_META, &p) ? CM_DROP : CM_SKIP;
 	cm_note_end(c, lblk + 1, 0);
@@ -74,7 +80,8 @@ static void data_ptrs(struct cm *c, uint8_t *slots, unsigned n, uint64_t base, i
 		for (k = j + 1; k < n && ptr_get(slots, k) == b + (k - j) && cm_in_fs(c, b, k - j + 1);
 		     k++)
 			;
-		if (cm_in_fs(c, b, k - j) && cm_claim(c, b, k - j, 0) == CLAIM_OK) {
+		if (cm_in_fs(c, b, k - j) && !(c->dir_end && base + k > c->dir_end) &&
+		    cm_claim(c, b, k - j, 0) == CLAIM_OK) {
 			cm_note_end(c, base + k, 0);
 			j = k;
 			continue;

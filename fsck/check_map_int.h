@@ -23,6 +23,9 @@ struct cm {
 	uint64_t blocks_count;
 	uint32_t first_data;
 	int is_dir;
+	uint64_t dir_end;	/* a directory without large_dir: one past the last
+				   logical block it may map (2^31 bytes, its i_size
+				   is 32 bits; e2fsck's bound); else 0, no bound */
 	uint64_t prev_end;	/* extents: one past the last extent kept so far */
 	struct cm_seen *seen;	/* tree / indirect blocks met so far (nseen) */
 	size_t nseen;

@@ -12,8 +12,8 @@
  *   inodes no entry names reconnected to lost+found or cleared when empty.
  *
  * Each returns 0 or an operational error (said), and sets its p->ran bit
- * when it ran whole; until all three exist the full check says that the
- * directory checks did not run (PR_1_DIR_PASSES_NOT_RUN).
+ * when it ran whole; the full check says which directory passes did not
+ * run (PR_1_DIR_PASSES_NOT_RUN: what they depend on could not be read).
  */
 #ifndef E4FSCK_DIRPASS_H
 #define E4FSCK_DIRPASS_H

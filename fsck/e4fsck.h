@@ -162,9 +162,10 @@ struct e4fsck_pass5_input {
  * ranges, repairs written bitmaps first, superblock last.  0, or an
  * operational error (said; load, store, write, memory). */
 errcode_t e4fsck_pass5(struct e4fsck *ctx, const struct e4fsck_pass5_input *in);
-/* The full check as this version has it (pass1.c): pass 1, the notice
- * that passes 2-4 did not run, pass 5 (skipped when pass 1 could not read
- * every inode).  0, or an operational error (said). */
+/* The full check (pass1.c): passes 1-5 (1B-1D when blocks are claimed
+ * twice), the notice of the directory passes that did not run (what they
+ * depend on could not be read), pass 5 (skipped when pass 1 could not
+ * read every inode).  0, or an operational error (said). */
 errcode_t e4fsck_full_check(struct e4fsck *ctx);
 /* The directory passes (2-4) that did not run, from the full check's
  * E4FSCK_RAN_PASS* bits, for messages (pass2.c): which ("passes 3-4",

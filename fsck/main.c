@@ -9,8 +9,8 @@
  * descriptor table when the primary's is unsound) -> journal (validate,
  * replay, reopen) -> descriptor checksums -> orphans -> superblock-level
  * checks -> the decision whether a full check is due -> the full check
- * (pass1.c: pass 1, then pass 5; passes 2-4 do not exist yet, and e4fsck
- * never claims them: see full_check() for the exit status).
+ * (pass1.c: passes 1-5; this version's checks are not complete, and
+ * e4fsck never claims they are: see full_check() for the exit status).
  */
 #include "config.h"
 #include "e4fsck.h"
@@ -800,7 +800,7 @@ static void print_summary(struct e4fsck *ctx)
 	       (unsigned long long)g->blocks_count);
 }
 
-/* The full check (passes 1 and 5; passes 2-4 do not exist yet), due for
+/* The full check (passes 1-5, pass1.c), due for
  * damage (the superblock records errors, an unclean unmount, ...), for a
  * routine reason, or asked for with -f.  The exit status never claims
  * more than was done: what was found is fixed (1) or left (4); a check
@@ -830,7 +830,7 @@ static void full_check(struct e4fsck *ctx, int damage)
 	}
 	if (e4fsck_full_check(ctx))
 		return;
-	/* the recorded state stays as it is: passes 2-4 did not run; and
+	/* the recorded state stays as it is: the checks are not complete; and
 	 * what an earlier step left to the full check stays left unless
 	 * passes 1 and 5 repair it (PR_FULL_CHECK_P15) */
 	if ((state & EXT4_ERROR_FS) || !(state & EXT4_VALID_FS) || ctx->full_left)
@@ -844,19 +844,17 @@ static void full_check(struct e4fsck *ctx, int damage)
 	e4fsck_dir_passes_missing(ctx->dir_passes_ran, &m);
 	if (nothing && (ctx->force || damage)) {
 		if (m.n)
-			fprintf(stderr, "%s: %s: passes %s found nothing to repair, but %s (%s) %s "
-				"not available in this version: the filesystem is not declared "
-				"clean\n", ctx->prog, ctx->device, m.done, m.which, m.what,
-				m.n > 1 ? "are" : "is");
+			fprintf(stderr, "%s: %s: passes %s found nothing to repair, but %s (%s) "
+				"did not run: the filesystem is not declared clean\n", ctx->prog,
+				ctx->device, m.done, m.which, m.what);
 		else
 			fprintf(stderr, "%s: %s: passes 1-5 found nothing to repair, but this "
 				"version's checks are not complete (e4fsck(8), LIMITATIONS): the "
 				"filesystem is not declared clean\n", ctx->prog, ctx->device);
 		e4fsck_fail(ctx);
 	} else if (nothing && m.n) {
-		printf("%s: passes %s found nothing to repair; %s %s not available in this "
-		       "version, so the routine check stays due.\n", ctx->device, m.done, m.which,
-		       m.n > 1 ? "are" : "is");
+		printf("%s: passes %s found nothing to repair; %s did not run, so the routine "
+		       "check stays due.\n", ctx->device, m.done, m.which);
 	} else if (nothing) {
 		printf("%s: passes 1-5 found nothing to repair; this version's checks are not "
 		       "complete (e4fsck(8), LIMITATIONS), so the routine check stays due.\n",
@@ -923,8 +921,8 @@ static int run_checks(struct e4fsck *ctx, double t0)
 		 * only the full check repairs (a failed replay, a journal its
 		 * own replay destroyed) is left: exit 4, never 0 or 1. */
 		if (ctx->force || ctx->full_needed)
-			printf("%s: the full check (passes 1-5) is not available in this "
-			       "version of e4fsck; stopping after the journal.\n", ctx->device);
+			printf("%s: -E journal_only: the full check (passes 1-5) is not run; "
+			       "stopping after the journal.\n", ctx->device);
 		if (ctx->full_needed)
 			e4fsck_left(ctx);
 		goto out;

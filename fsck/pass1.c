@@ -132,7 +132,9 @@ errcode_t e4fsck_full_check(struct e4fsck *ctx)
 		err = e4fsck_pass1_dup(ctx, &p);
 	if (!err && !p.scan_failed)
 		err = e4fsck_pass2(ctx, &p);
-	if (!err && (p.ran & E4FSCK_RAN_PASS2))
+	/* entries pass 2 could not read may name any inode: no parent or
+	 * count is known, so passes 3-4 would repair on a guess */
+	if (!err && (p.ran & E4FSCK_RAN_PASS2) && !p.dir_unread)
 		err = e4fsck_pass3(ctx, &p);
 	if (!err && (p.ran & E4FSCK_RAN_PASS3))
 		err = e4fsck_pass4(ctx, &p);
@@ -163,11 +165,20 @@ errcode_t e4fsck_full_check(struct e4fsck *ctx)
 		if (!err)
 			err = e4fsck_pass1_dup_finish(ctx, &p);
 	}
-	/* passes 3-4 wrote: the superblock's state back after pass 5 */
-	err2 = p34_window_close(&p);
+	/* passes 3-4 wrote: the superblock's state back after pass 5; not
+	 * after a stop (what they began may be half done: the superblock
+	 * stays not clean, as after a stop inside a question) */
+	err2 = err || ctx->fatal ? 0 : p34_window_close(&p);
 	if (err2 && !err) {
 		e4fsck_fail_msg(ctx, err2, "ending the repairs of passes 3-4");
 		err = err2;
+	}
+	/* repairs were written and a stop or a read error cut the check
+	 * short: the superblock says not clean (a check at the next mount) */
+	if ((err || ctx->fatal) && ctx->fixed && !ctx->read_only &&
+	    (e4_le16(e4_super(ctx->fs)->s_state) & EXT4_VALID_FS)) {
+		e4_sb_state_change(e4_super(ctx->fs), 0, EXT4_VALID_FS);
+		ctx->sb_dirty = 1;
 	}
 	/* -v: e2fsck's summary of what was seen, in place of the one line
 	 * (main.c); counted in pass 1, so only when it read every inode */

@@ -60,6 +60,10 @@ struct pass1 {
 	int quota_said;
 	int scan_failed;		/* an inode table chunk could not be read */
 	int maps_unsure;		/* blocks claimed twice, or a map left damaged */
+	int dir_unread;			/* pass 2 could not read a directory's inode,
+					   map or block: its entries are unknown, no
+					   count or parent can be judged, passes 3-4
+					   do not run (pass1.c) */
 	errcode_t err;			/* an operational error in a callback */
 	/* passes 1B-1D (pass1b.h): inodes holding clusters claimed twice,
 	 * and their state while they run (freed by a stop) */
@@ -133,6 +137,11 @@ int p1_grow(void **arr, size_t *cap, size_t n, size_t elem);
 errcode_t p1_ea_note_inode(struct pass1 *p, e4_ino_t ino, const struct ext4_inode *in);
 errcode_t p1_ea_note_ref(struct pass1 *p, const struct e4_xattr *x);
 errcode_t p1_ea_refcounts(struct pass1 *p);
+/* 1 when ino is an EA inode the scan noted and no attribute entry names
+ * (every inode's attributes read: the count is sure); pass 4 then judges
+ * it as any inode (e2fsck: "Unattached inode").  Call after
+ * p1_ea_refcounts(). */
+int p1_ea_unnamed(const struct pass1 *p, e4_ino_t ino);
 void p1_ea_free(struct pass1 *p);
 
 /* pass1_xattr_hash.c: the entry hashes of inode ino's in-inode

@@ -9,8 +9,8 @@
  * shares the block, and the reference e2fsck counts the same way: shown
  * on a kernel-made image, count 4).  After the scan each EA
  * inode's count is compared with the references found: a wrong count is
- * set to them; an EA inode nothing names is said and left (what to do with
- * it is the reference-count pass's, not in this version).  When an inode's
+ * set to them; an EA inode nothing names is said, and pass 4 judges it as
+ * any inode (p1_ea_unnamed(): unattached, or named by a directory).  When an inode's
  * attributes could not be read the references are incomplete and nothing
  * is judged.  EA inodes whose kept value hash pass1_xattr_hash.c found
  * wrong are set after the scan (p1_ea_hashes()).
@@ -107,6 +107,16 @@ errcode_t p1_ea_refcounts(struct pass1 *p)
 			err = ea_set(p, p->eas[k].ino, 0, (uint64_t)found);
 	}
 	return err;
+}
+
+int p1_ea_unnamed(const struct pass1 *p, e4_ino_t ino)
+{
+	if (p->ea_unsure || p->scan_failed)
+		return 0;
+	for (size_t k = 0; k < p->neas; k++)
+		if (p->eas[k].ino == ino)
+			return refs_of(p, &p->eas[k]) == 0;
+	return 0;
 }
 
 errcode_t p1_ea_hashes(struct pass1 *p)

@@ -419,7 +419,12 @@ static void check_size(struct ichk *c)
 		return;
 	pctx.num = size;
 	pctx.num2 = end * bs;
-	if (say(c, PR_1_BAD_I_SIZE, &pctx) && !e4_inode_size_set(fs, c->in, end * bs))
+	/* a yes is always written: a size the inode cannot hold is said and
+	 * left (the map checker bounds what a directory maps) */
+	pctx.err = e4_inode_size_fits(fs, c->in, end * bs);
+	if (pctx.err)
+		say(c, PR_1_SIZE_CANNOT_HOLD, &pctx);
+	else if (say(c, PR_1_BAD_I_SIZE, &pctx) && !e4_inode_size_set(fs, c->in, end * bs))
 		c->changed = 1;
 }
 
@@ -522,6 +527,7 @@ static void check_type_fields(struct ichk *c)
 static errcode_t check_blocks(struct ichk *c)
 {
 	struct pass1 *p = c->p;
+	struct problem_ctx pctx = { 0 };
 	unsigned left = p->ctx->uncorrected;
 	errcode_t err = 0;
 
@@ -533,9 +539,15 @@ static errcode_t check_blocks(struct ichk *c)
 		if (err)
 			return err;
 		c->changed |= c->res.inode_changed;
-		c->map_left = p->ctx->uncorrected != left;
+		/* (a no whose alternative was not asked yet is left too) */
+		c->map_left = p->ctx->uncorrected != left || p->ctx->pr.alt_pending;
 		if (c->res.clear_inode)
 			return 0;
+		if (c->type == EXT4_S_IFDIR && !c->map_left && !c->res.blocks &&
+		    say(c, PR_1_ZERO_LENGTH_DIR, &pctx)) {
+			c->res.clear_inode = 1;
+			return 0;
+		}
 	}
 	if (e4_has_incompat(p->fs, EXT4_FEATURE_INCOMPAT_EA_INODE) &&
 	    e4_xattr_iterate(p->fs, c->ino, c->in, names_ea_inode, c)) {

@@ -4,8 +4,8 @@
  * (inodes and blocks used, non-contiguous files and directories, maps by
  * kind and extent tree depth, bad blocks, large files, then the inodes
  * by type).  Links and the file total come from the directory entries,
- * which passes 2-4 (not in this version) count: said as not counted,
- * never estimated.
+ * which this version does not sum up for -v: said as not counted, never
+ * estimated.
  */
 #include "pass1.h"
 
@@ -84,7 +84,7 @@ void p1_stats_print(const struct pass1 *p)
 	uint64_t inodes = p->geo->inodes_count, blocks = p->geo->blocks_count;
 	uint64_t iused = inodes - e4_le32(sb->s_free_inodes_count);
 	uint64_t bused = blocks - e4_sb_free_blocks_count(sb);
-	const char *left = " (not counted: passes 2-4, which count directory entries, did not run)";
+	const char *left = " (not counted by this version)";
 	char tail[80];
 	int last = -1;
 

@@ -85,12 +85,16 @@ static errcode_t check_block(struct pass2 *p, uint64_t lblk, e4_blk_t pblk)
 	errcode_t err;
 
 	err = e4_io_read_blk_nocache(e4_fs_io(p->fs), pblk, 1, p->buf);
+	if (err && p->dx_unread == lblk + 1)
+		return 0;	/* said by the index check */
 	if (err) {
 		pctx.dir = p->dir;
 		pctx.blk = pblk;
 		pctx.num = lblk;
 		pctx.err = err;
 		fix_problem(p->ctx, PR_2_DIR_READ, &pctx);
+		p->p->dir_unread = 1;
+		e4fsck_fail(p->ctx);	/* a read error: exit 8 */
 		return 0;
 	}
 	if (p->indexed) {
@@ -125,6 +129,7 @@ static errcode_t check_blocks(struct pass2 *p)
 		if (err) {
 			pctx.err = err;
 			fix_problem(p->ctx, PR_2_DIR_MAP, &pctx);
+			p->p->dir_unread = 1;
 			return 0;
 		}
 		if (!len)
@@ -155,6 +160,7 @@ static errcode_t check_dir(struct pass2 *p, e4_ino_t dir)
 	p->dots = 0;
 	p->count = 1;
 	p->indexed = p->dx_kept_bad = p->dx_late = 0;
+	p->dx_unread = 0;
 	free(p->ranges);
 	p->ranges = NULL;
 	err = e4_inode_read_nocache(p->fs, dir, &p->ib);
@@ -165,6 +171,8 @@ static errcode_t check_dir(struct pass2 *p, e4_ino_t dir)
 		pctx.dir = dir;
 		pctx.err = err;
 		fix_problem(p->ctx, PR_2_DIR_MAP, &pctx);
+		p->p->dir_unread = 1;
+		e4fsck_fail(p->ctx);	/* a read error: exit 8 */
 		return 0;
 	}
 	p->gen = e4_le32(p->ib.inode.i_generation);

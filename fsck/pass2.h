@@ -55,6 +55,8 @@ struct pass2 {
 	/* indexed directories (pass2_htree.c) */
 	int indexed;			/* INDEX_FL and the index is used */
 	int dx_kept_bad;		/* the index is bad and its flag kept (-n) */
+	uint64_t dx_unread;		/* 1 + the block the index check could not
+					   read (said once; 0: none) */
 	int dx_version;			/* effective hash version */
 	int dx_late;			/* a leaf holds a hash outside its range */
 	struct p2_range *ranges;	/* per logical block (nblocks), or NULL */

@@ -33,7 +33,26 @@ struct dxcheck {
 	int leaves;		/* the fault is in what the index names (its
 				   leaves), not in an index block's fields */
 	char why[160];
+	errcode_t read_err;	/* an index block could not be read (not a
+				   fault of the index: nothing is cleared) */
+	uint64_t read_lblk;
+	e4_blk_t read_pblk;
 };
+
+/* Read block lblk for the index check; a read error is noted in c. */
+static errcode_t dx_read(struct dxcheck *c, uint64_t lblk, e4_blk_t *pblk)
+{
+	errcode_t err;
+
+	*pblk = 0;
+	err = p2_read(c->p, lblk, pblk);
+	if (err && err != E4_ERR_DIR_CORRUPT && !c->read_err) {
+		c->read_err = err;
+		c->read_lblk = lblk;
+		c->read_pblk = *pblk;
+	}
+	return err;
+}
 
 static int bad(struct dxcheck *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int bad(struct dxcheck *c, const char *fmt, ...)
@@ -112,7 +131,7 @@ static int check_node(struct dxcheck *c, const uint8_t *b, unsigned level, unsig
 			struct e4_dirent_raw fake;
 
 			r->node = 1;
-			if (p2_read(p, child, &pblk))
+			if (dx_read(c, child, &pblk))
 				return bad(c, "index block %u cannot be read", child);
 			memcpy(cb, p->buf, p->bs);
 			if (e4_dirent_raw_at(cb, p->bs, 0, &fake) || fake.inode ||
@@ -185,7 +204,7 @@ errcode_t p2_clear_index(struct pass2 *p)
 
 errcode_t p2_check_index(struct pass2 *p)
 {
-	struct dxcheck c = { p, NULL, 0, 0, "" };
+	struct dxcheck c = { p, NULL, 0, 0, "", 0, 0, 0 };
 	e4_blk_t pblk;
 	uint64_t lblk;
 	errcode_t err;
@@ -202,7 +221,7 @@ errcode_t p2_check_index(struct pass2 *p)
 		c.bufs = p->dxbufs;	/* root + up to 3 levels */
 		if (!p->ranges)
 			return E4_ERR_NO_MEMORY;
-		if (p2_read(p, 0, &pblk))
+		if (dx_read(&c, 0, &pblk))
 			snprintf(c.why, sizeof(c.why), "its first block cannot be read");
 		else
 			check_root(&c);
@@ -212,6 +231,22 @@ errcode_t p2_check_index(struct pass2 *p)
 	}
 	if (!c.why[0]) {
 		p->indexed = 1;
+		return 0;
+	}
+	if (c.read_err) {
+		/* a read error is said, not repaired: the index is kept as
+		 * stored, the directory's entries are unknown (exit 8) */
+		struct problem_ctx pctx = { 0 };
+
+		pctx.dir = p->dir;
+		pctx.num = c.read_lblk;
+		pctx.blk = c.read_pblk;
+		pctx.err = c.read_err;
+		fix_problem(p->ctx, PR_2_DIR_READ, &pctx);
+		p->p->dir_unread = 1;
+		e4fsck_fail(p->ctx);
+		p->dx_kept_bad = 1;
+		p->dx_unread = c.read_lblk + 1;
 		return 0;
 	}
 	err = give_up(p, c.why, c.leaves, &cleared);

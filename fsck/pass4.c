@@ -3,7 +3,7 @@
  *
  * For every inode in use but the reserved ones (below s_first_ino but
  * the root; the journal, quota and orphan-file inodes; EA inodes, whose
- * references pass 1 counted), the entries naming it (p->links' counted,
+ * references pass 1 counted, unless nothing names them), the entries naming it (p->links' counted,
  * from pass 2 and what pass 3 changed) against its i_links_count:
  *  - named by nothing: an inode holding nothing (a regular file of size
  *    0, no blocks, no attributes) is offered for clearing; anything else
@@ -65,14 +65,17 @@ static errcode_t unattached(struct pass1 *p, e4_ino_t ino, int *next)
 {
 	struct problem_ctx pctx = { 0 };
 	union e4_inode_buf ib;
-	int done;
+	int done, ea;
 	errcode_t err;
 
 	*next = 1;
 	err = e4_inode_read(p->fs, ino, &ib);
 	if (err && err != E4_ERR_INODE_CSUM)
 		return err;
-	if (e4_le32(ib.inode.i_flags) & EXT4_EA_INODE_FL)
+	/* an EA inode is named by attribute entries, not directories;
+	 * one that nothing names is an unattached inode (as e2fsck) */
+	ea = (e4_le32(ib.inode.i_flags) & EXT4_EA_INODE_FL) != 0;
+	if (ea && !p1_ea_unnamed(p, ino))
 		return 0;
 	pctx.ino = ino;
 	if (holds_nothing(&ib.inode) && fix_problem(p->ctx, PR_4_ZERO_LEN_INODE, &pctx))
@@ -83,6 +86,16 @@ static errcode_t unattached(struct pass1 *p, e4_ino_t ino, int *next)
 	}
 	if (!fix_problem(p->ctx, PR_4_UNATTACHED_INODE, &pctx))
 		return 0;
+	if (ea && !p->ctx->read_only) {
+		/* named by a directory it is a file: the kernel refuses
+		 * EA_INODE_FL on an inode looked up by name */
+		ib.inode.i_flags = e4_cpu_to_le32(e4_le32(ib.inode.i_flags) & ~EXT4_EA_INODE_FL);
+		err = p34_write_begin(p);
+		if (!err)
+			err = e4_inode_write(p->fs, ino, &ib);
+		if (err)
+			return err;
+	}
 	err = p34_reconnect(p, ino, &done);
 	*next = err || !done;
 	return err;

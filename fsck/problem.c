@@ -251,9 +251,19 @@ static int held_back(struct e4fsck *ctx, const struct problem_row *row)
 	return 1;
 }
 
+/* A no whose alternative was not asked next is an error left. */
+static void alt_settle(struct e4fsck *ctx, uint32_t next)
+{
+	if (ctx->pr.alt_pending && ctx->pr.alt_pending != next)
+		ctx->uncorrected++;
+	ctx->pr.alt_pending = 0;
+}
+
 void e4fsck_problem_summary(struct e4fsck *ctx)
 {
 	struct problem_state *st = &ctx->pr;
+
+	alt_settle(ctx, 0);
 
 	for (size_t i = 0; i < st->ntally; i++) {
 		if (st->tally[i].hidden)
@@ -379,6 +389,7 @@ int e4fsck_fix_row(struct e4fsck *ctx, const struct problem_row *p, struct probl
 
 	if (!pctx)
 		pctx = &empty;
+	alt_settle(ctx, p->code);
 	if (member)
 		latch_start(ctx, p->latch, pctx);
 	/* A destructive fix that would lose what can still be recovered is
@@ -421,8 +432,10 @@ int e4fsck_fix_row(struct e4fsck *ctx, const struct problem_row *p, struct probl
 	if (answer && !(p->flags & PR_NOT_A_FIX))
 		ctx->fixed++;
 	/* A no to a row with a non-destructive alternative is counted by
-	 * the alternative, which the check asks next. */
-	if (!answer && !(p->flags & PR_NO_OK) && !(d && d->alt))
+	 * the alternative when the check asks it next (alt_settle()). */
+	if (!answer && !(p->flags & PR_NO_OK) && d && d->alt)
+		ctx->pr.alt_pending = d->alt;
+	else if (!answer && !(p->flags & PR_NO_OK))
 		ctx->uncorrected++;
 	if (p->flags & PR_FATAL)
 		ctx->fatal = 1;
@@ -435,7 +448,7 @@ int e4fsck_exit_code(const struct e4fsck *ctx)
 
 	if (ctx->fixed)
 		code |= FSCK_NONDESTRUCT;
-	if (ctx->uncorrected)
+	if (ctx->uncorrected || ctx->pr.alt_pending)
 		code |= FSCK_UNCORRECTED;
 	if (ctx->fatal)
 		code |= FSCK_ERROR;

@@ -128,7 +128,8 @@ struct problem_destructive {
 	const char *name;
 	const char *destroys;		/* what a yes removes */
 	const char *recoverable;	/* when the check sets pctx->recoverable */
-	uint32_t alt;			/* non-destructive row asked after a no (0: none) */
+	uint32_t alt;			/* non-destructive row a check may ask after a no
+					   (0: none); not asked, the no is left */
 	const char *instead;		/* what -y leaves when there is no alt */
 };
 
@@ -161,6 +162,10 @@ struct problem_state {
 	unsigned char latch[PR_LATCH_MAX];	/* LATCH_* bits (problem.c) */
 	struct problem_tally *tally;	/* rows with a max_count that were said */
 	size_t ntally, cap;
+	/* a destructive row answered no whose alternative (alt) may come
+	 * next: that row counts the no; anything else asked first, the end
+	 * of a pass or the exit status counts it as left (problem.c) */
+	uint32_t alt_pending;
 };
 
 /* ---- codes ---------------------------------------------------------------
@@ -260,6 +265,9 @@ struct problem_state {
 #define PR_1_EA_INODE_VALUE		0x010062
 /* pass 1: a directory whose mode was damaged */
 #define PR_1_MODE_REALLY_DIR		0x010063
+/* pass 1's driver, directories (0x010080 on; review 3) */
+#define PR_1_ZERO_LENGTH_DIR		0x010080
+#define PR_1_SIZE_CANNOT_HOLD		0x010081
 /* Pass 1, the map checker (check_map*.c): extent trees and block maps
  * (problems_pass1_map.c; 0x010200-0x0103FF, the driver's rows are below
  * 0x010200). */
@@ -299,6 +307,7 @@ struct problem_state {
 #define PR_1_MAP_ROOT_REBUILD		0x010230
 #define PR_1_MAP_NODE_ENTRIES_CSUM	0x010231
 #define PR_1_MAP_ROOT_STALE		0x010232
+#define PR_1_MAP_DIR_TOO_BIG		0x010233
 
 /* Passes 1B-1D: blocks claimed by more than one inode (problems_pass1b.c;
  * 0x011000 1B, 0x012000 1C, 0x013000 1D, as e2fsck numbers them). */

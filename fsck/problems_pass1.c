@@ -19,7 +19,8 @@ static const struct problem_row rows[] = {
 	  "Pass 1: Checking inodes, blocks, and sizes\n",
 	  PROMPT_NONE, PR_PREEN_NOMSG | PR_NOT_A_FIX),
 	R(PR_1_DIR_PASSES_NOT_RUN,
-	  "%s (%S) did not run: not in this version of e4fsck.\n",
+	  "%s (%S) did not run: what they judge depends on what an earlier pass could "
+	  "not read.\n",
 	  PROMPT_NONE, PR_NOT_A_FIX),
 	M(PR_1_MAP_DAMAGED,
 	  "Inode %i has a damaged block map (%e).\n",
@@ -76,8 +77,7 @@ static const struct problem_row rows[] = {
 	  "Extended attribute block %b has reference count %n, but %N inode(s) name it.\n",
 	  PROMPT_FIX, PR_PREEN_OK, 50),
 	M(PR_1_DUP_BLOCKS,
-	  "Inode %i has %C block(s) claimed by another inode (left for the duplicate-block "
-	  "passes, not in this version).\n",
+	  "Inode %i has %C block(s) claimed by another inode (left for passes 1B-1D).\n",
 	  PROMPT_NONE, PR_LEFT, 50),
 	R(PR_1_QUOTA_NOT_VERIFIED,
 	  "Note: the quota inodes are taken as in use; their contents (quota not verified) "
@@ -113,9 +113,8 @@ static const struct problem_row rows[] = {
 	  "EA inode %i keeps reference count %n, but %N attribute entries name it.\n",
 	  PROMPT_FIX, PR_PREEN_OK, 50),
 	M(PR_1_EA_INODE_UNNAMED,
-	  "Note: EA inode %i (reference count %n) is named by no attribute entry; if no "
-	  "directory names it either, it is left as it is (pass 4 leaves EA inodes to "
-	  "these counts).\n",
+	  "Note: EA inode %i (reference count %n) is named by no attribute entry: pass 4 "
+	  "judges it as any inode (unattached unless a directory names it).\n",
 	  PROMPT_NONE, PR_NOT_A_FIX, 50),
 	M(PR_1_SPECIAL_HAS_DATA,
 	  "Device, FIFO or socket inode %i (mode %x) holds a block map: its file type may be "
@@ -166,6 +165,19 @@ static const struct problem_row rows[] = {
 	  "Inode %i has mode %x, but its first block is a directory block naming it as '.': "
 	  "its mode is what is damaged (the fix makes it a directory again).\n",
 	  PROMPT_FIX, 0, 50),
+	/* a directory whose map keeps no block (no data, no tree block) has
+	 * no entry left to lose: cleared (as e2fsck), its name goes in pass
+	 * 2, what it held is reconnected by passes 3-4 */
+	M(PR_1_ZERO_LENGTH_DIR,
+	  "Directory inode %i maps no block: it holds no entries, not even '.' and '..'.\n",
+	  PROMPT_CLEAR, 0, 50),
+	/* the size its blocks call for cannot be stored (a revision-0
+	 * filesystem cannot take large_file): no question whose yes could
+	 * not be written */
+	M(PR_1_SIZE_CANNOT_HOLD,
+	  "Inode %i's size is %n, but its blocks call for %N, which this inode cannot hold "
+	  "(%e): left.\n",
+	  PROMPT_NONE, PR_LEFT, 50),
 };
 
 #define D(code, destroys, when, alt, instead) { code, #code, destroys, when, alt, instead }

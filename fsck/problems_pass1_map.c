@@ -156,6 +156,11 @@ static const struct problem_row rows[] = {
 	  "Inode %i's extent tree root claims %n entries with room for 4; %N are valid, "
 	  "the slots after them are dropped (%s).\n",
 	  PROMPT_FIX, 0),
+	/* ---- a directory's bound (a yes drops the entry; e2fsck's "too big") ---- */
+	M(PR_1_MAP_DIR_TOO_BIG,
+	  "Directory inode %i maps logical block %n (physical %b, length %N) past the "
+	  "%C blocks a directory may have without the large_dir feature.\n",
+	  PROMPT_CLEAR, 0),
 };
 
 #define D(code, destroys, when, alt, instead) { code, #code, destroys, when, alt, instead }

@@ -134,7 +134,7 @@ void e4_inode_times_set(e4_fs *fs, struct ext4_inode *inode, unsigned which,
 		inode->i_dtime = e4_cpu_to_le32((uint32_t)t->sec);
 }
 
-errcode_t e4_inode_size_set(e4_fs *fs, struct ext4_inode *inode, uint64_t size)
+errcode_t e4_inode_size_fits(e4_fs *fs, const struct ext4_inode *inode, uint64_t size)
 {
 	int high = e4_is_reg(inode) ||
 		   e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR);
@@ -142,9 +142,22 @@ errcode_t e4_inode_size_set(e4_fs *fs, struct ext4_inode *inode, uint64_t size)
 	if (!high && size > 0xFFFFFFFFULL)
 		return E4_ERR_FILE_TOO_BIG;
 	if (e4_is_reg(inode) && size > 0x7FFFFFFFULL &&
+	    !e4_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_LARGE_FILE) &&
+	    e4_le32(fs->sb->s_rev_level) == EXT4_GOOD_OLD_REV)
+		return E4_ERR_FILE_TOO_BIG;
+	return 0;
+}
+
+errcode_t e4_inode_size_set(e4_fs *fs, struct ext4_inode *inode, uint64_t size)
+{
+	int high = e4_is_reg(inode) ||
+		   e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR);
+	errcode_t err = e4_inode_size_fits(fs, inode, size);
+
+	if (err)
+		return err;
+	if (e4_is_reg(inode) && size > 0x7FFFFFFFULL &&
 	    !e4_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_LARGE_FILE)) {
-		if (e4_le32(fs->sb->s_rev_level) == EXT4_GOOD_OLD_REV)
-			return E4_ERR_FILE_TOO_BIG;
 		fs->sb->s_feature_ro_compat = e4_cpu_to_le32(e4_le32(fs->sb->s_feature_ro_compat) |
 							     EXT4_FEATURE_RO_COMPAT_LARGE_FILE);
 		fs->sb_dirty = 1;

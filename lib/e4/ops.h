@@ -71,6 +71,10 @@ void e4_inode_times_set(e4_fs *fs, struct ext4_inode *inode, unsigned which,
  * e4_flush_primary()), as the kernel does.  E4_ERR_FILE_TOO_BIG (does not
  * fit; revision 0 filesystems, which cannot take the feature). */
 errcode_t e4_inode_size_set(e4_fs *fs, struct ext4_inode *inode, uint64_t size);
+/* 0 when e4_inode_size_set() would store size in inode (nothing is
+ * changed), else E4_ERR_FILE_TOO_BIG: a check asks to set a size only
+ * when it can be written. */
+errcode_t e4_inode_size_fits(e4_fs *fs, const struct ext4_inode *inode, uint64_t size);
 
 /* Set i_links_count to links.  A directory with more than E4_LINK_MAX
  * links stores 1 (dir_nlink; the kernel's and e2fsck's rule); without

@@ -309,9 +309,10 @@ kernel_over_ref eashared "$T/eashared.img" "ref count is 3, should be 2"
 # Its EA inode 13 (count 1) is named by no attribute entry; the reference's
 # pass 4 connects it to lost+found, and after its -fy it is a linked file
 # still carrying EXT4_EA_INODE_FL, which the reference accepts.  Pass 1
-# cannot tell (no directory pass): e4fsck notes it and counts no error.
-# On the reference-repaired image -fn and -fy exit 8, say the note, and
-# write nothing.
+# notes it; lost+found names it, so pass 4 finds its count right and
+# counts no error.  On the reference-repaired image -fn and -fy exit 8,
+# say the note, and write nothing.  (The original image, where pass 4
+# connects it: fsck_review3.)
 cimg=$E4KIT_SHARED/corpus/fsck/f_ea_inode_disconnected.img.gz
 [ -f "$cimg" ] || fail "corpus image $cimg missing"
 gzip -dc "$cimg" >"$T/ea_unnamed.orig"

@@ -387,6 +387,95 @@ static void test_tables(void **state)
 	fclose(null);
 }
 
+/* ---- every row under -n ----------------------------------------------------------- */
+
+/* Ask one row as a check would under -n (a latch member's group ended,
+ * a destructive row's alternative asked after the no when something is
+ * recoverable); the exit status afterwards. */
+static int row_under_n(const struct problem_row *r, const char *recoverable)
+{
+	const struct problem_destructive *d = e4fsck_problem_destructive(r->code);
+	struct problem_ctx pctx = { .ino = 12, .recoverable = recoverable };
+	struct e4fsck ctx;
+	jmp_buf jb;
+	int code;
+
+	ctx_init(&ctx, ANSWER_NO);
+	stop_at = &jb;
+	cap_start();
+	if (!setjmp(jb)) {
+		if (!e4fsck_fix_row(&ctx, r, &pctx) && recoverable && d && d->alt)
+			fix_problem(&ctx, d->alt, &pctx);
+		if (r->latch)
+			e4fsck_latch_end(&ctx, r->latch, &pctx);
+	}
+	cap_end();
+	code = e4fsck_exit_code(&ctx);
+	e4fsck_problem_release(&ctx);
+	return code;
+}
+
+/* A row said and answered no under -n leaves exit bit 4, in every table,
+ * unless it is documented as harmless: PR_NO_OK (no is fine), or a note
+ * (no question, not PR_LEFT or PR_FATAL, not in a latch group whose end
+ * row asks).  Guards a row escaping the count (a destructive row whose
+ * alternative the check did not ask left -fn at exit 0). */
+static void test_rows_under_n(void **state)
+{
+	size_t npass, checked = 0;
+	const struct problem_pass *const *passes = e4fsck_problem_passes(&npass);
+
+	(void)state;
+	for (size_t k = 0; k < npass; k++)
+		for (size_t i = 0; i < passes[k]->nrows; i++) {
+			const struct problem_row *r = &passes[k]->rows[i];
+			const struct problem_latch_desc *ld =
+				r->latch ? e4fsck_latch_desc(r->latch) : NULL;
+			int note = r->prompt == PROMPT_NONE && !(r->flags & (PR_LEFT | PR_FATAL)) &&
+				   !(ld && ld->end);
+
+			if (note || (r->flags & PR_NO_OK))
+				continue;
+			checked++;
+			if (!(row_under_n(r, NULL) & FSCK_UNCORRECTED))
+				fail_msg("%s (0x%06x): answered no under -n, exit bit 4 not set",
+					 r->name, (unsigned)r->code);
+			if ((r->flags & PR_DESTRUCTIVE) &&
+			    !(row_under_n(r, "something") & FSCK_UNCORRECTED))
+				fail_msg("%s (0x%06x): answered no under -n with something "
+					 "recoverable, exit bit 4 not set", r->name, (unsigned)r->code);
+		}
+	assert_true(checked > 100);
+}
+
+/* A destructive row's no, then its alternative: the alternative's answer
+ * counts (-y: yes, exit 1); the alternative not asked, the no is left
+ * (exit 4), whatever is asked next. */
+static void test_alt_counts(void **state)
+{
+	struct problem_ctx pctx = { .ino = 13, .recoverable = "a block map" };
+	struct e4fsck ctx;
+
+	(void)state;
+	ctx_init(&ctx, ANSWER_YES);
+	cap_start();
+	assert_int_equal(fix_problem(&ctx, PR_1_MAP_ROOT_BAD, &pctx), 0);
+	assert_int_equal(fix_problem(&ctx, PR_1_MAP_ROOT_AS_BLOCKMAP, &pctx), 1);
+	cap_end();
+	assert_int_equal(e4fsck_exit_code(&ctx), 1);
+
+	ctx_init(&ctx, ANSWER_NO);
+	pctx.recoverable = NULL;
+	cap_start();
+	assert_int_equal(fix_problem(&ctx, PR_1_MAP_ROOT_BAD, &pctx), 0);
+	assert_int_equal(e4fsck_exit_code(&ctx), 4);
+	fix_problem(&ctx, PR_1_BAD_I_SIZE, &pctx);
+	e4fsck_problem_summary(&ctx);
+	cap_end();
+	assert_int_equal(ctx.uncorrected, 2);
+	e4fsck_problem_release(&ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +485,8 @@ int main(void)
 		cmocka_unit_test(test_max_count),
 		cmocka_unit_test(test_exit_code),
 		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_rows_under_n),
+		cmocka_unit_test(test_alt_counts),
 	};
 
 	e4_init_errors();
