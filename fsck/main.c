@@ -948,6 +948,7 @@ static int run_checks(struct e4fsck *ctx, double t0)
 		goto out;
 	}
 	full_check(ctx, damage);
+	e4fsck_journal_recreate(ctx);
 out:
 	if (ctx->fixed && ctx->answer != ANSWER_PREEN && !ctx->read_only)
 		printf("\n%s: ***** FILE SYSTEM WAS MODIFIED *****\n", ctx->device);

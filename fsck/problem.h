@@ -211,6 +211,9 @@ struct problem_state {
 #define PR_0_GD_CSUM_DAMAGE		0x00002d
 #define PR_0_GD_UNINIT_COUNT		0x00002e
 #define PR_0_ROOT_UNMOUNTABLE		0x00002f
+#define PR_0_JOURNAL_HOLE		0x000030
+#define PR_0_JOURNAL_RECREATE		0x000031
+#define PR_0_JOURNAL_RECREATE_FAILED	0x000032
 
 /* Pass 1: inodes, blocks and sizes (problems_pass1.c: the driver,
  * 0x010000-0x0101FF; the map checker's rows follow from 0x010200). */
