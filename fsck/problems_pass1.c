@@ -161,6 +161,18 @@ static const struct problem_row rows[] = {
 	  "it keeps (%X) and %S: the value may be damaged (left as it is; the kernel refuses "
 	  "to read it).\n",
 	  PROMPT_NONE, PR_LEFT, 50),
+	M(PR_1_BAD_INO_INVALID,
+	  "The bad-block inode (%i) is no valid bad-block list (%s): it holds no "
+	  "user data, and is to be emptied.\n",
+	  PROMPT_CLEAR, PR_PREEN_OK, 0),
+	M(PR_1_QUOTA_INO_UNUSED_DATA,
+	  "Inode %i, kept for a quota file the superblock does not name, holds "
+	  "links or blocks: it is to be emptied.\n",
+	  PROMPT_CLEAR, PR_PREEN_OK, 0),
+	M(PR_1_RESERVED_BAD_MODE,
+	  "Reserved inode %i has mode %x, which that inode cannot have: the mode "
+	  "is to be cleared.\n",
+	  PROMPT_CLEAR, PR_PREEN_OK, 0),
 };
 
 #define D(code, destroys, when, alt, instead) { code, #code, destroys, when, alt, instead }

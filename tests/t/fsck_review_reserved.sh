@@ -1,0 +1,83 @@
+#!/bin/bash
+# fsck_review_reserved: reserved inodes as the reference judges them (a
+# hostile review's finding).  On a 4 MiB ext4 with 1 KiB blocks and
+# 256-byte inodes:
+#
+#  case       damage                                          -n  -y  -p
+#  garbage    inodes 1, 3 and 4 overwritten with random bytes   4   1   1
+#             (fixed seed; inode 2 kept), checksums failing
+#  bad_sock   inode 1 mode 0140000 (debugfs sif, checksum ok)    4   1   1
+#  bad_inline inode 1 flagged INLINE_DATA                        4   1   1
+#  undel_mode inode 6 mode 0100644                               4   1   1
+#  boot_dir   inode 5 a directory                                4   1   1
+#  quota_link inode 3 (no quota feature) with links_count 1      4   1   1
+#
+# The bad-block inode must be a bad-block list (mode, owner, links, xattr
+# block, extent and inline flags zero, checksum matching) else it is
+# emptied (it holds no user data); the unused quota slots hold no links
+# or blocks, the other unused reserved inodes no mode.  After -y and -p
+# the reference e2fsck -fn is clean; -n writes nothing.
+# Catches: a checksum rewritten over garbage ("Inode 1 passes every check
+# but its checksum does not match. Fix? yes": inode 1 became a socket with
+# INLINE_DATA, the reference -fn then aborted, exit 12).  Checked by
+# reverting fsck/pass1_inode.c: garbage -y fails "reference -fn not
+# clean".
+
+. "${E4_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+
+need_e4fsck
+need_oracle "$REF_E2FSCK" "$REF_DEBUGFS" "$REF_MKE2FS" "$PYTHON"
+export E2FSCK_CONFIG=/dev/null TZ=UTC E2FSCK_TIME=2000000000
+
+mkdir -p "$T/tree/d1"
+for i in $(seq 1 30); do echo "file$i" >"$T/tree/f$i"; done
+truncate -s 4M "$T/b4.img"
+"$REF_MKE2FS" -q -F -t ext4 -b 1024 -I 256 -E root_owner=0:0 \
+	-U 6b33f586-a183-4d18-a7e6-4c5ad1b8e9f1 -d "$T/tree" "$T/b4.img" >/dev/null 2>&1 ||
+	fail "mke2fs failed"
+
+# the block holding inode 1 (from the descriptor, as debugfs says)
+blk=$("$REF_DEBUGFS" -R 'imap <1>' "$T/b4.img" 2>/dev/null | sed -n 's/.*located at block \([0-9]*\), offset 0x0000.*/\1/p')
+[ -n "$blk" ] || fail "debugfs imap <1> gave no block at offset 0"
+
+# check NAME IMG: -n (4, unchanged), -y and -p (1, reference clean).
+check() {
+	local name=$1 img=$2 sum m
+	cp "$img" "$T/$name.n.img"
+	sum=$(sha256sum <"$T/$name.n.img")
+	fsck_run "$name.n" 4 -fn "$T/$name.n.img"
+	[ "$(sha256sum <"$T/$name.n.img")" = "$sum" ] || fail "$name -n: the image changed"
+	for m in y p; do
+		cp "$img" "$T/$name.$m.img"
+		fsck_run "$name.$m" 1 -f$m "$T/$name.$m.img"
+		ref_clean "$T/$name.$m.img" ||
+			fail "$name -$m: reference -fn not clean: $REF_CLEAN_OUT"
+	done
+	! grepq 'passes every check but its checksum' "$T/$name.y.out" ||
+		fail "$name -y: a checksum rewritten over a reserved inode that fails its checks"
+}
+
+# inodes 1, 3, 4 of that block: 256 random bytes each (seed 1)
+cp "$T/b4.img" "$T/garbage.img"
+"$PYTHON" - "$T/garbage.img" "$blk" <<'EOF' || fail "python failed"
+import random, sys
+r = random.Random(1)
+with open(sys.argv[1], "r+b") as f:
+    for slot in (0, 2, 3):
+        f.seek(int(sys.argv[2]) * 1024 + slot * 256)
+        f.write(bytes(r.getrandbits(8) for _ in range(256)))
+EOF
+check garbage "$T/garbage.img"
+grepq 'bad-block inode (1) is no valid' "$T/garbage.y.out" || fail "garbage -y: inode 1 not judged"
+
+n=0
+for c in "bad_sock:sif <1> mode 0140000" "bad_inline:sif <1> flags 0x10000000" \
+	"undel_mode:sif <6> mode 0100644" "boot_dir:sif <5> mode 040755" \
+	"quota_link:sif <3> links_count 1"; do
+	cp "$T/b4.img" "$T/${c%%:*}.img"
+	"$REF_DEBUGFS" -w -R "${c#*:}" "$T/${c%%:*}.img" >/dev/null 2>&1 || fail "debugfs ${c#*:} failed"
+	check "${c%%:*}" "$T/${c%%:*}.img"
+	n=$((n + 1))
+done
+info "garbage reserved inodes and $n single-field cases: cleared as the reference does, reference clean"
+exit 0
