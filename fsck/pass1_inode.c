@@ -697,6 +697,10 @@ static void check_reserved_unused(struct ichk *c)
 			c->changed = 1;
 		}
 	}
+	/* inline data in an inode with no use: i_block cannot be judged */
+	if ((e4_le32(in->i_flags) & EXT4_INLINE_DATA_FL) &&
+	    say(c, PR_1_RESERVED_INLINE, &pctx))
+		empty_inode(c);
 }
 
 static errcode_t check_in_use(struct ichk *c)
@@ -709,7 +713,20 @@ static errcode_t check_in_use(struct ichk *c)
 	if (reserved_unused(c->p, c->ino)) {
 		check_reserved_unused(c);
 		c->type = 0;
-		return mark_in_use(c, 1);
+		err = mark_in_use(c, 1);
+		if (err)
+			return err;
+		/* what the reference judges of any inode: extra field size,
+		 * flags, map, sizes */
+		check_extra_isize(c);
+		check_flags(c);
+		err = check_blocks(c);
+		/* a map cleared (the user agreed): nothing else is kept */
+		if (!err && c->res.clear_inode) {
+			p1_inode_release(c->p, c->xattr_block);
+			empty_inode(c);
+		}
+		return err;
 	}
 	if (c->ino == EXT4_BAD_INO && check_bad_ino(c)) {
 		c->type = 0;

@@ -263,6 +263,7 @@ struct problem_state {
 #define PR_1_BAD_INO_INVALID		0x010070
 #define PR_1_QUOTA_INO_UNUSED_DATA	0x010071
 #define PR_1_RESERVED_BAD_MODE		0x010072
+#define PR_1_RESERVED_INLINE		0x010073
 /* Pass 1, the map checker (check_map*.c): extent trees and block maps
  * (problems_pass1_map.c; 0x010200-0x0103FF, the driver's rows are below
  * 0x010200). */

@@ -173,6 +173,10 @@ static const struct problem_row rows[] = {
 	  "Reserved inode %i has mode %x, which that inode cannot have: the mode "
 	  "is to be cleared.\n",
 	  PROMPT_CLEAR, PR_PREEN_OK, 0),
+	M(PR_1_RESERVED_INLINE,
+	  "Reserved inode %i, which nothing uses, is flagged as holding inline data: "
+	  "its contents are not an inode's, and it is to be emptied.\n",
+	  PROMPT_CLEAR, PR_PREEN_OK, 0),
 };
 
 #define D(code, destroys, when, alt, instead) { code, #code, destroys, when, alt, instead }

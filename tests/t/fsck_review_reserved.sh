@@ -11,11 +11,14 @@
 #  undel_mode inode 6 mode 0100644                               4   1   1
 #  boot_dir   inode 5 a directory                                4   1   1
 #  quota_link inode 3 (no quota feature) with links_count 1      4   1   1
+#  r56_2/6    inodes 5 and 6 random bytes (seeds 2, 6)             4   1   4/1
 #
 # The bad-block inode must be a bad-block list (mode, owner, links, xattr
 # block, extent and inline flags zero, checksum matching) else it is
 # emptied (it holds no user data); the unused quota slots hold no links
-# or blocks, the other unused reserved inodes no mode.  After -y and -p
+# or blocks, the other unused reserved inodes no mode and no inline
+# data, and their flags, map, i_size and i_blocks are judged as any
+# inode's (a map the checker clears empties the inode).  After -y and -p
 # the reference e2fsck -fn is clean; -n writes nothing.
 # Catches: a checksum rewritten over garbage ("Inode 1 passes every check
 # but its checksum does not match. Fix? yes": inode 1 became a socket with
@@ -40,17 +43,21 @@ truncate -s 4M "$T/b4.img"
 blk=$("$REF_DEBUGFS" -R 'imap <1>' "$T/b4.img" 2>/dev/null | sed -n 's/.*located at block \([0-9]*\), offset 0x0000.*/\1/p')
 [ -n "$blk" ] || fail "debugfs imap <1> gave no block at offset 0"
 
-# check NAME IMG: -n (4, unchanged), -y and -p (1, reference clean).
+# check NAME IMG [WANT_P]: -n (4, unchanged), -y (1) and -p (WANT_P,
+# default 1; 4 where the reference -p stops too): after an exit 1 the
+# reference -fn is clean.
 check() {
-	local name=$1 img=$2 sum m
+	local name=$1 img=$2 sum m want
 	cp "$img" "$T/$name.n.img"
 	sum=$(sha256sum <"$T/$name.n.img")
 	fsck_run "$name.n" 4 -fn "$T/$name.n.img"
 	[ "$(sha256sum <"$T/$name.n.img")" = "$sum" ] || fail "$name -n: the image changed"
 	for m in y p; do
+		want=1
+		[ $m = y ] || want=${3:-1}
 		cp "$img" "$T/$name.$m.img"
-		fsck_run "$name.$m" 1 -f$m "$T/$name.$m.img"
-		ref_clean "$T/$name.$m.img" ||
+		fsck_run "$name.$m" $want -f$m "$T/$name.$m.img"
+		[ "$want" != 1 ] || ref_clean "$T/$name.$m.img" ||
 			fail "$name -$m: reference -fn not clean: $REF_CLEAN_OUT"
 	done
 	! grepq 'passes every check but its checksum' "$T/$name.y.out" ||
@@ -69,6 +76,25 @@ with open(sys.argv[1], "r+b") as f:
 EOF
 check garbage "$T/garbage.img"
 grepq 'bad-block inode (1) is no valid' "$T/garbage.y.out" || fail "garbage -y: inode 1 not judged"
+
+# inodes 5 (boot loader) and 6 (undelete): random bytes, seeds 2 and 6
+# (seed 6 sets INLINE_DATA with junk in i_block; both a bad mode, INDEX_FL,
+# casefold, a garbage map, i_size and i_blocks)
+for s in 2 6; do
+	cp "$T/b4.img" "$T/r56_$s.img"
+	"$PYTHON" - "$T/r56_$s.img" "$blk" "$s" <<'EOF' || fail "python failed"
+import random, sys
+with open(sys.argv[1], "r+b") as f:
+    for ino in (5, 6):
+        r = random.Random(int(sys.argv[3]))
+        f.seek((int(sys.argv[2]) + 1) * 1024 + (ino - 5) * 256)
+        f.write(bytes(r.getrandbits(8) for _ in range(256)))
+EOF
+	# seed 2: an unusable extent root stops -p (as the reference's -p);
+	# seed 6: -p empties the inline-flagged inodes (the reference's -p
+	# stops, exit 4: emptying an unused reserved inode loses nothing)
+	check "r56_$s" "$T/r56_$s.img" $([ $s = 2 ] && echo 4 || echo 1)
+done
 
 n=0
 for c in "bad_sock:sif <1> mode 0140000" "bad_inline:sif <1> flags 0x10000000" \
