@@ -830,6 +830,8 @@ static void full_check(struct e4fsck *ctx, int damage)
 	}
 	if (e4fsck_full_check(ctx))
 		return;
+	/* a journal pass 0 removed: a new one, before the summary counts */
+	e4fsck_journal_recreate(ctx);
 	/* the recorded state stays as it is: passes 2-4 did not run; and
 	 * what an earlier step left to the full check stays left unless
 	 * passes 1 and 5 repair it (PR_FULL_CHECK_P15) */
@@ -948,7 +950,6 @@ static int run_checks(struct e4fsck *ctx, double t0)
 		goto out;
 	}
 	full_check(ctx, damage);
-	e4fsck_journal_recreate(ctx);
 out:
 	if (ctx->fixed && ctx->answer != ANSWER_PREEN && !ctx->read_only)
 		printf("\n%s: ***** FILE SYSTEM WAS MODIFIED *****\n", ctx->device);
