@@ -703,6 +703,28 @@ static void check_reserved_unused(struct ichk *c)
 		empty_inode(c);
 }
 
+/* An unused reserved inode whose map was not walked (its mode names no
+ * file with blocks): an i_size beyond what any map addresses is set to 0,
+ * the size its (no) blocks give, as the reference does. */
+static void check_reserved_size(struct ichk *c)
+{
+	struct problem_ctx pctx = { 0 };
+	uint64_t size = e4_inode_size(c->in), bs = c->p->geo->block_size, max;
+
+	if (c->has_map || !size)
+		return;
+	if (e4_le32(c->in->i_flags) & EXT4_EXTENTS_FL)
+		max = (bs << 32) - 1;
+	else
+		max = e4_blockmap_max_blocks(c->p->fs) * bs;
+	if (size <= max)
+		return;
+	pctx.num = size;
+	pctx.num2 = 0;
+	if (say(c, PR_1_BAD_I_SIZE, &pctx) && !e4_inode_size_set(c->p->fs, c->in, 0))
+		c->changed = 1;
+}
+
 static errcode_t check_in_use(struct ichk *c)
 {
 	struct problem_ctx pctx = { 0 };
@@ -726,6 +748,8 @@ static errcode_t check_in_use(struct ichk *c)
 			p1_inode_release(c->p, c->xattr_block);
 			empty_inode(c);
 		}
+		if (!err && !c->res.clear_inode)
+			check_reserved_size(c);
 		return err;
 	}
 	if (c->ino == EXT4_BAD_INO && check_bad_ino(c)) {

@@ -4,14 +4,14 @@
 # 256-byte inodes:
 #
 #  case       damage                                          -n  -y  -p
-#  garbage    inodes 1, 3 and 4 overwritten with random bytes   4   1   1
-#             (fixed seed; inode 2 kept), checksums failing
+#  garbage    inodes 1, 3, 4, 5, 6, 9 and 10 overwritten with    4   1   1
+#             random bytes (seed 1; 2 and 7-8 kept), checksums failing
 #  bad_sock   inode 1 mode 0140000 (debugfs sif, checksum ok)    4   1   1
 #  bad_inline inode 1 flagged INLINE_DATA                        4   1   1
 #  undel_mode inode 6 mode 0100644                               4   1   1
 #  boot_dir   inode 5 a directory                                4   1   1
 #  quota_link inode 3 (no quota feature) with links_count 1      4   1   1
-#  r56_2/6    inodes 5 and 6 random bytes (seeds 2, 6)             4   1   4/1
+#  r56_S      inodes 5 and 6 random bytes (seeds 1, 2, 5, 6)       4   1   1/4
 #
 # The bad-block inode must be a bad-block list (mode, owner, links, xattr
 # block, extent and inline flags zero, checksum matching) else it is
@@ -64,7 +64,8 @@ check() {
 		fail "$name -y: a checksum rewritten over a reserved inode that fails its checks"
 }
 
-# inodes 1, 3, 4 of that block: 256 random bytes each (seed 1)
+# inodes 1, 3, 4 of that block, 5-6 and 9-10 of the next two: random
+# bytes (seed 1; 30 seeds tried by hand: all reference-clean after -fy)
 cp "$T/b4.img" "$T/garbage.img"
 "$PYTHON" - "$T/garbage.img" "$blk" <<'EOF' || fail "python failed"
 import random, sys
@@ -73,14 +74,16 @@ with open(sys.argv[1], "r+b") as f:
     for slot in (0, 2, 3):
         f.seek(int(sys.argv[2]) * 1024 + slot * 256)
         f.write(bytes(r.getrandbits(8) for _ in range(256)))
+    for b in (1, 2):	# inodes 5-6 and 9-10
+        f.seek((int(sys.argv[2]) + b) * 1024)
+        f.write(bytes(r.getrandbits(8) for _ in range(512)))
 EOF
 check garbage "$T/garbage.img"
 grepq 'bad-block inode (1) is no valid' "$T/garbage.y.out" || fail "garbage -y: inode 1 not judged"
 
-# inodes 5 (boot loader) and 6 (undelete): random bytes, seeds 2 and 6
-# (seed 6 sets INLINE_DATA with junk in i_block; both a bad mode, INDEX_FL,
-# casefold, a garbage map, i_size and i_blocks)
-for s in 2 6; do
+# inodes 5 (boot loader) and 6 (undelete): random bytes, four seeds
+# (flags, modes, maps, i_size and i_blocks of garbage)
+for s in 1 2 5 6; do
 	cp "$T/b4.img" "$T/r56_$s.img"
 	"$PYTHON" - "$T/r56_$s.img" "$blk" "$s" <<'EOF' || fail "python failed"
 import random, sys
@@ -90,10 +93,13 @@ with open(sys.argv[1], "r+b") as f:
         f.seek((int(sys.argv[2]) + 1) * 1024 + (ino - 5) * 256)
         f.write(bytes(r.getrandbits(8) for _ in range(256)))
 EOF
-	# seed 2: an unusable extent root stops -p (as the reference's -p);
+	# seeds 2, 5: an unusable map stops -p (as the reference's -p);
 	# seed 6: -p empties the inline-flagged inodes (the reference's -p
-	# stops, exit 4: emptying an unused reserved inode loses nothing)
-	check "r56_$s" "$T/r56_$s.img" $([ $s = 2 ] && echo 4 || echo 1)
+	# stops, exit 4: emptying an unused reserved inode loses nothing);
+	# seed 1: inode 5 keeps a type with no map and an i_size beyond any
+	# map (set to 0, as the reference does)
+	case $s in 2 | 5) pwant=4 ;; *) pwant=1 ;; esac
+	check "r56_$s" "$T/r56_$s.img" $pwant
 done
 
 n=0
