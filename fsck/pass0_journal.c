@@ -271,6 +271,18 @@ static void journal_done(struct e4fsck *ctx, e4_journal *j)
 	e4_journal_close(j);
 }
 
+/* Remove an invalid journal (remove_journal()); after the full check a
+ * new one is created in its place (e4fsck_journal_recreate()), as e2fsck
+ * does after clearing an invalid journal. */
+static errcode_t remove_and_recreate(struct e4fsck *ctx)
+{
+	errcode_t err = remove_journal(ctx);
+
+	if (!err)
+		ctx->journal_recreate = 1;
+	return err;
+}
+
 /* The open internal journal j (inode jino): does its block map cover
  * every block up to i_size, inside the filesystem?  A journal that does
  * not is invalid (e2fsck: "invalid journal"; the kernel mounts it and
@@ -308,12 +320,7 @@ static errcode_t journal_holes(struct e4fsck *ctx, e4_journal *j, e4_ino_t jino,
 		ctx->journal_kept_bad = 1;
 		return 0;
 	}
-	if (ctx->read_only)
-		return 0;
-	err = remove_journal(ctx);
-	if (!err)
-		ctx->journal_recreate = 1;
-	return err;
+	return ctx->read_only ? 0 : remove_and_recreate(ctx);
 }
 
 static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
@@ -424,8 +431,9 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 			journal_done(ctx, j);
 			return err;
 		}
-		/* not even the map is usable: remove the journal */
-		return remove_journal(ctx);
+		/* not even the map is usable: remove the journal (a new
+		 * one follows the full check) */
+		return remove_and_recreate(ctx);
 	}
 	/* System errors (I/O, memory) and unknown features are no reason to
 	 * throw a journal away: they stop e4fsck below. */
@@ -436,7 +444,7 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 			ctx->journal_kept_bad = 1;
 			return 0;
 		}
-		return ctx->read_only ? 0 : remove_journal(ctx);
+		return ctx->read_only ? 0 : remove_and_recreate(ctx);
 	}
 	if (err) {
 		/* External journal: wrong device, foreign UUID; unknown
@@ -657,6 +665,14 @@ void e4fsck_journal_recreate(struct e4fsck *ctx)
 	if (!ctx->journal_recreate || ctx->read_only || ctx->fatal || ctx->uncorrected ||
 	    !ctx->fs || e4_has_compat(ctx->fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
 		return;
+	/* the free count the passes wrote, not the one read at the start */
+	err = e4fsck_close(ctx);
+	if (!err)
+		err = e4fsck_open(ctx);
+	if (err) {
+		e4fsck_fail_msg(ctx, err, "while reopening the filesystem to create the journal");
+		return;
+	}
 	blocks = e4_layout_default_journal_blocks(e4_geom(ctx->fs)->blocks_count);
 	if (!blocks || blocks > e4_sb_free_blocks_count(e4_super(ctx->fs)) / 2) {
 		pctx.err = E4_ERR_JOURNAL_SIZE;
@@ -666,13 +682,6 @@ void e4fsck_journal_recreate(struct e4fsck *ctx)
 	pctx.num = blocks;
 	if (!fix_problem(ctx, PR_0_JOURNAL_RECREATE, &pctx))
 		return;
-	err = e4fsck_close(ctx);
-	if (!err)
-		err = e4fsck_open(ctx);
-	if (err) {
-		e4fsck_fail_msg(ctx, err, "while reopening the filesystem to create the journal");
-		return;
-	}
 	err = e4_journal_create(ctx->fs, (uint32_t)blocks, 0, 0, ctx->now);
 	if (err) {
 		pctx.err = err;
