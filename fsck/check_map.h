@@ -23,6 +23,12 @@ struct check_map_ops {
 	/* Undo a claim made earlier in this same call (an entry dropped after
 	 * its children were claimed, a tree truncated). */
 	void (*unclaim)(void *priv, e4_ino_t ino, e4_blk_t pblk, uint64_t len, int meta);
+	/* Optional: tree block blk, whose only fault is its checksum, is to
+	 * get ino's (generation gen; answered yes).  A block another inode
+	 * claims too can match one tree only, which the driver knows once
+	 * every inode was walked: it writes the checksum then.  NULL: the
+	 * checker writes it at once.  0 or E4_ERR_NO_MEMORY. */
+	errcode_t (*defer_csum)(void *priv, e4_ino_t ino, uint32_t gen, e4_blk_t blk);
 };
 
 struct check_map_result {

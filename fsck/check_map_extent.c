@@ -339,8 +339,16 @@ static errcode_t child_node(struct cm *c, void *node, unsigned i, unsigned level
 		return 0;
 	}
 	p.recoverable = lost;
-	if (!cdirty && !csum_ok && cm_ask(c, PR_1_MAP_NODE_CSUM, &p))
-		cdirty = 1;
+	if (!cdirty && !csum_ok && cm_ask(c, PR_1_MAP_NODE_CSUM, &p)) {
+		/* the block may be another tree's too: the driver writes
+		 * the checksum once it knows (check_map.h) */
+		if (c->ops->defer_csum)
+			err = c->ops->defer_csum(c->priv, c->ino, c->gen, e.pblk);
+		else
+			cdirty = 1;
+		if (err)
+			return err;
+	}
 	p.recoverable = NULL;
 	if (cdirty) {
 		err = e4_extent_node_write(c->fs, c->ino, c->gen, e.pblk, child);

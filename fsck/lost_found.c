@@ -229,6 +229,7 @@ errcode_t p34_reconnect(struct pass1 *p, e4_ino_t ino, int *done)
 	char name[16];
 	e4_ino_t lpf;
 	uint32_t before;
+	int room = 1;
 	errcode_t err;
 
 	*done = 0;
@@ -245,6 +246,16 @@ errcode_t p34_reconnect(struct pass1 *p, e4_ino_t ino, int *done)
 		return 0;
 	}
 	snprintf(name, sizeof(name), "#%u", (unsigned)ino);
+	/* a full lost+found grows by a block only when the user agrees (as
+	 * the reference asks; -p stops there) */
+	err = e4_dir_has_room(p->fs, lpf, strlen(name), &room);
+	if (err && !p34_refusal(err))
+		return err;
+	pctx.dir = lpf;
+	if (!err && !room && !fix_problem(p->ctx, PR_3_EXPAND_LPF, &pctx)) {
+		fix_problem(p->ctx, PR_3_NO_ROOM_LEFT, &pctx);
+		return 0;
+	}
 	/* the stored count first: a stop leaves one link too many, never
 	 * an entry the count does not cover */
 	before = links_stored(p->links, ino);
@@ -295,10 +306,13 @@ errcode_t p34_fix_dotdot(struct pass1 *p, e4_ino_t dir, e4_ino_t parent)
 		return links_stored(p->links, parent) != before ? p34_adjust_stored(p, parent, -1) : 0;
 	}
 	/* the old target loses the link pass 2 counted (none when the '..'
-	 * named an inode since replaced: a new root) */
+	 * named an inode since replaced: a new root), and its stored count
+	 * with it, but never below the names left: a count already short
+	 * (the entry rewritten was the one it missed) stays for pass 4, so
+	 * a stop never leaves fewer links than names than it found */
 	if (!err && old && old == known && p34_in_use(p, old)) {
 		err = links_dec(p->links, old);
-		if (!err)
+		if (!err && links_stored(p->links, old) > links_counted(p->links, old))
 			err = p34_adjust_stored(p, old, -1);
 	}
 	if (!err)

@@ -93,6 +93,8 @@ errcode_t e4fsck_pass1(struct e4fsck *ctx, struct pass1 *p)
 		err = p1_ea_refcounts(p);
 	if (!err)
 		err = p1_ea_hashes(p);
+	if (!err)
+		err = p1_csum_write(p);
 	e4fsck_problem_summary(ctx);
 	if (err)
 		e4fsck_fail_msg(ctx, err, "in pass 1");

@@ -92,6 +92,9 @@ struct pass1 {
 	/* EA inodes whose kept value hash is to be set after the scan */
 	struct p1_ea_hash { e4_ino_t ino; uint32_t stored, hash; } *eahash;
 	size_t neahash, capeahash;
+	/* tree blocks whose checksum is to be rewritten (pass1_csum.c) */
+	struct p1_csum { e4_ino_t ino; uint32_t gen; e4_blk_t blk; } *csums;
+	size_t ncsums, capcsums;
 };
 
 /* pass1_meta.c */
@@ -161,6 +164,19 @@ errcode_t p1_check_inode(struct pass1 *p, e4_ino_t ino, union e4_inode_buf *ib, 
  * holding entries (pass 1's rule for a special inode or an unlinked one
  * it leaves as it is; pass 2 keeps the entries naming them). */
 int p1_holds_map(e4_fs *fs, const struct ext4_inode *in);
+
+/* pass1_csum.c: tree blocks failing only their checksum (answered yes).
+ * p1_csum_defer() notes one (check_map_ops.defer_csum; priv: struct
+ * pass1); p1_csum_forget() drops the current inode's notes in [blk, blk
+ * + len) (its claim undone); p1_csum_write(), after the scan, writes
+ * those of blocks no other inode claims and keeps the others for pass
+ * 1D, whose p1_csum_keepers() writes those keeps() says the noted inode
+ * alone holds now.  0, E4_ERR_NO_MEMORY, read and write errors. */
+errcode_t p1_csum_defer(void *priv, e4_ino_t ino, uint32_t gen, e4_blk_t blk);
+void p1_csum_forget(struct pass1 *p, e4_blk_t blk, uint64_t len);
+errcode_t p1_csum_write(struct pass1 *p);
+errcode_t p1_csum_keepers(struct pass1 *p, int (*keeps)(void *priv, e4_ino_t ino, e4_blk_t blk),
+			  void *priv);
 
 /* pass1.c: pass 1 into p (maps kept for pass 5; p1_maps_free() after). */
 errcode_t e4fsck_pass1(struct e4fsck *ctx, struct pass1 *p);

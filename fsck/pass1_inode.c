@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* One inode under check. */
@@ -95,13 +96,7 @@ static void check_dtime(struct ichk *c, int in_use)
 	int orphan_link = e4_le32(e4_super(c->p->fs)->s_last_orphan) &&
 			  dtime <= c->p->geo->inodes_count;
 
-	if (!in_use && e4_le16(c->in->i_mode) && !dtime && holds_map(c)) {
-		/* still referenced, perhaps: only the link count of passes
-		 * 2-4 may free it (pass 5 then only reports) */
-		pctx.num = e4_inode_blocks(c->p->fs, c->in);
-		say(c, PR_1_UNLINKED_HAS_DATA, &pctx);
-		c->p->maps_unsure = 1;
-	} else if (!in_use && e4_le16(c->in->i_mode) && !dtime) {
+	if (!in_use && e4_le16(c->in->i_mode) && !dtime) {
 		if (say(c, PR_1_ZERO_DTIME, &pctx)) {
 			c->in->i_dtime = e4_cpu_to_le32((uint32_t)c->p->ctx->now);
 			c->changed = 1;
@@ -725,6 +720,38 @@ static void check_reserved_size(struct ichk *c)
 		c->changed = 1;
 }
 
+/* A directory whose mode was damaged: not a directory by its mode, but
+ * its first block is one naming it as '.' (and, for the root, the root
+ * as '..'); made a directory again when the user agrees (the reference
+ * checks only device, FIFO and socket inodes, and clears a root of
+ * another type, losing its names). */
+static void check_really_dir(struct ichk *c)
+{
+	struct problem_ctx pctx = { 0 };
+	e4_ino_t dotdot = 0;
+	uint16_t mode = e4_le16(c->in->i_mode);
+	uint8_t *buf;
+	int yes;
+	uint64_t size = e4_inode_size(c->in);
+
+	/* a directory's size is whole blocks: other files are not read */
+	if (c->type == EXT4_S_IFDIR || (c->ino != EXT4_ROOT_INO && c->ino < c->p->geo->first_ino) ||
+	    (e4_le32(c->in->i_flags) & EXT4_INLINE_DATA_FL) || !holds_map(c) || !size ||
+	    size % c->p->geo->block_size)
+		return;
+	buf = malloc(c->p->geo->block_size);
+	yes = buf && !e4_dir_block_read(c->p->fs, c->ino, c->in, 0, buf, NULL) &&
+	      e4_dir_block_is_first(c->p->fs, c->ino, buf, &dotdot) &&
+	      (c->ino != EXT4_ROOT_INO || dotdot == EXT4_ROOT_INO);
+	free(buf);
+	pctx.num = mode;
+	if (!yes || !say(c, PR_1_MODE_REALLY_DIR, &pctx))
+		return;
+	c->in->i_mode = e4_cpu_to_le16((uint16_t)((mode & 07777) | EXT4_S_IFDIR));
+	c->type = EXT4_S_IFDIR;
+	c->changed = 1;
+}
+
 static errcode_t check_in_use(struct ichk *c)
 {
 	struct problem_ctx pctx = { 0 };
@@ -756,6 +783,7 @@ static errcode_t check_in_use(struct ichk *c)
 		c->type = 0;
 		return mark_in_use(c, 1);
 	}
+	check_really_dir(c);
 	err = mark_in_use(c, 1);
 	if (err)
 		return err;
@@ -800,6 +828,15 @@ errcode_t p1_check_inode(struct pass1 *p, e4_ino_t ino, union e4_inode_buf *ib, 
 	c.type = e4_le16(c.in->i_mode) & EXT4_S_IFMT;
 	c.csum_bad = !csum_ok;
 	p1_inode_begin(p, ino);
+	if (!in_use && c.in->i_mode && !c.in->i_dtime && holds_map(&c)) {
+		/* no links, no deletion time, data: still named, perhaps (a
+		 * stop inside a mkdir leaves one), so kept in use with its
+		 * count of 0: passes 2-4 count its names, reconnect it to
+		 * /lost+found when it has none (the reference deletes it) */
+		pctx.num = e4_inode_blocks(p->fs, c.in);
+		say(&c, PR_1_UNLINKED_HAS_DATA, &pctx);
+		in_use = 1;
+	}
 	if (!in_use)
 		check_dtime(&c, 0);
 	else

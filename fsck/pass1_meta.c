@@ -62,6 +62,9 @@ void p1_maps_free(struct pass1 *p)
 	free(p->dirs);
 	free(p->xrefs);
 	free(p->own);
+	free(p->csums);
+	p->csums = NULL;
+	p->ncsums = 0;
 	p1_ea_free(p);
 	free(p->buf);
 	p->buf = NULL;
@@ -312,6 +315,7 @@ static void unclaim_cb(void *priv, e4_ino_t ino, e4_blk_t pblk, uint64_t len, in
 	(void)meta;
 	if (!len)
 		return;
+	p1_csum_forget(p, pblk, len);	/* the block is no longer this tree's */
 	to_clusters(p, pblk, len, &c0, &n);
 	err = own_remove(p, c0, n);
 	/* a cluster another claim still holds stays in use */
@@ -322,7 +326,7 @@ static void unclaim_cb(void *priv, e4_ino_t ino, e4_blk_t pblk, uint64_t len, in
 		p->err = err;
 }
 
-const struct check_map_ops p1_claim_ops = { claim_cb, unclaim_cb };
+const struct check_map_ops p1_claim_ops = { claim_cb, unclaim_cb, p1_csum_defer };
 
 void p1_inode_release(struct pass1 *p, int xattr)
 {

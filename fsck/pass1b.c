@@ -23,6 +23,8 @@ void dup_free(struct dup_state *st)
 	free(st->inodes);
 	free(st->owners);
 	free(st->left);
+	free(st->mark);
+	st->mark = NULL;
 	st->claims = NULL;
 	st->inodes = NULL;
 	st->owners = NULL;
@@ -168,7 +170,8 @@ static errcode_t scan_inode(struct dup_state *st, e4_ino_t ino, const struct ext
 	errcode_t err = 0;
 
 	if (e4_inode_has_map(st->fs, in))
-		err = e4_map_iterate(st->fs, ino, in, E4_ITER_META | E4_ITER_AS_STORED, map_cb, &s);
+		err = e4_map_iterate(st->fs, ino, in,
+				     E4_ITER_META | E4_ITER_AS_STORED | E4_ITER_NOCSUM, map_cb, &s);
 	if (st->err)
 		return st->err;
 	if (err) {
@@ -212,7 +215,9 @@ static int owner_cmp(const void *a, const void *b)
 
 /* owners[]: each (cluster, inode) once, sorted; left[k]: the claims on
  * owners[k]'s cluster (set on every entry of the cluster's run): a block
- * one inode maps twice counts twice, as e2fsck counts it. */
+ * one inode maps twice counts twice, as e2fsck counts it.  On bigalloc
+ * the inodes on the cluster (an inode's blocks of one cluster are one
+ * claim on it: pass 1 counts its own cluster again as its own). */
 static errcode_t build_owners(struct dup_state *st)
 {
 	unsigned cb = st->p->geo->cluster_bits;
@@ -222,7 +227,8 @@ static errcode_t build_owners(struct dup_state *st)
 		return 0;
 	st->owners = calloc(st->nclaims, sizeof(*st->owners));
 	st->left = calloc(st->nclaims, sizeof(*st->left));
-	if (!st->owners || !st->left)
+	st->mark = calloc(st->nclaims, 1);
+	if (!st->owners || !st->left || !st->mark)
 		return E4_ERR_NO_MEMORY;
 	for (size_t k = 0; k < st->nclaims; k++)
 		st->owners[k] = (struct dup_owner){ st->claims[k].blk >> cb, st->claims[k].ino };
@@ -237,7 +243,7 @@ static errcode_t build_owners(struct dup_state *st)
 			if (n == start || st->owners[j].ino != st->owners[n - 1].ino)
 				st->owners[n++] = st->owners[j];
 		for (size_t j = start; j < n; j++)
-			st->left[j] = (uint32_t)r;
+			st->left[j] = (uint32_t)(cb ? n - start : r);
 	}
 	st->nowners = n;
 	return 0;
@@ -419,8 +425,6 @@ errcode_t e4fsck_pass1_dup(struct e4fsck *ctx, struct pass1 *p)
 	if (p->scan_failed || p->maps_unsure)
 		st.clone_why = "pass 1 could not account for every block, so no new block "
 			       "can be chosen safely";
-	else if (p->geo->cluster_bits)
-		st.clone_why = "cloning on bigalloc is not in this version";
 	else
 		st.clone_ok = 1;
 	if (ctx->answer == ANSWER_PREEN)

@@ -54,7 +54,9 @@ struct dup_state {
 	size_t ninodes, capinodes;
 	struct dup_owner *owners;
 	size_t nowners, capowners;
-	uint32_t *left;			/* per owners[] run: owners still on it */
+	uint32_t *left;			/* per owners[] run: claims (bigalloc: owners)
+					   still on it */
+	uint8_t *mark;			/* per owners[] entry: 1D's scratch */
 	int clone_ok;			/* maps complete: cloning may allocate */
 	const char *clone_why;		/* why not, when not */
 	int state_saved;		/* the fs was marked not clean by 1D */

@@ -14,8 +14,11 @@
  * not clean first; new blocks are taken from pass 1's in-use map (the
  * allocator's caller-map hook) and marked in the on-disk bitmaps too;
  * the copies are written; then the bitmaps; then the map change (new
- * tree blocks marked before the inode naming them is written).  A stop
- * leaves at most leaks.  The clean state comes back after pass 5, when
+ * tree blocks marked before the inode naming them is written; an extent
+ * tree with blocks of its own is rebuilt aside, so no block the device
+ * holds names a new one before the inode does); then an ordering point,
+ * so nothing after (pass 5 freeing the old blocks) reaches the device
+ * before the inode.  A stop leaves at most leaks.  The clean state comes back after pass 5, when
  * every shared block was settled (e4fsck_pass1_dup_finish()).
  */
 #include "pass1b.h"
@@ -109,14 +112,58 @@ static void left_add(struct dup_state *st, uint64_t c, int delta)
 		st->left[i] = (uint32_t)((int64_t)st->left[i] + delta);
 }
 
+/* The owners[] entry of (cluster c, inode ino). */
+static size_t owner_at(const struct dup_state *st, uint64_t c, e4_ino_t ino)
+{
+	size_t j = owners_of(st, c);
+
+	while (j < st->nowners && st->owners[j].cluster == c && st->owners[j].ino != ino)
+		j++;
+	return j;
+}
+
+/* bigalloc: the scratch marks of d's clusters cleared. */
+static void marks_clear(struct dup_state *st, const struct dup_inode *d)
+{
+	unsigned cb = st->p->geo->cluster_bits;
+
+	for (size_t k = d->first; cb && k < d->first + d->n; k++)
+		st->mark[owner_at(st, st->claims[k].blk >> cb, d->ino)] = 0;
+}
+
+/* left[] of the clusters d's copied claims are on, by delta: once per
+ * claim (bigalloc: once per cluster, d's claim on it). */
+static void left_copied(struct dup_state *st, const struct dup_inode *d, int delta)
+{
+	unsigned cb = st->p->geo->cluster_bits;
+
+	for (size_t k = d->first; k < d->first + d->n; k++) {
+		uint64_t cl = st->claims[k].blk >> cb;
+
+		if (!st->claims[k].copy)
+			continue;
+		if (cb) {
+			size_t j = owner_at(st, cl, d->ino);
+
+			if (st->mark[j])
+				continue;
+			st->mark[j] = 1;
+		}
+		left_add(st, cl, delta);
+	}
+	marks_clear(st, d);
+}
+
 /* Which of d's claims get a copy (claim->copy), as e2fsck decides: in
  * order, a data or xattr claim is copied while another claim remains on
  * its cluster or the cluster is metadata; the last claim keeps the
  * original (a block one inode maps twice: one mapping is copied).  When
  * one of d's tree or indirect blocks would stay shared, d's map is
  * rebuilt on new tree blocks (clone_data()): each of its tree-block
- * claims is marked copied (d leaves the block).  left[] is as before;
- * decide_commit() takes the copies off after a clone. */
+ * claims is marked copied (d leaves the block).  On bigalloc the unit is
+ * the cluster: d's blocks of one cluster are copied or kept together (a
+ * new cluster for the logical cluster, as e2fsck clones).  left[] is as
+ * before; decide_commit() takes the copies off after a clone. */
 static void decide(struct dup_state *st, struct dup_inode *d)
 {
 	unsigned cb = st->p->geo->cluster_bits;
@@ -125,13 +172,25 @@ static void decide(struct dup_state *st, struct dup_inode *d)
 	for (size_t k = d->first; k < d->first + d->n; k++) {
 		struct dup_claim *c = &st->claims[k];
 		uint64_t cl = c->blk >> cb;
+		size_t j = cb ? owner_at(st, cl, d->ino) : 0;
 
 		c->copy = 0;
-		if (c->kind != DUP_MAPBLK && (left_get(st, cl) > 1 || cluster_is_meta(st, cl))) {
+		if (c->kind == DUP_MAPBLK)
+			continue;
+		if (cb && (st->mark[j] & 1)) {
+			c->copy = (st->mark[j] & 2) != 0;	/* as d's cluster goes */
+			continue;
+		}
+		if (cb)
+			st->mark[j] |= 1;
+		if (left_get(st, cl) > 1 || cluster_is_meta(st, cl)) {
 			c->copy = 1;
 			left_add(st, cl, -1);
+			if (cb)
+				st->mark[j] |= 2;
 		}
 	}
+	marks_clear(st, d);
 	for (size_t k = d->first; k < d->first + d->n; k++) {
 		uint64_t cl = st->claims[k].blk >> cb;
 
@@ -144,16 +203,12 @@ static void decide(struct dup_state *st, struct dup_inode *d)
 			st->claims[k].copy = 1;
 			left_add(st, st->claims[k].blk >> cb, -1);
 		}
-	for (size_t k = d->first; k < d->first + d->n; k++)
-		if (st->claims[k].copy)
-			left_add(st, st->claims[k].blk >> cb, 1);
+	left_copied(st, d, 1);
 }
 
 static void decide_commit(struct dup_state *st, const struct dup_inode *d)
 {
-	for (size_t k = d->first; k < d->first + d->n; k++)
-		if (st->claims[k].copy)
-			left_add(st, st->claims[k].blk >> st->p->geo->cluster_bits, -1);
+	left_copied(st, d, -1);
 }
 
 /* Mark the filesystem not clean before the first change (once). */
@@ -264,6 +319,47 @@ static int collect_cb(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
 	return 0;
 }
 
+/* bigalloc: the logical cluster copied last and the new cluster it got. */
+struct new_cluster {
+	uint64_t lc;
+	e4_blk_t pc;	/* 0: none yet */
+};
+
+/* bigalloc: claims c[done, n) (one run): those inside c's logical cluster
+ * at done (*got of them) copied into the new cluster of that logical
+ * cluster (taken when *lc holds another), at their offsets in it; the
+ * remap noted. */
+static errcode_t bigalloc_copy(struct dup_state *st, union e4_inode_buf *ib,
+			       const struct dup_claim *c, uint64_t done, uint64_t n,
+			       struct new_cluster *lc, struct remap **rm, size_t *nrm,
+			       size_t *caprm, uint64_t *got, uint8_t *buf)
+{
+	unsigned cb = st->p->geo->cluster_bits;
+	uint64_t l = c->lblk + done, csize = 1ULL << cb, k, g;
+	e4_blk_t to;
+	errcode_t err = 0;
+
+	k = ((l >> cb) + 1) * csize - l;
+	*got = k < n - done ? k : n - done;
+	if (!lc->pc || lc->lc != l >> cb) {
+		e4_blk_t goal = e4_alloc_goal_for_file(st->fs, c->ino, e4_le16(ib->inode.i_mode),
+						       lc->pc ? lc->pc + csize : 0);
+
+		err = take_blocks(st, goal, csize, &lc->pc, &g);
+		if (err)
+			return err;
+		lc->lc = l >> cb;
+	}
+	to = lc->pc + (l & (csize - 1));
+	err = copy_blocks(st, c->blk + done, to, *got, buf);
+	if (!err && p1_grow((void **)rm, caprm, *nrm, sizeof(**rm)))
+		err = E4_ERR_NO_MEMORY;
+	if (!err)
+		(*rm)[(*nrm)++] = (struct remap){ l, *got, to,
+						  c->unwritten ? E4_MAP_UNWRITTEN : 0 };
+	return err;
+}
+
 /* d's map rebuilt in *ib on new tree or indirect blocks (one of its old
  * ones is shared and is left to its other owner): the data ranges as
  * they are, then the copies over them.  The old map blocks d held alone
@@ -278,15 +374,28 @@ static errcode_t rebuild_map(struct dup_state *st, struct dup_inode *d, union e4
 	e4_blk_t acl = e4_inode_file_acl(st->fs, &ib->inode);
 	errcode_t err;
 
-	err = e4_map_iterate(st->fs, d->ino, &ib->inode, 0, collect_cb, &data);
+	/* tree blocks are walked whatever their checksum (pass 1 judged
+	 * them; a shared one can match one owner only) */
+	err = e4_map_iterate(st->fs, d->ino, &ib->inode, E4_ITER_NOCSUM, collect_cb, &data);
 	if (!err)
-		err = e4_map_iterate(st->fs, d->ino, &ib->inode, E4_ITER_META, collect_cb, old);
+		err = e4_map_iterate(st->fs, d->ino, &ib->inode, E4_ITER_META | E4_ITER_NOCSUM,
+				     collect_cb, old);
 	if (err == 1)
 		err = E4_ERR_NO_MEMORY;
 	memset(nb.inode.i_block, 0, sizeof(nb.inode.i_block));
-	if (!err)
+	if (!err && !st->p->geo->cluster_bits) {
 		err = e4_inode_blocks_set(st->fs, &nb.inode,
 					  acl ? st->p->geo->cluster_size / 512 : 0);
+	} else if (!err) {
+		/* bigalloc: the map does not count data clusters (their
+		 * count stays); only the old tree's clusters go */
+		uint64_t ib_now = e4_inode_blocks(st->fs, &nb.inode), drop = 0;
+
+		for (size_t k = 0; k < old->n; k++)
+			if (old->v[k].flags & E4_MAP_META)
+				drop += st->p->geo->cluster_size / 512;
+		err = e4_inode_blocks_set(st->fs, &nb.inode, ib_now > drop ? ib_now - drop : 0);
+	}
 	if (!err)
 		err = e4_alloc_set_maps(st->fs, st->p->inuse, NULL);
 	for (size_t k = 0; k < data.n && !err; k++)
@@ -335,6 +444,17 @@ static int mark_tree_cb(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
 	return st->err ? 1 : 0;
 }
 
+/* 1 if the inode's map is an extent tree deeper than its root. */
+static int tree_has_blocks(const struct ext4_inode *in)
+{
+	struct e4_extent_node_head h;
+
+	if (!(e4_le32(in->i_flags) & EXT4_EXTENTS_FL))
+		return 0;
+	e4_extent_node_head(in->i_block, &h);
+	return h.depth > 0;
+}
+
 /* Copy d's shared data blocks and point its map at the copies. */
 static errcode_t clone_data(struct dup_state *st, struct dup_inode *d)
 {
@@ -344,6 +464,8 @@ static errcode_t clone_data(struct dup_state *st, struct dup_inode *d)
 	size_t nrm = 0, caprm = 0;
 	uint8_t *buf = NULL;
 	e4_blk_t last = 0;
+	unsigned cb = st->p->geo->cluster_bits;
+	struct new_cluster lc = { 0, 0 };
 	int rebuild = 0;
 	errcode_t err;
 
@@ -354,6 +476,14 @@ static errcode_t clone_data(struct dup_state *st, struct dup_inode *d)
 	err = e4_inode_read(st->fs, d->ino, &ib);
 	if (err)
 		return err;
+	/* An extent tree with blocks of its own is rebuilt on new blocks
+	 * too: remapped in place, a leaf split rewrites a node the inode on
+	 * disk names before the new sibling and the parent naming it reach
+	 * the device (the cache writes in block order), and a stop there
+	 * loses the entries moved.  Built aside, the new tree is reachable
+	 * only through the inode, written last. */
+	if (tree_has_blocks(&ib.inode))
+		rebuild = 1;
 	for (size_t k = d->first; k < d->first + d->n; k++)
 		if (st->claims[k].kind == DUP_XATTR && e4_inode_file_acl(st->fs, &ib.inode) !=
 							      st->claims[k].blk)
@@ -382,6 +512,14 @@ static errcode_t clone_data(struct dup_state *st, struct dup_inode *d)
 			e4_blk_t nb;
 			uint64_t got;
 
+			if (cb) {
+				/* bigalloc: the blocks of one logical cluster into
+				 * one new cluster, at their offsets in it */
+				err = bigalloc_copy(st, &ib, c, done, n, &lc, &rm, &nrm, &caprm,
+						    &got, buf);
+				done += got;
+				continue;
+			}
 			err = take_blocks(st, e4_alloc_goal_for_file(st->fs, d->ino,
 								      e4_le16(ib.inode.i_mode), last),
 					  n - done, &nb, &got);
@@ -433,6 +571,10 @@ static errcode_t clone_data(struct dup_state *st, struct dup_inode *d)
 		err = e4_order_point(st->fs);
 	if (!err)
 		err = e4_inode_write(st->fs, d->ino, &ib);
+	/* the inode on the device before anything frees what it named
+	 * (pass 5 frees the old tree and indirect blocks) */
+	if (!err)
+		err = e4_order_point(st->fs);
 	if (err) {
 		free(old.v);
 		return err;
@@ -491,6 +633,9 @@ static errcode_t settle(struct dup_state *st, struct dup_inode *d)
 		return 0;
 	}
 	why = st->clone_ok ? NULL : st->clone_why;
+	for (size_t k = d->first; !why && st->p->geo->cluster_bits && k < d->first + d->n; k++)
+		if (st->claims[k].kind == DUP_MAPBLK)
+			why = "a shared extent tree block on bigalloc is not cloned in this version";
 	if (!why)
 		decide(st, d);
 	if (why && !st->ctx->read_only) {
@@ -517,6 +662,21 @@ static errcode_t settle(struct dup_state *st, struct dup_inode *d)
 	return 0;
 }
 
+/* p1_csum_keepers(): 1 if ino is the one inode left on tree block blk
+ * (the others were cloned away; its own claim there was not). */
+static int keeps_node(void *priv, e4_ino_t ino, e4_blk_t blk)
+{
+	struct dup_state *st = priv;
+	struct dup_inode *d = dup_find(st, ino);
+
+	if (!d || left_get(st, blk >> st->p->geo->cluster_bits) != 1)
+		return 0;
+	for (size_t k = d->first; k < d->first + d->n; k++)
+		if (st->claims[k].blk == blk && st->claims[k].kind == DUP_MAPBLK)
+			return !(d->cloned && st->claims[k].copy);
+	return 0;
+}
+
 errcode_t dup_pass1d(struct dup_state *st)
 {
 	struct problem_ctx pctx = { 0 };
@@ -531,6 +691,10 @@ errcode_t dup_pass1d(struct dup_state *st)
 	for (size_t k = 0; k < st->ninodes && !err; k++)
 		if (st->inodes[k].ino != EXT4_BAD_INO && st->inodes[k].ino != EXT4_RESIZE_INO)
 			err = settle(st, &st->inodes[k]);
+	/* a shared tree block whose checksum pass 1 was to rewrite: for the
+	 * inode keeping it (pass1_csum.c) */
+	if (!err && !st->ctx->read_only)
+		err = p1_csum_keepers(st->p, keeps_node, st);
 	/* the state the filesystem had comes back after pass 5 (the leaks
 	 * the clones leave are its to free): e4fsck_pass1_dup_finish() */
 	st->p->dup_restore = st->state_saved && (st->old_state & EXT4_VALID_FS);

@@ -56,18 +56,28 @@ static errcode_t make_root(struct pass1 *p)
 	struct e4_time now = { p->ctx->now, 0 };
 	union e4_inode_buf ib;
 	e4_group_t g = e4_group_of_ino(p->fs, EXT4_ROOT_INO);
-	size_t i;
+	uint32_t links;
 	errcode_t err;
 
+	/* the block first, the inode naming it written once after it (a
+	 * stop between leaves a leak, never a root without its block); its
+	 * count takes in the entries already naming inode 2 (the '..' of
+	 * the directories it held: reconnecting them moves it down), so a
+	 * stop never leaves it fewer links than names */
+	links = links_counted(p->links, EXT4_ROOT_INO) + 2;
+	if (links > E4_LINK_MAX)
+		links = 1;
 	err = p34_write_begin(p);
 	if (!err)
 		err = e4_inode_init(p->fs, EXT4_ROOT_INO, EXT4_S_IFDIR | 0755, 0, 0, &now, 0, &ib);
 	if (!err)
+		ib.inode.i_links_count = e4_cpu_to_le16((uint16_t)links);
+	if (!err)
 		err = e4_inode_mark(p->fs, EXT4_ROOT_INO, 1, 1, NULL);
 	if (!err)
-		err = e4_inode_write(p->fs, EXT4_ROOT_INO, &ib);
+		err = e4_dir_build_inode(p->fs, EXT4_ROOT_INO, &ib, EXT4_ROOT_INO, NULL, 0, 0, 0);
 	if (!err)
-		err = e4_dir_build(p->fs, EXT4_ROOT_INO, EXT4_ROOT_INO, NULL, 0, 0, 0);
+		err = e4_order_point(p->fs);
 	if (!err)
 		err = e4_bmap_set(p->inodes, EXT4_ROOT_INO);
 	if (!err)
@@ -79,15 +89,9 @@ static errcode_t make_root(struct pass1 *p)
 	dirs_find(&p->dirinfo, EXT4_ROOT_INO)->dotdot = EXT4_ROOT_INO;
 	if (g < p->geo->group_count)
 		p->dirs[g]++;
-	/* the '..' entries naming the old inode 2 are not links of the new
-	 * root: the directories holding them are unconnected now, and
-	 * reconnecting rewrites their '..' without moving its count */
-	for (i = 0; i < p->dirinfo.n; i++)
-		if (p->dirinfo.v[i].ino != EXT4_ROOT_INO && p->dirinfo.v[i].dotdot == EXT4_ROOT_INO)
-			p->dirinfo.v[i].dotdot = 0;
-	err = links_set_stored(p->links, EXT4_ROOT_INO, 2);
+	err = links_set_stored(p->links, EXT4_ROOT_INO, links);
 	if (!err)
-		err = links_set_counted(p->links, EXT4_ROOT_INO, 2);
+		err = links_set_counted(p->links, EXT4_ROOT_INO, links_counted(p->links, EXT4_ROOT_INO) + 2);
 	return err;
 }
 

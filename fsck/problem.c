@@ -31,6 +31,7 @@ static const struct {
 	[PROMPT_CREATE] = { "Create", "CREATED" },
 	[PROMPT_ALLOCATE] = { "Allocate", "ALLOCATED" },
 	[PROMPT_UNLINK] = { "Unlink", "UNLINKED" },
+	[PROMPT_EXPAND] = { "Expand", "EXPANDED" },
 };
 
 const char *e4fsck_prompt_question(enum prompt p)

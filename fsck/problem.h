@@ -69,6 +69,7 @@ enum prompt {
 	PROMPT_CREATE,
 	PROMPT_ALLOCATE,
 	PROMPT_UNLINK,
+	PROMPT_EXPAND,		/* grow /lost+found (passes 3 and 4) */
 	PROMPT_MAX
 };
 
@@ -260,6 +261,8 @@ struct problem_state {
 #define PR_1_XATTR_HASH			0x010060
 #define PR_1_EA_INODE_HASH		0x010061
 #define PR_1_EA_INODE_VALUE		0x010062
+/* pass 1: a directory whose mode was damaged */
+#define PR_1_MODE_REALLY_DIR		0x010063
 #define PR_1_BAD_INO_INVALID		0x010070
 #define PR_1_QUOTA_INO_UNUSED_DATA	0x010071
 #define PR_1_RESERVED_BAD_MODE		0x010072
@@ -337,6 +340,8 @@ struct problem_state {
 #define PR_3_DOTDOT_ERROR		0x03000c
 #define PR_3_LOOP_CUT_ERROR		0x03000d
 #define PR_3_CONNECT_MAPS_UNSURE	0x03000e
+#define PR_3_EXPAND_LPF			0x03000f
+#define PR_3_NO_ROOM_LEFT		0x030010
 
 /* Pass 4: reference counts (problems_pass4.c). */
 #define PR_4_PASS_HEADER		0x040000

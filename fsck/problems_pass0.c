@@ -176,7 +176,7 @@ static const struct problem_row rows[] = {
 	R(PR_0_ROOT_UNMOUNTABLE,
 	  "The root inode is one the kernel refuses at mount (%e); the full "
 	  "check must repair it.\n",
-	  PROMPT_NONE, PR_FULL_CHECK),
+	  PROMPT_NONE, PR_FULL_CHECK | PR_FULL_CHECK_P15),	/* passes 1 and 3 do */
 	R(PR_0_JOURNAL_HOLE,
 	  "The journal (inode %i) is invalid: its logical block %n maps to no "
 	  "block inside the filesystem (the kernel aborts such a journal at its "

@@ -114,13 +114,13 @@ static const struct problem_row rows[] = {
 	  PROMPT_FIX, PR_PREEN_OK, 50),
 	M(PR_1_EA_INODE_UNNAMED,
 	  "Note: EA inode %i (reference count %n) is named by no attribute entry; if no "
-	  "directory names it either, it is the reference-count pass's (not in this "
-	  "version) to handle.\n",
+	  "directory names it either, it is left as it is (pass 4 leaves EA inodes to "
+	  "these counts).\n",
 	  PROMPT_NONE, PR_NOT_A_FIX, 50),
 	M(PR_1_SPECIAL_HAS_DATA,
 	  "Device, FIFO or socket inode %i (mode %x) holds a block map: its file type may be "
-	  "what is damaged (passes 2-4, not in this version, would check it against its "
-	  "directory entry).\n",
+	  "what is damaged (its directory entry's file type is the other witness, left to "
+	  "passes 2-4).\n",
 	  PROMPT_FIX, PR_DESTRUCTIVE, 50),
 	M(PR_1_XATTR_BLOCK_READ,
 	  "Inode %i's extended attribute block %b cannot be read (%e): left as it is, still "
@@ -132,8 +132,9 @@ static const struct problem_row rows[] = {
 	  PROMPT_FIX, 0, 50),
 	M(PR_1_UNLINKED_HAS_DATA,
 	  "Inode %i has no links and a zero deletion time, but holds %n blocks (512-byte "
-	  "units): left (passes 2-4, not in this version, would count its links).\n",
-	  PROMPT_NONE, PR_LEFT, 50),
+	  "units): kept in use, its links left to passes 2-4 to count (reconnected to "
+	  "/lost+found if nothing names it).\n",
+	  PROMPT_NONE, PR_NOT_A_FIX, 50),
 	R(PR_1_JOURNAL_KEPT,
 	  "Journal inode %i is damaged (pass 0 kept it, or it differs from the superblock's "
 	  "backup of its map): left as it is, and pass 5 only reports.\n",
@@ -161,6 +162,10 @@ static const struct problem_row rows[] = {
 	  "it keeps (%X) and %S: the value may be damaged (left as it is; the kernel refuses "
 	  "to read it).\n",
 	  PROMPT_NONE, PR_LEFT, 50),
+	M(PR_1_MODE_REALLY_DIR,
+	  "Inode %i has mode %x, but its first block is a directory block naming it as '.': "
+	  "its mode is what is damaged (the fix makes it a directory again).\n",
+	  PROMPT_FIX, 0, 50),
 	M(PR_1_BAD_INO_INVALID,
 	  "The bad-block inode (%i) is no valid bad-block list (%s): it holds no "
 	  "user data, and is to be emptied.\n",

@@ -61,6 +61,13 @@ static const struct problem_row rows[] = {
 	  "/lost+found while blocks claimed twice (or a damaged map) are unresolved: "
 	  "nothing is allocated until they are.\n",
 	  PROMPT_NONE, PR_LEFT),
+	R(PR_3_EXPAND_LPF,
+	  "No room in lost+found directory.  ",
+	  PROMPT_EXPAND, 0),
+	R(PR_3_NO_ROOM_LEFT,
+	  "Inode %i is not connected: /lost+found (inode %I) has no room and was not "
+	  "expanded.\n",
+	  PROMPT_NONE, PR_LEFT),
 };
 
 const struct problem_pass e4fsck_problems_pass3 = {

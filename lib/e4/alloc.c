@@ -70,6 +70,31 @@ static void sb_free_inodes_add(e4_fs *fs, int64_t n)
 }
 
 /* ---- blocks ----------------------------------------------------------- */
+/* Group g's cached on-disk bitmap (inode: the inode bitmap) for a mark;
+ * with the caller's maps set (lax) one failing its checksum is taken as
+ * it reads (the mark and the flush give it a new one; pass 5 rewrites it
+ * from the maps anyway) and *map is NULL when the descriptor places it
+ * outside the filesystem (nothing to mark). */
+static errcode_t disk_map(e4_fs *fs, e4_group_t g, int inode, uint8_t **map)
+{
+	errcode_t err = e4_bitmap_cached(fs, g, inode, map);
+
+	if (!fs->alloc_maps[inode])
+		return err;
+	if (err == (inode ? E4_ERR_INODE_BITMAP_CSUM : E4_ERR_BLOCK_BITMAP_CSUM)) {
+		err = e4_bitmap_cached_relaxed(fs, g, inode, map);
+		/* written at the next flush with its checksum, whether or
+		 * not the mark changes a bit (the copy hides the mismatch) */
+		if (!err)
+			fs->alloc_dirty[g] |= (inode ? DIRTY_IB : DIRTY_BB) | DIRTY_GD;
+	}
+	if (err == E4_ERR_GD_BAD_LOCATION) {
+		*map = NULL;
+		err = 0;
+	}
+	return err;
+}
+
 /* Apply the change to clusters [c0, c1) of group g. */
 static errcode_t mark_clusters(e4_fs *fs, e4_group_t g, uint64_t c0, uint64_t c1, int in_use,
 			       uint64_t *changed)
@@ -82,8 +107,8 @@ static errcode_t mark_clusters(e4_fs *fs, e4_group_t g, uint64_t c0, uint64_t c1
 	err = e4_group_get(fs, g, &d);
 	if (err)
 		return err;
-	err = e4_bitmap_cached(fs, g, 0, &map);
-	if (err)
+	err = disk_map(fs, g, 0, &map);
+	if (err || !map)
 		return err;
 	for (uint64_t c = c0; c < c1; c++) {
 		if (e4_bit_test(map, c) != !!in_use) {
@@ -132,8 +157,15 @@ errcode_t e4_block_mark(e4_fs *fs, e4_blk_t blk, uint64_t count, int in_use,
 		return E4_ERR_BAD_BLOCK_NUM;
 	if (!in_use)	/* after a failed write-back: see e4_io_forget() */
 		e4_io_forget(fs->io, blk, count);
-	if (fs->alloc_maps[0])
-		return e4_alloc_hook_block_mark(fs, blk, count, in_use, changed);
+	if (fs->alloc_maps[0]) {
+		/* the caller's map; a mark in use reaches the on-disk bitmap
+		 * too (below), so a stop before pass 5 never leaves a block
+		 * in use marked free; a free waits for pass 5 (a leak) */
+		err = e4_alloc_hook_block_mark(fs, blk, count, in_use, changed);
+		if (err || !in_use)
+			return err;
+		changed = NULL;
+	}
 	while (count) {
 		e4_group_t g = e4_group_of_block(fs, blk);
 		e4_blk_t first = e4_group_first_block(fs, g), last = e4_group_last_block(fs, g);
@@ -163,8 +195,55 @@ errcode_t e4_alloc_block_group_init(e4_fs *fs, e4_group_t g)
 }
 
 /* ---- inodes ----------------------------------------------------------- */
+/* Inode idx of group g (descriptor d, bitmap map) marked: the used
+ * table, INODE_UNINIT and bg_itable_unused as the kernel keeps them, the
+ * counts.  force_zero: zero up to idx even when the bitmap has it in use
+ * already (the caller's map decides what is free there). */
+static errcode_t disk_inode_mark(e4_fs *fs, e4_group_t g, struct e4_group *d, uint8_t *map,
+				 uint32_t idx, int in_use, int is_dir, int force_zero, int *changed)
+{
+	errcode_t err;
+
+	if (in_use && e4_alloc_uninit_valid(fs)) {
+		/* the table up to ino becomes the used part: no garbage there */
+		if ((force_zero || !e4_bit_test(map, idx)) && idx > e4_alloc_itable_dirty_from(fs, d)) {
+			err = e4_alloc_itable_zero(fs, g, e4_alloc_itable_dirty_from(fs, d), idx);
+			if (err)
+				return err;
+		}
+		if (d->flags & EXT4_BG_INODE_UNINIT) {
+			d->flags &= (uint16_t)~EXT4_BG_INODE_UNINIT;
+			fs->alloc_dirty[g] |= DIRTY_IB | DIRTY_GD;
+		}
+		if (d->itable_unused > group_inodes(fs) - (idx + 1)) {
+			d->itable_unused = group_inodes(fs) - (idx + 1);
+			fs->alloc_dirty[g] |= DIRTY_GD;
+		}
+	}
+	if (e4_bit_test(map, idx) != !!in_use) {
+		e4_bit_put(map, idx, in_use);
+		if (in_use) {
+			d->free_inodes = d->free_inodes ? d->free_inodes - 1 : 0;
+			if (is_dir)
+				d->used_dirs++;
+		} else {
+			d->free_inodes++;
+			if (is_dir && d->used_dirs)
+				d->used_dirs--;
+		}
+		sb_free_inodes_add(fs, in_use ? -1 : 1);
+		fs->alloc_dirty[g] |= DIRTY_IB | DIRTY_GD;
+		if (changed)
+			*changed = 1;
+	}
+	if (fs->alloc_dirty[g] & DIRTY_GD)
+		return e4_group_set(fs, g, d);
+	return 0;
+}
+
 errcode_t e4_inode_mark(e4_fs *fs, e4_ino_t ino, int in_use, int is_dir, int *changed)
 {
+	int hook = fs->alloc_maps[1] != NULL;
 	struct e4_group d;
 	e4_group_t g;
 	uint32_t idx;
@@ -178,51 +257,21 @@ errcode_t e4_inode_mark(e4_fs *fs, e4_ino_t ino, int in_use, int is_dir, int *ch
 		return err;
 	if (ino < 1 || ino > fs->geom.inodes_count)
 		return E4_ERR_BAD_INODE_NUM;
-	if (fs->alloc_maps[1])
+	if (hook && !in_use)	/* the caller's map: a free waits for it */
 		return e4_alloc_hook_inode_mark(fs, ino, in_use, changed);
 	g = e4_group_of_ino(fs, ino);
 	idx = (ino - 1) % group_inodes(fs);
 	err = e4_group_get(fs, g, &d);
-	if (err)
-		return err;
-	err = e4_bitmap_cached(fs, g, 1, &map);
-	if (err)
-		return err;
-	if (in_use && e4_alloc_uninit_valid(fs)) {
-		/* the table up to ino becomes the used part: no garbage there */
-		if (!e4_bit_test(map, idx) && idx > e4_alloc_itable_dirty_from(fs, &d)) {
-			err = e4_alloc_itable_zero(fs, g, e4_alloc_itable_dirty_from(fs, &d), idx);
-			if (err)
-				return err;
-		}
-		if (d.flags & EXT4_BG_INODE_UNINIT) {
-			d.flags &= (uint16_t)~EXT4_BG_INODE_UNINIT;
-			fs->alloc_dirty[g] |= DIRTY_IB | DIRTY_GD;
-		}
-		if (d.itable_unused > group_inodes(fs) - (idx + 1)) {
-			d.itable_unused = group_inodes(fs) - (idx + 1);
-			fs->alloc_dirty[g] |= DIRTY_GD;
-		}
-	}
-	if (e4_bit_test(map, idx) != !!in_use) {
-		e4_bit_put(map, idx, in_use);
-		if (in_use) {
-			d.free_inodes = d.free_inodes ? d.free_inodes - 1 : 0;
-			if (is_dir)
-				d.used_dirs++;
-		} else {
-			d.free_inodes++;
-			if (is_dir && d.used_dirs)
-				d.used_dirs--;
-		}
-		sb_free_inodes_add(fs, in_use ? -1 : 1);
-		fs->alloc_dirty[g] |= DIRTY_IB | DIRTY_GD;
-		if (changed)
-			*changed = 1;
-	}
-	if (fs->alloc_dirty[g] & DIRTY_GD)
-		return e4_group_set(fs, g, &d);
-	return 0;
+	if (!err)
+		err = disk_map(fs, g, 1, &map);
+	if (err || !hook)
+		return err ? err : disk_inode_mark(fs, g, &d, map, idx, in_use, is_dir, 0, changed);
+	/* the caller's map set: in use on disk too (a stop before the map
+	 * is stored never leaves the inode marked free), then in the map
+	 * (which has nothing more to zero: the used part covers ino now) */
+	if (map)
+		err = disk_inode_mark(fs, g, &d, map, idx, 1, is_dir, 1, NULL);
+	return err ? err : e4_alloc_hook_inode_mark(fs, ino, in_use, changed);
 }
 
 /* ---- counts ----------------------------------------------------------- */

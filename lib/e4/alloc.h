@@ -72,10 +72,15 @@ errcode_t e4_alloc_free_inode(e4_fs *fs, e4_ino_t ino, uint16_t mode);
  * e4_block_find_free, e4_block_mark, e4_inode_find_free, e4_inode_mark
  * search and change blocks (a map shaped by e4_bmap_new_blocks(): one bit
  * per cluster) and inodes (e4_bmap_new_inodes()) instead of the on-disk
- * bitmaps, and leave descriptors, the superblock and the on-disk bitmaps
- * alone (e4_bmap_store_blocks() / e4_bmap_store_inodes() write them from
- * the maps, free counts, UNINIT flags and bg_itable_unused included;
- * bg_used_dirs_count is the caller's).  Full groups are then found from
+ * bitmaps.  A mark in use is made on the cached on-disk bitmaps too, with
+ * the descriptors' counts and flags and bg_itable_unused as without the
+ * maps (written at the next flush or ordering point, before what names
+ * it: a stop before the maps are stored never leaves something in use
+ * marked free; a bitmap failing its checksum is marked as it reads, one
+ * placed outside the filesystem is not); a mark free changes only the
+ * map (a stop leaves a leak).  e4_bmap_store_blocks() /
+ * e4_bmap_store_inodes() then write the bitmaps and counts from the maps
+ * (bg_used_dirs_count is the caller's).  Full groups are then found from
  * the map, not the descriptors.  Inode table blocks are still zeroed as
  * e4_alloc_inode() says, from past the group's highest inode in the map.
  * Either map may be NULL (that kind goes on using the on-disk bitmaps);

@@ -117,7 +117,7 @@ errcode_t e4_read_inode_bitmap(e4_fs *fs, e4_group_t g, uint8_t *buf)
 	return 0;
 }
 
-errcode_t e4_bitmap_cached(e4_fs *fs, e4_group_t g, int inode, uint8_t **out)
+static errcode_t bitmap_cached(e4_fs *fs, e4_group_t g, int inode, int relaxed, uint8_t **out)
 {
 	uint8_t **slot = inode ? &fs->inode_bitmaps[g] : &fs->block_bitmaps[g];
 	uint8_t *buf;
@@ -131,12 +131,24 @@ errcode_t e4_bitmap_cached(e4_fs *fs, e4_group_t g, int inode, uint8_t **out)
 	if (!buf)
 		return E4_ERR_NO_MEMORY;
 	err = inode ? e4_read_inode_bitmap(fs, g, buf) : e4_read_block_bitmap(fs, g, buf);
+	if (relaxed && err == (inode ? E4_ERR_INODE_BITMAP_CSUM : E4_ERR_BLOCK_BITMAP_CSUM))
+		err = 0;
 	if (err) {
 		free(buf);
 		return err;
 	}
 	*slot = *out = buf;
 	return 0;
+}
+
+errcode_t e4_bitmap_cached(e4_fs *fs, e4_group_t g, int inode, uint8_t **out)
+{
+	return bitmap_cached(fs, g, inode, 0, out);
+}
+
+errcode_t e4_bitmap_cached_relaxed(e4_fs *fs, e4_group_t g, int inode, uint8_t **out)
+{
+	return bitmap_cached(fs, g, inode, 1, out);
 }
 
 errcode_t e4_test_block(e4_fs *fs, e4_blk_t blk, int *in_use)

@@ -591,3 +591,32 @@ errcode_t e4_dir_block_read(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *in
 	}
 	return e4_dir_read_lblk(fs, ino, inode, lblk, buf);
 }
+
+int e4_dir_block_is_first(e4_fs *fs, e4_ino_t ino, const void *buf, e4_ino_t *dotdot)
+{
+	const uint8_t *b = buf;
+	unsigned bs = fs->geom.block_size, off = 0, n = 0;
+	int ft = e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FILETYPE);
+
+	while (off < bs) {
+		uint32_t inum;
+		unsigned rl, nl;
+
+		if (bs - off < 12)
+			return 0;
+		inum = e4_le32(*(const uint32_t *)(const void *)(b + off));
+		rl = e4_rec_len_from_disk(e4_le16(*(const uint16_t *)(const void *)(b + off + 4)), bs);
+		nl = b[off + 6] | (ft ? 0u : (unsigned)b[off + 7] << 8);
+		if (rl < 12 || (rl & 3) || rl > bs - off || nl + 8 > rl || inum > fs->geom.inodes_count)
+			return 0;
+		if (n == 0 && (inum != ino || nl != 1 || b[off + 8] != '.' || rl != 12))
+			return 0;
+		if (n == 1 && (!inum || nl != 2 || b[off + 8] != '.' || b[off + 9] != '.'))
+			return 0;
+		if (n == 1)
+			*dotdot = inum;
+		off += rl;
+		n++;
+	}
+	return n >= 2;
+}

@@ -377,8 +377,9 @@ static errcode_t check_args(e4_fs *fs, e4_ino_t parent, const struct e4_new_dire
 	return 0;
 }
 
-errcode_t e4_dir_build(e4_fs *fs, e4_ino_t dir, e4_ino_t parent, const struct e4_new_dirent *ents,
-		       size_t n, unsigned flags, unsigned slack_pct)
+static errcode_t dir_build(e4_fs *fs, e4_ino_t dir, union e4_inode_buf *ib, e4_ino_t parent,
+			   const struct e4_new_dirent *ents, size_t n, unsigned flags,
+			   unsigned slack_pct)
 {
 	struct e4_dirw w;
 	struct plan pl = { 0 };
@@ -394,7 +395,7 @@ errcode_t e4_dir_build(e4_fs *fs, e4_ino_t dir, e4_ino_t parent, const struct e4
 	err = check_args(fs, parent, ents, n, slack_pct);
 	if (err)
 		return err;
-	err = e4_dirw_open(fs, dir, &w);
+	err = e4_dirw_open_ib(fs, dir, ib, &w);
 	if (err)
 		return err;
 	if (!empty_inode(&w.ib.inode)) {
@@ -408,6 +409,8 @@ errcode_t e4_dir_build(e4_fs *fs, e4_ino_t dir, e4_ino_t parent, const struct e4
 		if (err || done) {
 			if (!err)
 				err = e4_dirw_close(&w);
+			if (!err && ib)
+				*ib = w.ib;
 			goto out;
 		}
 	}
@@ -479,7 +482,13 @@ errcode_t e4_dir_build(e4_fs *fs, e4_ino_t dir, e4_ino_t parent, const struct e4
 	if (indexed)
 		w.ib.inode.i_flags = e4_cpu_to_le32(e4_le32(w.ib.inode.i_flags) | EXT4_INDEX_FL);
 	w.dirty = 1;
-	err = e4_dirw_close(&w);
+	/* the blocks, marked in use, on the disk before the inode naming
+	 * them (the cache writes a step's blocks sorted by number) */
+	err = e4_order_point_primary(fs, 0);
+	if (!err)
+		err = e4_dirw_close(&w);
+	if (!err && ib)
+		*ib = w.ib;
 out:
 	free(order);
 	free(tmp);
@@ -488,4 +497,18 @@ out:
 	free(pl.key);
 	free(r.ext);
 	return err;
+}
+
+errcode_t e4_dir_build(e4_fs *fs, e4_ino_t dir, e4_ino_t parent, const struct e4_new_dirent *ents,
+		       size_t n, unsigned flags, unsigned slack_pct)
+{
+	return dir_build(fs, dir, NULL, parent, ents, n, flags, slack_pct);
+}
+
+errcode_t e4_dir_build_inode(e4_fs *fs, e4_ino_t dir, union e4_inode_buf *ib, e4_ino_t parent,
+			     const struct e4_new_dirent *ents, size_t n, unsigned flags,
+			     unsigned slack_pct)
+{
+	return ib ? dir_build(fs, dir, ib, parent, ents, n, flags, slack_pct)
+		  : E4_ERR_INVALID_ARGUMENT;
 }

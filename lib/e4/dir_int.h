@@ -130,6 +130,10 @@ struct e4_dirw {
 /* Read dir for writing: E4_ERR_READ_ONLY, E4_ERR_NOT_DIR,
  * E4_ERR_UNSUPPORTED (casefold, encrypt), inode read errors. */
 errcode_t e4_dirw_open(e4_fs *fs, e4_ino_t dir, struct e4_dirw *w);
+/* e4_dirw_open() on the inode image ib (not read: it may not be on the
+ * disk yet; ib NULL: read). */
+errcode_t e4_dirw_open_ib(e4_fs *fs, e4_ino_t dir, const union e4_inode_buf *ib,
+			  struct e4_dirw *w);
 /* Write the inode back if it changed. */
 errcode_t e4_dirw_close(struct e4_dirw *w);
 /* Read / write logical block lblk (one block). */

@@ -63,13 +63,22 @@ errcode_t e4_dx_csum_set(e4_fs *fs, e4_ino_t dir, uint32_t generation, void *blo
 
 errcode_t e4_dirw_open(e4_fs *fs, e4_ino_t dir, struct e4_dirw *w)
 {
-	errcode_t err;
+	return e4_dirw_open_ib(fs, dir, NULL, w);
+}
+
+errcode_t e4_dirw_open_ib(e4_fs *fs, e4_ino_t dir, const union e4_inode_buf *ib,
+			  struct e4_dirw *w)
+{
+	errcode_t err = 0;
 	uint32_t iflags;
 
 	memset(w, 0, sizeof(*w));
 	if (!(e4_open_flags(fs) & E4_OPEN_RW))
 		return E4_ERR_READ_ONLY;
-	err = e4_inode_read(fs, dir, &w->ib);
+	if (ib)
+		w->ib = *ib;
+	else
+		err = e4_inode_read(fs, dir, &w->ib);
 	if (err)
 		return err;
 	if (!e4_is_dir(&w->ib.inode))
@@ -756,4 +765,35 @@ errcode_t e4_dir_set_entry(e4_fs *fs, e4_ino_t dir, const char *name, size_t len
 	if (!err && old_ino)
 		*old_ino = was.ino;
 	return err ? err : err2;
+}
+
+struct room {
+	unsigned need;
+	int found;
+};
+
+static int room_cb(const struct e4_dirent *d, void *priv)
+{
+	struct room *r = priv;
+	unsigned used = d->inode ? e4_dirent_min_rec(d->name_len) : 0;
+
+	if (d->rec_len < used + r->need)
+		return 0;
+	r->found = 1;
+	return 1;
+}
+
+errcode_t e4_dir_has_room(e4_fs *fs, e4_ino_t dir, size_t len, int *room)
+{
+	struct room r = { e4_dirent_min_rec((unsigned)len), 0 };
+	union e4_inode_buf ib;
+	errcode_t err;
+
+	*room = 1;
+	err = e4_inode_read(fs, dir, &ib);
+	if (err || (e4_le32(ib.inode.i_flags) & (EXT4_INDEX_FL | EXT4_INLINE_DATA_FL)))
+		return err;
+	err = e4_dir_iterate(fs, dir, E4_DIR_EMPTY, room_cb, &r);
+	*room = r.found;
+	return r.found ? 0 : err;	/* (the walk stopped by room_cb) */
 }

@@ -90,6 +90,12 @@ errcode_t e4_dir_remove(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, e
 errcode_t e4_dir_set_entry(e4_fs *fs, e4_ino_t dir, const char *name, size_t len, e4_ino_t ino,
 			   uint8_t file_type, e4_ino_t *old_ino);
 
+/* *room = 1 when an entry of a name of len bytes fits in linear directory
+ * dir without a new block (an entry's slack or an empty entry holds it),
+ * else 0; an indexed or inline directory: 1 (not judged here).  Errors
+ * of e4_inode_read() and e4_dir_iterate(). */
+errcode_t e4_dir_has_room(e4_fs *fs, e4_ino_t dir, size_t len, int *room);
+
 #define E4_DIR_BUILD_LINEAR	0x0001	/* never index, even with dir_index */
 #define E4_DIR_BUILD_INLINE	0x0002	/* inline (section 8.6) when it fits */
 /* Write directory dir from scratch in one pass: "." (dir), ".." (parent)
@@ -120,6 +126,14 @@ errcode_t e4_dir_set_entry(e4_fs *fs, e4_ino_t dir, const char *name, size_t len
  * E4_ERR_NO_MEMORY. */
 errcode_t e4_dir_build(e4_fs *fs, e4_ino_t dir, e4_ino_t parent, const struct e4_new_dirent *ents,
 		       size_t n, unsigned flags, unsigned slack_pct);
+/* e4_dir_build() on the inode image ib (initialised as it says), not
+ * read from the disk: the inode is written once, after the blocks it
+ * names and their bitmap marks (a stop before leaves only a leak; a
+ * new inode need not be written first).  ib gets the inode as written.
+ * Errors of e4_dir_build(); E4_ERR_INVALID_ARGUMENT for ib NULL. */
+errcode_t e4_dir_build_inode(e4_fs *fs, e4_ino_t dir, union e4_inode_buf *ib, e4_ino_t parent,
+			     const struct e4_new_dirent *ents, size_t n, unsigned flags,
+			     unsigned slack_pct);
 
 /* Set the 12-byte dirent tail of a leaf block of directory dir (section
  * 8.3): reserved fields, rec_len 12, file type 0xDE and the crc32c over

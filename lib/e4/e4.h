@@ -839,6 +839,9 @@ errcode_t e4_bmap(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 
 #define E4_ITER_META		0x0001	/* also report tree/indirect blocks */
 #define E4_ITER_AS_STORED	0x0002	/* go on past damage (below) */
+#define E4_ITER_NOCSUM		0x0004	/* tree blocks failing only their checksum
+					   are walked (a checker that judged them:
+					   e4fsck's passes 1B-1D) */
 /* Call cb for every mapped range in ascending logical order (and, with
  * E4_ITER_META, every mapping block before the ranges it covers).  A
  * nonzero return from cb stops the walk and is returned as is.  Indirect
@@ -972,6 +975,13 @@ errcode_t e4_namei(e4_fs *fs, e4_ino_t root, e4_ino_t cwd, const char *path,
  * Errors of e4_bmap(); a hole or unwritten block: E4_ERR_DIR_CORRUPT. */
 errcode_t e4_dir_block_read(e4_fs *fs, e4_ino_t ino, const struct ext4_inode *inode,
 			    uint64_t lblk, void *buf, e4_blk_t *pblk);
+/* 1 when buf (one fs block) is the first block of directory ino as
+ * mkdir makes it: '.' naming ino (rec_len 12), then '..' naming an inode
+ * in range (*dotdot), and entries whose rec_lens run exactly to the
+ * block's end, each holding its name, none naming an inode out of range
+ * (a checksum tail is such an entry).  0 otherwise.  Checksums are not
+ * read: the inode naming itself is the witness (section 8). */
+int e4_dir_block_is_first(e4_fs *fs, e4_ino_t ino, const void *buf, e4_ino_t *dotdot);
 
 /* htree hash of name (section 8.5).  version: DX_HASH_* 0..5 (3..5 are the
  * unsigned-char forms).  seed: 4 words in CPU order, NULL or all-zero for

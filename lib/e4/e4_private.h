@@ -84,6 +84,9 @@ e4_blk_t e4_group_meta_desc_block(e4_fs *fs, e4_group_t g);
 /* Group g's block (inode != 0: inode) bitmap, read once and cached in
  * fs->block_bitmaps / fs->inode_bitmaps (bitmap.c).  Bitmap read errors. */
 errcode_t e4_bitmap_cached(e4_fs *fs, e4_group_t g, int inode, uint8_t **map);
+/* e4_bitmap_cached(), but a bitmap failing its checksum is cached as it
+ * reads (for marks in use that must reach it; bitmap.c). */
+errcode_t e4_bitmap_cached_relaxed(e4_fs *fs, e4_group_t g, int inode, uint8_t **map);
 
 /* s_free_blocks_count (and its high half with 64bit) = blocks; marks the
  * superblock dirty (alloc.c; section 2). */

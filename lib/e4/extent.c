@@ -380,7 +380,8 @@ static errcode_t walk_node(struct ext_walk *w, const void *node, int level,
 		/* Distinct tree blocks cannot outnumber the filesystem's. */
 		if (++w->nodes > w->fs->geom.blocks_count)
 			return E4_ERR_LOOP;
-		err = read_node_header(w->fs, w->ino, w->gen, child, buf, (int)depth - 1, 1);
+		err = read_node_header(w->fs, w->ino, w->gen, child, buf, (int)depth - 1,
+				       !(w->flags & E4_ITER_NOCSUM));
 		if (err && !pass_over(w, err))
 			return err;
 		if (!err) {

@@ -73,6 +73,11 @@ errcode_t e4_map_set(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, uint64_t l
 		return 0;
 	if (lblk >= e4_map_max_blocks(fs, inode) || count > e4_map_max_blocks(fs, inode) - lblk)
 		return E4_ERR_FILE_TOO_BIG;
+	/* bigalloc: a logical cluster maps into one physical cluster, each
+	 * block at its own offset there (the kernel finds a block's cluster
+	 * from its logical cluster's other blocks) */
+	if (fs->geom.cluster_bits && ((lblk ^ pblk) & ((1ULL << fs->geom.cluster_bits) - 1)))
+		return E4_ERR_INVALID_ARGUMENT;
 	if (!is_extents(inode))
 		return e4_blockmap_set(fs, inode, lblk, count, pblk, flags);
 	e4_map_root_fix(inode);

@@ -58,9 +58,11 @@ uint64_t e4_map_max_blocks(e4_fs *fs, const struct ext4_inode *inode);
  * before is unmapped, its blocks not freed (e4_map_punch() first to free
  * them).  The data blocks are the caller's, marked in use.  i_blocks
  * follows (bigalloc: only the tree blocks; the data clusters are the
- * caller's to count).  Errors of e4_extent_map_set() and
- * e4_blockmap_set(); E4_ERR_INVALID_ARGUMENT for an inode without a map;
- * E4_ERR_FILE_TOO_BIG past e4_map_max_blocks(). */
+ * caller's to count; a logical cluster is the caller's to map into one
+ * physical cluster).  Errors of e4_extent_map_set() and
+ * e4_blockmap_set(); E4_ERR_INVALID_ARGUMENT for an inode without a map,
+ * or on bigalloc for pblk at another offset in its cluster than lblk in
+ * its logical cluster; E4_ERR_FILE_TOO_BIG past e4_map_max_blocks(). */
 errcode_t e4_map_set(e4_fs *fs, e4_ino_t ino, union e4_inode_buf *ib, uint64_t lblk,
 		     uint64_t count, e4_blk_t pblk, unsigned flags);
 /* Unmap [lblk, lblk + count) (count may run past the end: to the end)

@@ -22,9 +22,10 @@
 #  - symlink60: /sl's i_size set to 60: -fy sets it to 5 (the target's
 #    length), the kernel reads "short".  Bug: i_block was read as block
 #    numbers and the inode cleared.
-#  - unlinked: /small's links_count 0 (dtime 0): -fy exits 4, frees nothing
-#    (links_count put back: the reference is clean, /small reads as
-#    before).  Bug: the inode and its block were freed.
+#  - unlinked: /small's links_count 0 (dtime 0): kept in use, pass 4
+#    counts its name and sets links_count 1 (exit 1), frees nothing (the
+#    reference is clean, /small reads as before).  Bug: the inode and its
+#    block were freed.
 #  - index_fl, casefold_fl, encrypt_fl: INDEX_FL on a file, CASEFOLD_FL
 #    without the feature, ENCRYPT_FL without a context: -fy clears the
 #    flag alone (reference clean, /small reads as before); -fp too but for
@@ -145,8 +146,8 @@ readback "$T/sl.img" symlink60 sl "$(printf short | md5sum)"
 # ---- unlinked: links_count 0, dtime 0, data held ----
 cp "$img0" "$T/ul.img"
 dbg "$T/ul.img" "sif /small links_count 0"
-want_rc ul "$(run ul y "$T/ul.img")" 4
-dbg "$T/ul.img" "sif /small links_count 1"
+want_rc ul "$(run ul y "$T/ul.img")" 1
+grepq "ref count is 0, should be 1" "$T/ul.out" || bad+=("unlinked: pass 4 did not set the count")
 ref_clean "$T/ul.img" || bad+=("unlinked: -fy freed something: $(grep -v '^Pass\|^e2fsck' <<<"$REF_CLEAN_OUT" | head -3 | tr '\n' ' ')")
 readback "$T/ul.img" unlinked small "$md5_small"
 

@@ -318,9 +318,49 @@ static void leaf_tail_verify(void **state)
 	assert_int_equal(e4_close(fs), 0);
 }
 
+/* e4_dir_block_is_first(): the root's and /d's first blocks are; a
+ * block read for another inode, '.' damaged, a rec_len past the block,
+ * a file's block are not. */
+static void first_block_witness(void **state)
+{
+	union e4_inode_buf ib;
+	uint8_t buf[65536];
+	e4_ino_t d, f, dd = 0;
+	e4_fs *fs;
+
+	(void)state;
+	if (!imgs.ok)
+		skip();
+	assert_int_equal(e4_open(img_tree, 0, 0, 0, &fs), 0);
+	assert_int_equal(e4_inode_read(fs, EXT4_ROOT_INO, &ib), 0);
+	assert_int_equal(e4_dir_block_read(fs, EXT4_ROOT_INO, &ib.inode, 0, buf, NULL), 0);
+	assert_int_equal(e4_dir_block_is_first(fs, EXT4_ROOT_INO, buf, &dd), 1);
+	assert_int_equal(dd, EXT4_ROOT_INO);
+	assert_int_equal(e4_dir_block_is_first(fs, 12, buf, &dd), 0);
+	buf[0] ^= 1;	/* '.' names another inode */
+	assert_int_equal(e4_dir_block_is_first(fs, EXT4_ROOT_INO, buf, &dd), 0);
+	buf[0] ^= 1;
+	buf[12 + 4] = 0xfc;	/* '..' runs past the block */
+	buf[12 + 5] = 0xff;
+	assert_int_equal(e4_dir_block_is_first(fs, EXT4_ROOT_INO, buf, &dd), 0);
+	assert_int_equal(e4_dir_lookup(fs, EXT4_ROOT_INO, "d", 1, &d, NULL), 0);
+	assert_int_equal(e4_inode_read(fs, d, &ib), 0);
+	assert_int_equal(e4_dir_block_read(fs, d, &ib.inode, 0, buf, NULL), 0);
+	assert_int_equal(e4_dir_block_is_first(fs, d, buf, &dd), 1);
+	assert_int_equal(dd, EXT4_ROOT_INO);
+	assert_int_equal(e4_dir_lookup(fs, d, "f", 1, &f, NULL), 0);
+	assert_int_equal(e4_inode_read(fs, f, &ib), 0);
+	if (e4_inode_size(&ib.inode)) {
+		assert_int_equal(e4_dir_block_read(fs, f, &ib.inode, 0, buf, NULL), 0);
+		assert_int_equal(e4_dir_block_is_first(fs, f, buf, &dd), 0);
+	}
+	assert_int_equal(e4_close(fs), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(first_block_witness),
 		cmocka_unit_test(round_trip_all_lengths),
 		cmocka_unit_test(small_blocks_identity),
 		cmocka_unit_test(whole_block_entries),

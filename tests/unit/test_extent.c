@@ -684,6 +684,14 @@ static void as_stored(void **state)
 		if (b->want)
 			assert_int_equal(e4_map_iterate(fs, INO, NULL, E4_ITER_META, nothing, NULL),
 					 b->want);
+		/* E4_ITER_NOCSUM: a leaf failing only its checksum is walked
+		 * (every data extent, no error) */
+		if (b->mut == m_csum) {
+			memset(&s, 0, sizeof(s));
+			assert_int_equal(e4_map_iterate(fs, INO, NULL, E4_ITER_META |
+							E4_ITER_NOCSUM, collect, &s), 0);
+			assert_int_equal(s.n, 1 + NGOOD);
+		}
 		e4_close(fs);
 	}
 }

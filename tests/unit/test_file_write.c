@@ -568,6 +568,26 @@ static void random_bigalloc(void **state)
 	random_case(img_bigalloc, 1200, 0xb1b1);
 }
 
+/* bigalloc: e4_map_set() maps a block at its logical offset in the
+ * cluster only (1D's per-cluster clone relies on the rule); a range
+ * across logical clusters into a run of whole clusters is fine. */
+static void bigalloc_offsets(void **state)
+{
+	e4_fs *fs = open_img(img_bigalloc);
+	union e4_inode_buf ib;
+	e4_blk_t pc = 16 * 100;	/* a cluster start (16-block clusters) */
+
+	(void)state;
+	memset(&ib, 0, sizeof(ib));
+	ib.inode.i_flags = e4_cpu_to_le32(EXT4_EXTENTS_FL);
+	e4_extent_root_init(&ib.inode);
+	assert_int_equal(e4_map_set(fs, 30, &ib, 3, 2, pc + 4, 0), E4_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e4_map_set(fs, 30, &ib, 17, 1, pc, 0), E4_ERR_INVALID_ARGUMENT);
+	assert_int_equal(e4_map_set(fs, 30, &ib, 3, 2, pc + 3, 0), 0);
+	assert_int_equal(e4_map_set(fs, 30, &ib, 30, 5, pc + 30, 0), 0);
+	e4_close(fs);
+}
+
 /* The random sequence on a file that starts inline. */
 static void random_inline(void **state)
 {
@@ -586,6 +606,7 @@ int main(void)
 		cmocka_unit_test(random_ext3),
 		cmocka_unit_test(random_inline),
 		cmocka_unit_test(random_bigalloc),
+		cmocka_unit_test(bigalloc_offsets),
 		cmocka_unit_test(layout_ext3),
 		cmocka_unit_test(limits_ext3),
 		cmocka_unit_test(limits_ext4),

@@ -110,6 +110,6 @@ static void mapstub_unclaim(void *priv, e4_ino_t ino, e4_blk_t pblk, uint64_t le
 	s->unclaimed += len;
 }
 
-static const struct check_map_ops mapstub_ops = { mapstub_claim, mapstub_unclaim };
+static const struct check_map_ops mapstub_ops = { mapstub_claim, mapstub_unclaim, NULL };
 
 #endif
