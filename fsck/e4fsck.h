@@ -94,6 +94,8 @@ struct e4fsck {
 	int stopped;
 	/* pass 0 found the journal inode bad and kept it: pass 1 leaves it */
 	int journal_kept_bad;
+	/* pass 0 removed an invalid, empty journal: recreated after the full check */
+	int journal_recreate;
 	/* the directory passes the full check ran (E4FSCK_RAN_PASS*, dirpass.h) */
 	unsigned dir_passes_ran;
 };
@@ -122,6 +124,9 @@ void e4fsck_fmt_time(int64_t t, char *buf, size_t len);
  * Reopens ctx->fs after a replay.  Returns 0, or an error that stops the
  * run (already reported). */
 errcode_t e4fsck_journal(struct e4fsck *ctx);
+/* After the full check: a new journal in place of one pass 0 removed
+ * (ctx->journal_recreate), as e2fsck does (pass0_journal.c). */
+void e4fsck_journal_recreate(struct e4fsck *ctx);
 /* Orphans: release the s_last_orphan chain and the orphan file. */
 errcode_t e4fsck_orphans(struct e4fsck *ctx);
 /* Descriptors failing their checksum (after the journal, before the

@@ -830,6 +830,8 @@ static void full_check(struct e4fsck *ctx, int damage)
 	}
 	if (e4fsck_full_check(ctx))
 		return;
+	/* a journal pass 0 removed: a new one, before the summary counts */
+	e4fsck_journal_recreate(ctx);
 	/* the recorded state stays as it is: the checks are not complete; and
 	 * what an earlier step left to the full check stays left unless
 	 * passes 1 and 5 repair it (PR_FULL_CHECK_P15) */

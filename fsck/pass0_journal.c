@@ -271,6 +271,58 @@ static void journal_done(struct e4fsck *ctx, e4_journal *j)
 	e4_journal_close(j);
 }
 
+/* Remove an invalid journal (remove_journal()); after the full check a
+ * new one is created in its place (e4fsck_journal_recreate()), as e2fsck
+ * does after clearing an invalid journal. */
+static errcode_t remove_and_recreate(struct e4fsck *ctx)
+{
+	errcode_t err = remove_journal(ctx);
+
+	if (!err)
+		ctx->journal_recreate = 1;
+	return err;
+}
+
+/* The open internal journal j (inode jino): does its block map cover
+ * every block up to i_size, inside the filesystem?  A journal that does
+ * not is invalid (e2fsck: "invalid journal"; the kernel mounts it and
+ * aborts the journal at the first write that reaches the hole).  It is
+ * removed (and recreated after the full check, e4fsck_journal_recreate())
+ * unless its log holds committed transactions: those a default answer
+ * never discards, the journal is left (exit 4).  *done is set when the
+ * journal was judged invalid (j closed, the return is open_journal()'s);
+ * an I/O or memory error closes j and is returned with *done 0. */
+static errcode_t journal_holes(struct e4fsck *ctx, e4_journal *j, e4_ino_t jino,
+			       int recover, int *done)
+{
+	struct problem_ctx pctx = { 0 };
+	uint64_t hole = 0;
+	errcode_t err = e4_journal_inode_holes(ctx->fs, &hole);
+
+	if (!err)
+		return 0;
+	if (err == E4_ERR_JOURNAL_INODE) {
+		*done = 1;
+		pctx.ino = jino;
+		pctx.num = hole;
+		pctx.err = err;
+		if (recover)
+			pctx.recoverable = recover_set;
+		else if (log_committed(j))
+			pctx.recoverable = committed;
+		else
+			pctx.recoverable = journal_keep(ctx->fs, jino, 0);
+	}
+	journal_done(ctx, j);
+	if (!*done)
+		return err;
+	if (!fix_problem(ctx, PR_0_JOURNAL_HOLE, &pctx)) {
+		ctx->journal_kept_bad = 1;
+		return 0;
+	}
+	return ctx->read_only ? 0 : remove_and_recreate(ctx);
+}
+
 static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 {
 	e4_fs *fs = ctx->fs;
@@ -354,6 +406,15 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 		journal_done(ctx, j);
 		j = NULL;
 	}
+	if (!err && !ext) {
+		int done = 0;
+
+		err = journal_holes(ctx, j, jino, recover, &done);
+		if (done)
+			return err;
+		if (err)
+			j = NULL;
+	}
 	pctx.ino = jino;
 	pctx.err = err;
 	if (err && !ext && jsb_magic_bad(err)) {
@@ -370,8 +431,9 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 			journal_done(ctx, j);
 			return err;
 		}
-		/* not even the map is usable: remove the journal */
-		return remove_journal(ctx);
+		/* not even the map is usable: remove the journal (a new
+		 * one follows the full check) */
+		return remove_and_recreate(ctx);
 	}
 	/* System errors (I/O, memory) and unknown features are no reason to
 	 * throw a journal away: they stop e4fsck below. */
@@ -382,7 +444,7 @@ static errcode_t open_journal(struct e4fsck *ctx, e4_journal **jp)
 			ctx->journal_kept_bad = 1;
 			return 0;
 		}
-		return ctx->read_only ? 0 : remove_journal(ctx);
+		return ctx->read_only ? 0 : remove_and_recreate(ctx);
 	}
 	if (err) {
 		/* External journal: wrong device, foreign UUID; unknown
@@ -586,6 +648,48 @@ flush:
 		}
 	}
 	return 0;
+}
+
+/* After the full check: the journal pass 0 removed as invalid
+ * (ctx->journal_recreate) is replaced by a new, empty one of the default
+ * size (e4_journal_create(), as e4tune -j), as e2fsck does.  Only when the
+ * check ran to its end and left nothing: the allocation trusts the
+ * bitmaps.  The filesystem is reopened first so that the allocator reads
+ * the bitmaps the passes wrote. */
+void e4fsck_journal_recreate(struct e4fsck *ctx)
+{
+	struct problem_ctx pctx = { 0 };
+	uint64_t blocks;
+	errcode_t err;
+
+	if (!ctx->journal_recreate || ctx->read_only || ctx->fatal || ctx->uncorrected ||
+	    !ctx->fs || e4_has_compat(ctx->fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
+		return;
+	/* the free count the passes wrote, not the one read at the start */
+	err = e4fsck_close(ctx);
+	if (!err)
+		err = e4fsck_open(ctx);
+	if (err) {
+		e4fsck_fail_msg(ctx, err, "while reopening the filesystem to create the journal");
+		return;
+	}
+	blocks = e4_layout_default_journal_blocks(e4_geom(ctx->fs)->blocks_count);
+	if (!blocks || blocks > e4_sb_free_blocks_count(e4_super(ctx->fs)) / 2) {
+		pctx.err = E4_ERR_JOURNAL_SIZE;
+		fix_problem(ctx, PR_0_JOURNAL_RECREATE_FAILED, &pctx);
+		return;
+	}
+	pctx.num = blocks;
+	if (!fix_problem(ctx, PR_0_JOURNAL_RECREATE, &pctx))
+		return;
+	err = e4_journal_create(ctx->fs, (uint32_t)blocks, 0, 0, ctx->now);
+	if (err) {
+		pctx.err = err;
+		fix_problem(ctx, PR_0_JOURNAL_RECREATE_FAILED, &pctx);
+		e4fsck_fail(ctx);
+		return;
+	}
+	ctx->journal_recreate = 0;
 }
 
 /* ---- orphans ----------------------------------------------------------- */

@@ -33,6 +33,7 @@ struct ichk {
 	int ea_values;		/* values in EA inodes: i_blocks not judged */
 	int map_kept;		/* a map the type does not allow, left: no sizes */
 	int fast_symlink;	/* a symlink whose i_block holds its target */
+	int csum_bad;		/* its checksum did not match when read */
 	char why[80];		/* pctx.recoverable's text */
 	struct check_map_result res;
 };
@@ -642,6 +643,95 @@ static int journal_kept(struct ichk *c)
 	return memcmp(tmp.s_jnl_blocks, sb->s_jnl_blocks, sizeof(sb->s_jnl_blocks)) != 0;
 }
 
+/* Empty the inode in memory (every byte, as mke2fs leaves an unused
+ * reserved inode), to be written back. */
+static void empty_inode(struct ichk *c)
+{
+	memset(c->ib, 0, sizeof(*c->ib));
+	c->type = 0;
+	c->changed = 1;
+}
+
+/* The bad-block inode (1) must be a bad-block list: mode, owner, links,
+ * xattr block and the extent and inline-data flags all zero, and its
+ * checksum matching (what e2fsck requires; the kernel reads the list as
+ * a block map).  One that is not holds no user data: it is emptied.
+ * 1 when it was left as it is (-n): nothing more is judged. */
+static int check_bad_ino(struct ichk *c)
+{
+	struct problem_ctx pctx = { 0 };
+	const struct ext4_inode *in = c->in;
+	const char *why = NULL;
+
+	if (c->csum_bad)
+		why = "its checksum does not match";
+	else if (in->i_mode || in->i_uid || in->i_gid || in->i_links_count)
+		why = "mode, owner or links are set";
+	else if (in->i_file_acl_lo || in->l_i_file_acl_high)
+		why = "it names an extended attribute block";
+	else if (e4_le32(in->i_flags) & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL))
+		why = "it is flagged as extents or inline data";
+	if (!why)
+		return 0;
+	pctx.str = why;
+	if (say(c, PR_1_BAD_INO_INVALID, &pctx)) {
+		empty_inode(c);
+		return 0;
+	}
+	c->p->maps_unsure = 1;	/* the blocks it names are not known */
+	return 1;
+}
+
+/* An unused reserved inode (reserved_unused()) as the reference judges
+ * it: the quota slots (3, 4) hold no links or blocks, the others no mode
+ * (the boot loader inode no directory). */
+static void check_reserved_unused(struct ichk *c)
+{
+	struct problem_ctx pctx = { 0 };
+	struct ext4_inode *in = c->in;
+
+	if (c->ino == EXT4_USR_QUOTA_INO || c->ino == EXT4_GRP_QUOTA_INO) {
+		if ((in->i_links_count || in->i_blocks_lo || in->i_block[0]) &&
+		    say(c, PR_1_QUOTA_INO_UNUSED_DATA, &pctx))
+			empty_inode(c);
+		return;
+	}
+	if (c->ino == EXT4_BOOT_LOADER_INO ? c->type == EXT4_S_IFDIR : in->i_mode != 0) {
+		pctx.num = e4_le16(in->i_mode);
+		if (say(c, PR_1_RESERVED_BAD_MODE, &pctx)) {
+			in->i_mode = 0;
+			c->type = 0;
+			c->changed = 1;
+		}
+	}
+	/* inline data in an inode with no use: i_block cannot be judged */
+	if ((e4_le32(in->i_flags) & EXT4_INLINE_DATA_FL) &&
+	    say(c, PR_1_RESERVED_INLINE, &pctx))
+		empty_inode(c);
+}
+
+/* An unused reserved inode whose map was not walked (its mode names no
+ * file with blocks): an i_size beyond what any map addresses is set to 0,
+ * the size its (no) blocks give, as the reference does. */
+static void check_reserved_size(struct ichk *c)
+{
+	struct problem_ctx pctx = { 0 };
+	uint64_t size = e4_inode_size(c->in), bs = c->p->geo->block_size, max;
+
+	if (c->has_map || !size)
+		return;
+	if (e4_le32(c->in->i_flags) & EXT4_EXTENTS_FL)
+		max = (bs << 32) - 1;
+	else
+		max = e4_blockmap_max_blocks(c->p->fs) * bs;
+	if (size <= max)
+		return;
+	pctx.num = size;
+	pctx.num2 = 0;
+	if (say(c, PR_1_BAD_I_SIZE, &pctx) && !e4_inode_size_set(c->p->fs, c->in, 0))
+		c->changed = 1;
+}
+
 /* A directory whose mode was damaged: not a directory by its mode, but
  * its first block is one naming it as '.' (and, for the root, the root
  * as '..'); made a directory again when the user agrees (the reference
@@ -679,9 +769,35 @@ static errcode_t check_in_use(struct ichk *c)
 	struct problem_ctx pctx = { 0 };
 	errcode_t err;
 
+	/* judged before it is marked: a garbage mode must not make a
+	 * reserved inode a directory for pass 2 */
+	if (reserved_unused(c->p, c->ino)) {
+		check_reserved_unused(c);
+		c->type = 0;
+		err = mark_in_use(c, 1);
+		if (err)
+			return err;
+		/* what the reference judges of any inode: extra field size,
+		 * flags, map, sizes */
+		check_extra_isize(c);
+		check_flags(c);
+		err = check_blocks(c);
+		/* a map cleared (the user agreed): nothing else is kept */
+		if (!err && c->res.clear_inode) {
+			p1_inode_release(c->p, c->xattr_block);
+			empty_inode(c);
+		}
+		if (!err && !c->res.clear_inode)
+			check_reserved_size(c);
+		return err;
+	}
+	if (c->ino == EXT4_BAD_INO && check_bad_ino(c)) {
+		c->type = 0;
+		return mark_in_use(c, 1);
+	}
 	check_really_dir(c);
 	err = mark_in_use(c, 1);
-	if (err || reserved_unused(c->p, c->ino))
+	if (err)
 		return err;
 	if (journal_kept(c)) {
 		say(c, PR_1_JOURNAL_KEPT, &pctx);
@@ -722,6 +838,7 @@ errcode_t p1_check_inode(struct pass1 *p, e4_ino_t ino, union e4_inode_buf *ib, 
 	errcode_t err = 0;
 
 	c.type = e4_le16(c.in->i_mode) & EXT4_S_IFMT;
+	c.csum_bad = !csum_ok;
 	p1_inode_begin(p, ino);
 	if (!in_use && c.in->i_mode && !c.in->i_dtime && holds_map(&c)) {
 		/* no links, no deletion time, data: still named, perhaps (a

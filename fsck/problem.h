@@ -217,6 +217,9 @@ struct problem_state {
 #define PR_0_GD_CSUM_DAMAGE		0x00002d
 #define PR_0_GD_UNINIT_COUNT		0x00002e
 #define PR_0_ROOT_UNMOUNTABLE		0x00002f
+#define PR_0_JOURNAL_HOLE		0x000030
+#define PR_0_JOURNAL_RECREATE		0x000031
+#define PR_0_JOURNAL_RECREATE_FAILED	0x000032
 
 /* Pass 1: inodes, blocks and sizes (problems_pass1.c: the driver,
  * 0x010000-0x0101FF; the map checker's rows follow from 0x010200). */
@@ -268,6 +271,10 @@ struct problem_state {
 /* pass 1's driver, directories (0x010080 on; review 3) */
 #define PR_1_ZERO_LENGTH_DIR		0x010080
 #define PR_1_SIZE_CANNOT_HOLD		0x010081
+#define PR_1_BAD_INO_INVALID		0x010070
+#define PR_1_QUOTA_INO_UNUSED_DATA	0x010071
+#define PR_1_RESERVED_BAD_MODE		0x010072
+#define PR_1_RESERVED_INLINE		0x010073
 /* Pass 1, the map checker (check_map*.c): extent trees and block maps
  * (problems_pass1_map.c; 0x010200-0x0103FF, the driver's rows are below
  * 0x010200). */

@@ -177,6 +177,18 @@ static const struct problem_row rows[] = {
 	  "The root inode is one the kernel refuses at mount (%e); the full "
 	  "check must repair it.\n",
 	  PROMPT_NONE, PR_FULL_CHECK | PR_FULL_CHECK_P15),	/* passes 1 and 3 do */
+	R(PR_0_JOURNAL_HOLE,
+	  "The journal (inode %i) is invalid: its logical block %n maps to no "
+	  "block inside the filesystem (the kernel aborts such a journal at its "
+	  "first write).\n",
+	  PROMPT_CLEAR, PR_PREEN_OK | PR_FULL_CHECK | PR_FULL_CHECK_P15 | PR_DESTRUCTIVE),
+	R(PR_0_JOURNAL_RECREATE,
+	  "The journal removed before the check is to be replaced by a new, "
+	  "empty one of %n blocks.\n",
+	  PROMPT_CREATE, PR_PREEN_OK),
+	R(PR_0_JOURNAL_RECREATE_FAILED,
+	  "No new journal was created (%e); e4tune -j adds one.\n",
+	  PROMPT_NONE, PR_NOT_A_FIX),
 };
 
 /*
@@ -218,6 +230,12 @@ static const struct problem_destructive destructive[] = {
 	  "the fast-commit records of the last transaction (the replay empties the log)",
 	  "always (the records hold committed changes, which the kernel replays)", 0,
 	  "the journal is left for the kernel to replay at mount"),
+	D(PR_0_JOURNAL_HOLE,
+	  "the journal inode and the log it maps; the blocks its map names are freed "
+	  "(a new, empty journal is created after the full check)",
+	  "needs_recovery is set or the log holds committed transactions, or the "
+	  "inode's block map differs from the superblock's backup of it", 0,
+	  "the journal is left as it is (exit 4)"),
 };
 
 const struct problem_pass e4fsck_problems_pass0 = {

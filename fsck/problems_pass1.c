@@ -178,6 +178,22 @@ static const struct problem_row rows[] = {
 	  "Inode %i's size is %n, but its blocks call for %N, which this inode cannot hold "
 	  "(%e): left.\n",
 	  PROMPT_NONE, PR_LEFT, 50),
+	M(PR_1_BAD_INO_INVALID,
+	  "The bad-block inode (%i) is no valid bad-block list (%s): it holds no "
+	  "user data, and is to be emptied.\n",
+	  PROMPT_CLEAR, PR_PREEN_OK, 0),
+	M(PR_1_QUOTA_INO_UNUSED_DATA,
+	  "Inode %i, kept for a quota file the superblock does not name, holds "
+	  "links or blocks: it is to be emptied.\n",
+	  PROMPT_CLEAR, PR_PREEN_OK, 0),
+	M(PR_1_RESERVED_BAD_MODE,
+	  "Reserved inode %i has mode %x, which that inode cannot have: the mode "
+	  "is to be cleared.\n",
+	  PROMPT_CLEAR, PR_PREEN_OK, 0),
+	M(PR_1_RESERVED_INLINE,
+	  "Reserved inode %i, which nothing uses, is flagged as holding inline data: "
+	  "its contents are not an inode's, and it is to be emptied.\n",
+	  PROMPT_CLEAR, PR_PREEN_OK, 0),
 };
 
 #define D(code, destroys, when, alt, instead) { code, #code, destroys, when, alt, instead }

@@ -1162,6 +1162,13 @@ errcode_t e4_journal_open2(e4_fs *fs, const char *ext_path, unsigned flags, e4_j
  * E4_ERR_JOURNAL_INODE for an inode the kernel refuses (encrypted), or the
  * inode read's error.  0 without an internal journal. */
 errcode_t e4_journal_inode_mountable(e4_fs *fs);
+/* The internal journal inode's block map, as jbd2 needs it to write the
+ * log and e2fsck judges it: every logical block below i_size / block size
+ * maps to a block inside the filesystem (first data block .. blocks
+ * count).  0 (also without an internal journal), or E4_ERR_JOURNAL_INODE
+ * with *lblk the first logical block that does not (a hole, a block out
+ * of range, damage in the map), or an I/O or memory error. */
+errcode_t e4_journal_inode_holes(e4_fs *fs, uint64_t *lblk);
 /* 1 if the journal superblock's checksum matched when opened (or it has
  * none, or it was rewritten by e4_journal_write_super()); for an external
  * journal also the device's ext4 superblock checksum (metadata_csum),

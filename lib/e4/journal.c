@@ -246,21 +246,68 @@ static errcode_t fix_ext_sb_csum(e4_journal *j)
 	return err;
 }
 
+/* The internal journal's inode into *ib (a bad inode checksum is no
+ * error here); *ino 0 without an internal journal. */
+static errcode_t read_jinode(e4_fs *fs, e4_ino_t *ino, union e4_inode_buf *ib)
+{
+	errcode_t err;
+
+	*ino = e4_le32(fs->sb->s_journal_inum);
+	if (!*ino)
+		return 0;
+	err = e4_inode_read(fs, *ino, ib);
+	return err == E4_ERR_INODE_CSUM ? 0 : err;
+}
+
 errcode_t e4_journal_inode_mountable(e4_fs *fs)
 {
 	union e4_inode_buf ib;
-	e4_ino_t ino = e4_le32(fs->sb->s_journal_inum);
-	errcode_t err;
+	e4_ino_t ino;
+	errcode_t err = read_jinode(fs, &ino, &ib);
 
-	if (!ino)
-		return 0;
-	err = e4_inode_read(fs, ino, &ib);
-	if (err && err != E4_ERR_INODE_CSUM)
+	if (err || !ino)
 		return err;
 	/* the kernel refuses an encrypted journal inode at mount ("invalid
 	 * journal inode"), though its blocks may still read as a log */
 	if (e4_le32(ib.inode.i_flags) & EXT4_ENCRYPT_FL)
 		return E4_ERR_JOURNAL_INODE;
+	return 0;
+}
+
+errcode_t e4_journal_inode_holes(e4_fs *fs, uint64_t *lblk)
+{
+	union e4_inode_buf ib;
+	e4_ino_t ino;
+	uint64_t nblocks, k = 0;
+	errcode_t err = read_jinode(fs, &ino, &ib);
+
+	*lblk = 0;
+	if (err || !ino)
+		return err;
+	nblocks = e4_inode_size(&ib.inode) / fs->geom.block_size;
+	/* a journal larger than its filesystem cannot be mapped whole */
+	if (nblocks > fs->geom.blocks_count) {
+		*lblk = fs->geom.blocks_count;
+		return E4_ERR_JOURNAL_INODE;
+	}
+	while (k < nblocks) {
+		e4_blk_t pblk = 0;
+		uint32_t len = 0;
+		unsigned fl = 0;
+		uint64_t run;
+
+		err = e4_bmap(fs, ino, &ib.inode, k, &pblk, &len, &fl);
+		if (e4_err_is_io(err) || err == E4_ERR_NO_MEMORY)
+			return err;
+		*lblk = k;
+		if (err || !pblk || !len)
+			return E4_ERR_JOURNAL_INODE;
+		run = len < nblocks - k ? len : nblocks - k;
+		if (pblk < fs->geom.first_data_block || pblk >= fs->geom.blocks_count ||
+		    run > fs->geom.blocks_count - pblk)
+			return E4_ERR_JOURNAL_INODE;
+		k += run;
+	}
 	return 0;
 }
 
