@@ -268,13 +268,14 @@ struct problem_state {
 #define PR_1_EA_INODE_VALUE		0x010062
 /* pass 1: a directory whose mode was damaged */
 #define PR_1_MODE_REALLY_DIR		0x010063
-/* pass 1's driver, directories (0x010080 on; review 3) */
-#define PR_1_ZERO_LENGTH_DIR		0x010080
-#define PR_1_SIZE_CANNOT_HOLD		0x010081
+/* pass 1: reserved inodes (0x010070 on; review 3) */
 #define PR_1_BAD_INO_INVALID		0x010070
 #define PR_1_QUOTA_INO_UNUSED_DATA	0x010071
 #define PR_1_RESERVED_BAD_MODE		0x010072
 #define PR_1_RESERVED_INLINE		0x010073
+/* pass 1's driver, directories (0x010080 on; review 3) */
+#define PR_1_ZERO_LENGTH_DIR		0x010080
+#define PR_1_SIZE_CANNOT_HOLD		0x010081
 /* Pass 1, the map checker (check_map*.c): extent trees and block maps
  * (problems_pass1_map.c; 0x010200-0x0103FF, the driver's rows are below
  * 0x010200). */

@@ -165,19 +165,6 @@ static const struct problem_row rows[] = {
 	  "Inode %i has mode %x, but its first block is a directory block naming it as '.': "
 	  "its mode is what is damaged (the fix makes it a directory again).\n",
 	  PROMPT_FIX, 0, 50),
-	/* a directory whose map keeps no block (no data, no tree block) has
-	 * no entry left to lose: cleared (as e2fsck), its name goes in pass
-	 * 2, what it held is reconnected by passes 3-4 */
-	M(PR_1_ZERO_LENGTH_DIR,
-	  "Directory inode %i maps no block: it holds no entries, not even '.' and '..'.\n",
-	  PROMPT_CLEAR, 0, 50),
-	/* the size its blocks call for cannot be stored (a revision-0
-	 * filesystem cannot take large_file): no question whose yes could
-	 * not be written */
-	M(PR_1_SIZE_CANNOT_HOLD,
-	  "Inode %i's size is %n, but its blocks call for %N, which this inode cannot hold "
-	  "(%e): left.\n",
-	  PROMPT_NONE, PR_LEFT, 50),
 	M(PR_1_BAD_INO_INVALID,
 	  "The bad-block inode (%i) is no valid bad-block list (%s): it holds no "
 	  "user data, and is to be emptied.\n",
@@ -194,6 +181,19 @@ static const struct problem_row rows[] = {
 	  "Reserved inode %i, which nothing uses, is flagged as holding inline data: "
 	  "its contents are not an inode's, and it is to be emptied.\n",
 	  PROMPT_CLEAR, PR_PREEN_OK, 0),
+	/* a directory whose map keeps no block (no data, no tree block) has
+	 * no entry left to lose: cleared (as e2fsck), its name goes in pass
+	 * 2, what it held is reconnected by passes 3-4 */
+	M(PR_1_ZERO_LENGTH_DIR,
+	  "Directory inode %i maps no block: it holds no entries, not even '.' and '..'.\n",
+	  PROMPT_CLEAR, 0, 50),
+	/* the size its blocks call for cannot be stored (a revision-0
+	 * filesystem cannot take large_file): no question whose yes could
+	 * not be written */
+	M(PR_1_SIZE_CANNOT_HOLD,
+	  "Inode %i's size is %n, but its blocks call for %N, which this inode cannot hold "
+	  "(%e): left.\n",
+	  PROMPT_NONE, PR_LEFT, 50),
 };
 
 #define D(code, destroys, when, alt, instead) { code, #code, destroys, when, alt, instead }
