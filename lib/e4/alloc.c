@@ -512,6 +512,12 @@ static errcode_t flush_common(e4_fs *fs, int gdt_changed, int primary, int sync)
 	 * leave": wrong counts on a filesystem marked not clean); e4_ops_end()
 	 * writes them with the clean state.  Only other changes (features,
 	 * flags, the state) are written at each ordering point. */
+	/* a held superblock (e4_super_hold(): e4mkfs -d) is not written, so
+	 * what made it dirty stays for the write after the hold */
+	if (fs->sb_hold) {
+		err = sync ? e4_flush(fs) : e4_io_barrier(fs->io);
+		goto out;
+	}
 	if (fs->sb_dirty || ((gdt_changed || fs->sb_counts_dirty) && !fs->ops_depth)) {
 		/* the superblock last of all (DESIGN.md "Writing safely"):
 		 * every block dirtied before this flush reaches the device

@@ -482,9 +482,13 @@ static errcode_t dir_build(e4_fs *fs, e4_ino_t dir, union e4_inode_buf *ib, e4_i
 	if (indexed)
 		w.ib.inode.i_flags = e4_cpu_to_le32(e4_le32(w.ib.inode.i_flags) | EXT4_INDEX_FL);
 	w.dirty = 1;
-	/* the blocks, marked in use, on the disk before the inode naming
-	 * them (the cache writes a step's blocks sorted by number) */
-	err = e4_order_point_primary(fs, 0);
+	/* e4_dir_build_inode(): the blocks, marked in use, on the disk
+	 * before the inode naming them (the cache writes a step's blocks
+	 * sorted by number).  e4_dir_build()'s callers wrote the inode
+	 * without links first and count it after their own ordering point
+	 * (ops.c node_body), and a failure there gives the inode back by
+	 * what it reads from the disk */
+	err = ib ? e4_order_point_primary(fs, 0) : 0;
 	if (!err)
 		err = e4_dirw_close(&w);
 	if (!err && ib)
