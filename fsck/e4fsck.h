@@ -98,6 +98,9 @@ struct e4fsck {
 	int journal_recreate;
 	/* the directory passes the full check ran (E4FSCK_RAN_PASS*, dirpass.h) */
 	unsigned dir_passes_ran;
+	/* problems answered no whose row says no is harmless (PR_NO_OK):
+	 * found, not left (problem.c) */
+	unsigned found_ok;
 };
 
 /* e4fsck_open() and the passes: the run stopped (said, closed). */

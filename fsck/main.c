@@ -816,6 +816,7 @@ static void full_check(struct e4fsck *ctx, int damage)
 {
 	uint16_t state = e4_le16(e4_super(ctx->fs)->s_state);
 	struct e4fsck_missing m;
+	const char *ok;
 	int nothing;
 
 	if (ctx->gd_copy) {
@@ -838,7 +839,11 @@ static void full_check(struct e4fsck *ctx, int damage)
 	if ((state & EXT4_ERROR_FS) || !(state & EXT4_VALID_FS) || ctx->full_left)
 		e4fsck_left(ctx);
 	/* (a read error in pass 1 is no "nothing found": it said so, exit 8) */
-	nothing = !ctx->found && !ctx->fixed && !ctx->uncorrected && !ctx->fatal;
+	/* (a problem answered no that may be left as it is, PR_NO_OK, is no
+	 * repair found: the checks are no more complete for it) */
+	nothing = ctx->found == ctx->found_ok && !ctx->fixed && !ctx->uncorrected &&
+		  !ctx->fatal;
+	ok = ctx->found_ok ? " (only what may be left as it is)" : "";
 	/* -v printed the counts instead (pass1_stats.c), unless an inode
 	 * table could not be read (an operational error) */
 	if (!ctx->verbose || ctx->fatal)
@@ -846,22 +851,44 @@ static void full_check(struct e4fsck *ctx, int damage)
 	e4fsck_dir_passes_missing(ctx->dir_passes_ran, &m);
 	if (nothing && (ctx->force || damage)) {
 		if (m.n)
-			fprintf(stderr, "%s: %s: passes %s found nothing to repair, but %s (%s) "
+			fprintf(stderr, "%s: %s: passes %s found nothing to repair%s, but %s (%s) "
 				"did not run: the filesystem is not declared clean\n", ctx->prog,
-				ctx->device, m.done, m.which, m.what);
+				ctx->device, m.done, ok, m.which, m.what);
 		else
-			fprintf(stderr, "%s: %s: passes 1-5 found nothing to repair, but this "
+			fprintf(stderr, "%s: %s: passes 1-5 found nothing to repair%s, but this "
 				"version's checks are not complete (e4fsck(8), LIMITATIONS): the "
-				"filesystem is not declared clean\n", ctx->prog, ctx->device);
+				"filesystem is not declared clean\n", ctx->prog, ctx->device, ok);
 		e4fsck_fail(ctx);
 	} else if (nothing && m.n) {
-		printf("%s: passes %s found nothing to repair; %s did not run, so the routine "
-		       "check stays due.\n", ctx->device, m.done, m.which);
+		printf("%s: passes %s found nothing to repair%s; %s did not run, so the routine "
+		       "check stays due.\n", ctx->device, m.done, ok, m.which);
 	} else if (nothing) {
-		printf("%s: passes 1-5 found nothing to repair; this version's checks are not "
+		printf("%s: passes 1-5 found nothing to repair%s; this version's checks are not "
 		       "complete (e4fsck(8), LIMITATIONS), so the routine check stays due.\n",
-		       ctx->device);
+		       ctx->device, ok);
 	}
+}
+
+/* The full check is not run: the superblock's summary counts follow the
+ * descriptors silently, as the kernel computes them at mount (after a
+ * replay the superblock's are stale).  Not when the descriptors are not
+ * the primary's sound ones, nor while a journal is left unreplayed (its
+ * descriptors are newer).  With the full check, pass 5 judges them
+ * (PR_5_FREE_BLOCK_COUNT).  RUN_ON, or the exit status to stop with. */
+static int sync_counts(struct e4fsck *ctx)
+{
+	errcode_t err;
+	int changed;
+
+	if (ctx->sb_used || ctx->gd_copy || ctx->gd_damaged ||
+	    e4_has_incompat(ctx->fs, EXT4_FEATURE_INCOMPAT_RECOVER))
+		return RUN_ON;
+	err = e4fsck_sync_free_counts(ctx, &changed);
+	if (err)
+		return fatal(ctx, err, "while reading the group descriptors");
+	if (changed && !ctx->read_only)
+		ctx->sb_dirty = 1;
+	return RUN_ON;
 }
 
 static double now_seconds(void)
@@ -881,7 +908,7 @@ static int run_checks(struct e4fsck *ctx, double t0)
 	const char *reason;
 	char rbuf[96];
 	errcode_t err;
-	int damage = 0, changed, rc;
+	int damage = 0, rc;
 
 	ctx->now = clock_now();
 
@@ -927,23 +954,16 @@ static int run_checks(struct e4fsck *ctx, double t0)
 			       "stopping after the journal.\n", ctx->device);
 		if (ctx->full_needed)
 			e4fsck_left(ctx);
+		else if ((rc = sync_counts(ctx)) != RUN_ON)
+			return rc;
 		goto out;
 	}
 	reason = full_check_reason(ctx, &damage, rbuf, sizeof(rbuf));
-	if (!damage && !e4_has_incompat(ctx->fs, EXT4_FEATURE_INCOMPAT_RECOVER)) {
-		/* The superblock's summary counts follow the descriptors, as
-		 * the kernel computes them at mount (after a replay the
-		 * superblock's are stale); with or without -f.  Not while a
-		 * journal is left unreplayed: its descriptors are newer. */
-		err = e4fsck_sync_free_counts(ctx, &changed);
-		if (err)
-			return fatal(ctx, err, "while reading the group descriptors");
-		if (changed && !ctx->read_only)
-			ctx->sb_dirty = 1;
-	}
 	if (reason && (damage || !ctx->force))
 		printf("%s %s, check forced.\n", ctx->device, reason);
 	if (!reason && !ctx->force) {
+		if ((rc = sync_counts(ctx)) != RUN_ON)
+			return rc;
 		print_clean(ctx);
 		goto out;
 	}

@@ -643,6 +643,38 @@ static int journal_kept(struct ichk *c)
 	return memcmp(tmp.s_jnl_blocks, sb->s_jnl_blocks, sizeof(sb->s_jnl_blocks)) != 0;
 }
 
+/* One range of a kept journal's map: claimed where it lies inside the
+ * filesystem (the rest is not judged). */
+static int claim_journal_range(e4_fs *fs, const struct e4_map_extent *ext, void *priv)
+{
+	struct ichk *c = priv;
+	const struct e4_geom *geo = e4_geom(fs);
+	uint64_t lo = ext->pblk, hi = (uint64_t)ext->pblk + ext->len;
+
+	if (lo < geo->first_data_block)
+		lo = geo->first_data_block;
+	if (hi > geo->blocks_count)
+		hi = geo->blocks_count;
+	if (lo < hi)
+		p1_claim_ops.claim(c->p, c->ino, (e4_blk_t)lo, hi - lo,
+				   (ext->flags & E4_MAP_META) != 0);
+	return 0;
+}
+
+/* A kept journal (journal_kept()): the blocks its map names, as stored
+ * (data and mapping blocks, past damage), are the log's, in use: claimed
+ * so that pass 5's report does not call them free.  The inode is neither
+ * judged nor repaired; the walk's damage is not said (PR_1_JOURNAL_KEPT
+ * says the inode is left). */
+static void claim_journal(struct ichk *c)
+{
+	if (!e4_inode_has_map(c->p->fs, c->in))
+		return;
+	(void)e4_map_iterate(c->p->fs, c->ino, c->in,
+			     E4_ITER_META | E4_ITER_AS_STORED | E4_ITER_NOCSUM,
+			     claim_journal_range, c);
+}
+
 /* Empty the inode in memory (every byte, as mke2fs leaves an unused
  * reserved inode), to be written back. */
 static void empty_inode(struct ichk *c)
@@ -801,6 +833,7 @@ static errcode_t check_in_use(struct ichk *c)
 		return err;
 	if (journal_kept(c)) {
 		say(c, PR_1_JOURNAL_KEPT, &pctx);
+		claim_journal(c);
 		c->p->maps_unsure = 1;
 		return 0;
 	}

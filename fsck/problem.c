@@ -437,6 +437,8 @@ int e4fsck_fix_row(struct e4fsck *ctx, const struct problem_row *p, struct probl
 		ctx->pr.alt_pending = d->alt;
 	else if (!answer && !(p->flags & PR_NO_OK))
 		ctx->uncorrected++;
+	else if (!answer && !(p->flags & PR_NOT_A_FIX))
+		ctx->found_ok++;
 	if (p->flags & PR_FATAL)
 		ctx->fatal = 1;
 	return answer;

@@ -47,12 +47,14 @@ static const struct problem_row rows[] = {
 	R(PR_5_FREE_DIR_COUNT_GROUP,
 	  "Group %g's directories count is %n; counted %N.\n",
 	  PROMPT_FIX, PR_PREEN_OK | PR_PREEN_NOMSG),
+	/* (the superblock's totals: the kernel recomputes them at mount, so a
+	 * no leaves nothing wrong; a yes is a repair written, counted) */
 	R(PR_5_FREE_BLOCK_COUNT,
 	  "The superblock's free blocks count is %n; counted %N.\n",
-	  PROMPT_FIX, PR_PREEN_OK | PR_PREEN_NOMSG),
+	  PROMPT_FIX, PR_PREEN_OK | PR_PREEN_NOMSG | PR_NO_OK),
 	R(PR_5_FREE_INODE_COUNT,
 	  "The superblock's free inodes count is %n; counted %N.\n",
-	  PROMPT_FIX, PR_PREEN_OK | PR_PREEN_NOMSG),
+	  PROMPT_FIX, PR_PREEN_OK | PR_PREEN_NOMSG | PR_NO_OK),
 	/* ---- checksums (the bits are right, or were just said) ---- */
 	R(PR_5_BLOCK_BITMAP_CSUM,
 	  "Group %g's block bitmap fails its checksum.\n",

@@ -467,16 +467,9 @@ errcode_t e4fsck_check_super(struct e4fsck *ctx)
 	 * ones unproven: judging (and writing) them is the full check's
 	 * business. */
 	err = ctx->sb_used || ctx->gd_copy || ctx->gd_damaged ? 0 : check_groups(ctx);
-	if (!err && !ctx->sb_used && !ctx->gd_copy && !ctx->gd_damaged &&
-	    !e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER)) {
-		int changed;
-
-		/* the superblock's totals: the sums of the groups' (not while
-		 * a journal is left unreplayed: the log holds newer counts) */
-		err = e4fsck_sync_free_counts(ctx, &changed);
-		if (changed && !ctx->read_only)
-			ctx->sb_dirty = 1;
-	}
+	/* (the superblock's totals are not synchronised here: pass 5 judges
+	 * them; main.c sets them silently only when the full check is
+	 * skipped) */
 	if (err) {
 		e4fsck_fail_msg(ctx, err, "while checking the group descriptors");
 		return err;
