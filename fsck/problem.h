@@ -425,6 +425,8 @@ struct problem_state {
 #define PR_5_GD_CSUM			0x050017
 #define PR_5_GD_FLAGS			0x050018
 #define PR_5_BLOCK_UNINIT_LAST		0x050019
+#define PR_5_BLOCK_BITMAP_PADDING	0x05001a
+#define PR_5_INODE_BITMAP_PADDING	0x05001b
 
 /* ---- the engine (problem.c) ------------------------------------------- */
 /* Report problem code with the values in *pctx (NULL: none) and decide

@@ -751,6 +751,15 @@ errcode_t e4_bmap_load_inodes(e4_fs *fs, enum e4_bmap_kind kind, unsigned flags,
  * errors, E4_ERR_NO_MEMORY. */
 errcode_t e4_bmap_store_blocks(e4_fs *fs, const struct e4_bmap *bm, unsigned flags);
 errcode_t e4_bmap_store_inodes(e4_fs *fs, const struct e4_bmap *bm, unsigned flags);
+/* Groups whose block (inode: inode != 0) bitmap block, as it reads now,
+ * has a clear padding bit: one past the group's last cluster (past
+ * inodes_per_group) up to the end of the block (format doc 5; mke2fs and
+ * the kernel set them; the checksum covers none of them).  Groups whose
+ * BLOCK_UNINIT / INODE_UNINIT flag holds are not read.  *nbad gets their
+ * number (0: all padding set); e4_bmap_store_*() sets the padding of
+ * any group it writes.  Read errors (a checksum mismatch is ignored),
+ * E4_ERR_GD_BAD_LOCATION, E4_ERR_NO_MEMORY. */
+errcode_t e4_bitmap_padding_check(e4_fs *fs, int inode, e4_group_t *nbad);
 
 /* ---- inodes (inode.c; format doc section 6) -------------------------- */
 #define E4_INODE_MAX_SIZE	4096	/* larger inodes: e4_open refuses */
