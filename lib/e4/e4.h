@@ -1751,6 +1751,24 @@ errcode_t e4_blockmap_build(e4_fs *fs, struct ext4_inode *inode,
  * dind_blk), write errors. */
 errcode_t e4_resize_inode_build(e4_fs *fs, e4_blk_t dind_blk, struct ext4_inode *inode,
 				uint64_t *blocks_used);
+/* *valid 1 when inode (the resize inode, as read) is what
+ * e4_resize_inode_build() makes of the filesystem's reserved GDT blocks
+ * (section 1.4): no block but the double-indirect one in i_block, no
+ * extent or inline flag; the double-indirect block lists each primary
+ * reserved GDT block at its place; each of those lists its copies in the
+ * groups with a superblock backup; i_size and i_blocks (each map block a
+ * whole cluster) those of the map.  Reads the blocks (uncached).
+ * E4_ERR_INVALID_ARGUMENT (meta_bg), read errors, E4_ERR_NO_MEMORY. */
+errcode_t e4_resize_inode_check(e4_fs *fs, const struct ext4_inode *inode, int *valid);
+/* A new resize inode (inode 7, mode 0100600, times now, seconds) over
+ * whatever inode 7 held: a double-indirect block allocated (the first
+ * free block after the primary reserved GDT blocks), the map written by
+ * e4_resize_inode_build(), i_blocks set, the inode written and the
+ * allocation flushed.  Inode 7 must own no blocks the bitmaps still mark
+ * for it (the caller cleared it).  E4_ERR_READ_ONLY,
+ * E4_ERR_INVALID_ARGUMENT (no resize_inode feature, or meta_bg),
+ * E4_ERR_NO_SPACE, read and write errors. */
+errcode_t e4_resize_inode_create(e4_fs *fs, int64_t now);
 /* e4_inode_init() (ops.h) with flags for a filesystem's creator:
  * E4_INODE_INIT_GENERATION: i_generation is generation as given, 0
  * included (mke2fs writes its inodes with generation 0; e4_inode_init()
