@@ -1757,7 +1757,7 @@ errcode_t e4_resize_inode_build(e4_fs *fs, e4_blk_t dind_blk, struct ext4_inode 
  * extent or inline flag; the double-indirect block lists each primary
  * reserved GDT block at its place; each of those lists its copies in the
  * groups with a superblock backup; i_size and i_blocks (each map block a
- * whole cluster) those of the map.  Reads the blocks (uncached).
+ * whole cluster) those of the map.  Reads the blocks through the cache.
  * E4_ERR_INVALID_ARGUMENT (meta_bg), read errors, E4_ERR_NO_MEMORY. */
 errcode_t e4_resize_inode_check(e4_fs *fs, const struct ext4_inode *inode, int *valid);
 /* A new resize inode (inode 7, mode 0100600, times now, seconds) over
