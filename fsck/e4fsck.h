@@ -101,6 +101,8 @@ struct e4fsck {
 	/* problems answered no whose row says no is harmless (PR_NO_OK):
 	 * found, not left (problem.c) */
 	unsigned found_ok;
+	/* pass 1 cleared an invalid resize inode: recreated after the full check */
+	int resize_recreate;
 };
 
 /* e4fsck_open() and the passes: the run stopped (said, closed). */
@@ -130,6 +132,10 @@ errcode_t e4fsck_journal(struct e4fsck *ctx);
 /* After the full check: a new journal in place of one pass 0 removed
  * (ctx->journal_recreate), as e2fsck does (pass0_journal.c). */
 void e4fsck_journal_recreate(struct e4fsck *ctx);
+/* After the full check: the resize inode pass 1 cleared as invalid
+ * (ctx->resize_recreate) is built again (e4_resize_inode_create()), as
+ * e2fsck does (pass0_journal.c; pass 1 clears it, pass1_inode.c). */
+void e4fsck_resize_recreate(struct e4fsck *ctx);
 /* Orphans: release the s_last_orphan chain and the orphan file. */
 errcode_t e4fsck_orphans(struct e4fsck *ctx);
 /* Descriptors failing their checksum (after the journal, before the

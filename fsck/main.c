@@ -833,6 +833,7 @@ static void full_check(struct e4fsck *ctx, int damage)
 		return;
 	/* a journal pass 0 removed: a new one, before the summary counts */
 	e4fsck_journal_recreate(ctx);
+	e4fsck_resize_recreate(ctx);
 	/* the recorded state stays as it is: the checks are not complete; and
 	 * what an earlier step left to the full check stays left unless
 	 * passes 1 and 5 repair it (PR_FULL_CHECK_P15) */

@@ -692,6 +692,31 @@ void e4fsck_journal_recreate(struct e4fsck *ctx)
 	ctx->journal_recreate = 0;
 }
 
+/* After the full check: the resize inode pass 1 cleared (pass1_inode.c)
+ * is built again; here with the journal's recreation, outside the passes. */
+void e4fsck_resize_recreate(struct e4fsck *ctx)
+{
+	struct problem_ctx pctx = { 0 };
+	errcode_t err;
+
+	if (!ctx->resize_recreate || ctx->read_only || ctx->fatal || ctx->uncorrected ||
+	    !ctx->fs)
+		return;
+	/* the allocator reads the bitmaps the passes wrote */
+	err = e4fsck_close(ctx);
+	if (!err)
+		err = e4fsck_open(ctx);
+	if (!err)
+		err = e4_resize_inode_create(ctx->fs, ctx->now);
+	if (err) {
+		pctx.err = err;
+		fix_problem(ctx, PR_1_RESIZE_RECREATE_FAILED, &pctx);
+		e4fsck_fail(ctx);
+		return;
+	}
+	ctx->resize_recreate = 0;
+}
+
 /* ---- orphans ----------------------------------------------------------- */
 
 static int orphan_cb(e4_fs *fs, const struct e4_orphan_info *o, void *priv)

@@ -575,6 +575,32 @@ static void claim_resize(struct ichk *c)
 		p1_claim_ops.claim(c->p, c->ino, dind, 1, 1);
 }
 
+/* With resize_inode, the resize inode's map against the one the library
+ * builds (e4_resize_inode_check(); e2fsck checks it before pass 1): one
+ * that is not is cleared on a yes, its blocks left to pass 5, and built
+ * again after the full check (e4fsck_resize_recreate()).  1 when it was
+ * cleared (it claims nothing). */
+static int check_resize(struct ichk *c)
+{
+	struct problem_ctx pctx = { 0 };
+	int valid = 1;
+	errcode_t err;
+
+	if (!e4_has_compat(c->p->fs, EXT4_FEATURE_COMPAT_RESIZE_INODE) ||
+	    e4_has_incompat(c->p->fs, EXT4_FEATURE_INCOMPAT_META_BG))
+		return 0;
+	err = e4_resize_inode_check(c->p->fs, c->in, &valid);
+	if (err && err != E4_ERR_NO_MEMORY)
+		valid = 0;	/* a map block that cannot be read */
+	if (valid || !say(c, PR_1_RESIZE_INVALID, &pctx))
+		return 0;
+	memset(c->ib, 0, sizeof(*c->ib));
+	c->type = 0;
+	c->changed = 1;
+	c->p->ctx->resize_recreate = 1;
+	return 1;
+}
+
 /* Mark inode ino in use (and a directory in its group). */
 static errcode_t mark_in_use(struct ichk *c, int add)
 {
@@ -842,7 +868,8 @@ static errcode_t check_in_use(struct ichk *c)
 	check_time_epoch(c);
 	check_ibody_xattrs(c);
 	if (c->ino == EXT4_RESIZE_INO) {
-		claim_resize(c);
+		if (!check_resize(c))
+			claim_resize(c);
 		return 0;
 	}
 	check_type_fields(c);

@@ -277,6 +277,19 @@ static int clear_last_uninit(const struct p5 *p)
 	return !e4_group_set_field(fs, g, E4_GDF_FLAGS, p->snap[g].flags & ~EXT4_BG_BLOCK_UNINIT);
 }
 
+/* Padding bits clear in some group's bitmap (e4_bitmap_padding_check()):
+ * 1 when it is to be repaired (storing the bitmaps sets them). */
+static int ask_padding(const struct p5 *p, const struct diff_kind *k, errcode_t *err)
+{
+	struct problem_ctx pctx = { 0 };
+	e4_group_t nbad = 0;
+
+	*err = e4_bitmap_padding_check(p->ctx->fs, k->inodes, &nbad);
+	if (*err || !nbad)
+		return 0;
+	return ask(p, k->inodes ? PR_5_INODE_BITMAP_PADDING : PR_5_BLOCK_BITMAP_PADDING, &pctx);
+}
+
 /* Load one on-disk bitmap, compare it with the map in use and ask about
  * checksums; on a yes store (no flush): the map in use when the bits are
  * to be repaired, else the on-disk bits again (their checksums
@@ -288,7 +301,7 @@ static errcode_t check_bitmap(const struct p5 *p, const struct diff_kind *k,
 	struct e4_bmap *disk = NULL, *bad = NULL;
 	const struct e4_bmap *store;
 	errcode_t err;
-	int fix, csum, last = 0;
+	int fix, csum, last = 0, pad;
 
 	err = e4_bmap_create(E4_BMAP_FLAT, 0, e4_geom(ctx->fs)->group_count, &bad);
 	if (!err)
@@ -303,7 +316,8 @@ static errcode_t check_bitmap(const struct p5 *p, const struct diff_kind *k,
 	csum = ask_csums(p, k, bad);
 	if (!k->inodes)
 		last = clear_last_uninit(p);
-	store = fix ? inuse : csum || last ? disk : NULL;
+	pad = ask_padding(p, k, &err);
+	store = err ? NULL : fix ? inuse : csum || last || pad ? disk : NULL;
 	if (store)
 		err = (k->inodes ? e4_bmap_store_inodes : e4_bmap_store_blocks)(
 			ctx->fs, store, E4_BMAP_STORE_NO_FLUSH | (last ? E4_BMAP_STORE_ALL : 0));

@@ -276,6 +276,9 @@ struct problem_state {
 /* pass 1's driver, directories (0x010080 on; review 3) */
 #define PR_1_ZERO_LENGTH_DIR		0x010080
 #define PR_1_SIZE_CANNOT_HOLD		0x010081
+/* pass 1: the resize inode (0x010090 on; issue 15) */
+#define PR_1_RESIZE_INVALID		0x010090
+#define PR_1_RESIZE_RECREATE_FAILED	0x010091
 /* Pass 1, the map checker (check_map*.c): extent trees and block maps
  * (problems_pass1_map.c; 0x010200-0x0103FF, the driver's rows are below
  * 0x010200). */
@@ -425,6 +428,8 @@ struct problem_state {
 #define PR_5_GD_CSUM			0x050017
 #define PR_5_GD_FLAGS			0x050018
 #define PR_5_BLOCK_UNINIT_LAST		0x050019
+#define PR_5_BLOCK_BITMAP_PADDING	0x05001a
+#define PR_5_INODE_BITMAP_PADDING	0x05001b
 
 /* ---- the engine (problem.c) ------------------------------------------- */
 /* Report problem code with the values in *pctx (NULL: none) and decide

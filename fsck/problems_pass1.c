@@ -194,6 +194,13 @@ static const struct problem_row rows[] = {
 	  "Inode %i's size is %n, but its blocks call for %N, which this inode cannot hold "
 	  "(%e): left.\n",
 	  PROMPT_NONE, PR_LEFT, 50),
+	R(PR_1_RESIZE_INVALID,
+	  "Resize inode not valid (its map is not the reserved GDT blocks' map): it is "
+	  "cleared and recreated after the full check.\n",
+	  PROMPT_FIX, 0),
+	R(PR_1_RESIZE_RECREATE_FAILED,
+	  "The resize inode could not be recreated (%e).\n",
+	  PROMPT_NONE, PR_NOT_A_FIX),
 };
 
 #define D(code, destroys, when, alt, instead) { code, #code, destroys, when, alt, instead }

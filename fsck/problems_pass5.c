@@ -84,6 +84,13 @@ static const struct problem_row rows[] = {
 	  "Group %g, the last, is marked BLOCK_UNINIT: its block bitmap is to be "
 	  "written instead.\n",
 	  PROMPT_FIX, PR_PREEN_OK),
+	/* ---- padding: the bits past a group's end, up to its bitmap block's ---- */
+	R(PR_5_BLOCK_BITMAP_PADDING,
+	  "Padding at end of block bitmap is not set.\n",
+	  PROMPT_FIX, PR_PREEN_OK),
+	R(PR_5_INODE_BITMAP_PADDING,
+	  "Padding at end of inode bitmap is not set.\n",
+	  PROMPT_FIX, PR_PREEN_OK),
 };
 
 const struct problem_pass e4fsck_problems_pass5 = {

@@ -421,3 +421,37 @@ errcode_t e4_bmap_store_inodes(e4_fs *fs, const struct e4_bmap *bm, unsigned fla
 {
 	return bmap_store(fs, bm, 1, flags);
 }
+
+errcode_t e4_bitmap_padding_check(e4_fs *fs, int inode, e4_group_t *nbad)
+{
+	unsigned bs = fs->geom.block_size;
+	uint16_t uflag = inode ? EXT4_BG_INODE_UNINIT : EXT4_BG_BLOCK_UNINIT;
+	uint8_t *buf = malloc(bs);
+	errcode_t err = 0;
+
+	*nbad = 0;
+	if (!buf)
+		return E4_ERR_NO_MEMORY;
+	for (e4_group_t g = 0; g < fs->geom.group_count && !err; g++) {
+		struct e4_group d;
+		const uint8_t *map;
+		uint64_t base, n;
+
+		err = e4_group_get(fs, g, &d);
+		if (err || (uninit_flags_valid(fs) && (d.flags & uflag)))
+			continue;
+		err = group_bitmap(fs, g, inode, buf, &map);
+		if (err == csum_error(inode))
+			err = 0;
+		if (err)
+			break;
+		group_span(fs, g, inode, &base, &n);
+		for (uint64_t b = n; b < (uint64_t)bs * 8; b++)
+			if (!e4_bit_test(map, b)) {
+				(*nbad)++;
+				break;
+			}
+	}
+	free(buf);
+	return err;
+}

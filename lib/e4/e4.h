@@ -751,6 +751,15 @@ errcode_t e4_bmap_load_inodes(e4_fs *fs, enum e4_bmap_kind kind, unsigned flags,
  * errors, E4_ERR_NO_MEMORY. */
 errcode_t e4_bmap_store_blocks(e4_fs *fs, const struct e4_bmap *bm, unsigned flags);
 errcode_t e4_bmap_store_inodes(e4_fs *fs, const struct e4_bmap *bm, unsigned flags);
+/* Groups whose block (inode: inode != 0) bitmap block, as it reads now,
+ * has a clear padding bit: one past the group's last cluster (past
+ * inodes_per_group) up to the end of the block (format doc 5; mke2fs and
+ * the kernel set them; the checksum covers none of them).  Groups whose
+ * BLOCK_UNINIT / INODE_UNINIT flag holds are not read.  *nbad gets their
+ * number (0: all padding set); e4_bmap_store_*() sets the padding of
+ * any group it writes.  Read errors (a checksum mismatch is ignored),
+ * E4_ERR_GD_BAD_LOCATION, E4_ERR_NO_MEMORY. */
+errcode_t e4_bitmap_padding_check(e4_fs *fs, int inode, e4_group_t *nbad);
 
 /* ---- inodes (inode.c; format doc section 6) -------------------------- */
 #define E4_INODE_MAX_SIZE	4096	/* larger inodes: e4_open refuses */
@@ -1742,6 +1751,24 @@ errcode_t e4_blockmap_build(e4_fs *fs, struct ext4_inode *inode,
  * dind_blk), write errors. */
 errcode_t e4_resize_inode_build(e4_fs *fs, e4_blk_t dind_blk, struct ext4_inode *inode,
 				uint64_t *blocks_used);
+/* *valid 1 when inode (the resize inode, as read) is what
+ * e4_resize_inode_build() makes of the filesystem's reserved GDT blocks
+ * (section 1.4): no block but the double-indirect one in i_block, no
+ * extent or inline flag; the double-indirect block lists each primary
+ * reserved GDT block at its place; each of those lists its copies in the
+ * groups with a superblock backup; i_size and i_blocks (each map block a
+ * whole cluster) those of the map.  Reads the blocks through the cache.
+ * E4_ERR_INVALID_ARGUMENT (meta_bg), read errors, E4_ERR_NO_MEMORY. */
+errcode_t e4_resize_inode_check(e4_fs *fs, const struct ext4_inode *inode, int *valid);
+/* A new resize inode (inode 7, mode 0100600, times now, seconds) over
+ * whatever inode 7 held: a double-indirect block allocated (the first
+ * free block after the primary reserved GDT blocks), the map written by
+ * e4_resize_inode_build(), i_blocks set, the inode written and the
+ * allocation flushed.  Inode 7 must own no blocks the bitmaps still mark
+ * for it (the caller cleared it).  E4_ERR_READ_ONLY,
+ * E4_ERR_INVALID_ARGUMENT (no resize_inode feature, or meta_bg),
+ * E4_ERR_NO_SPACE, read and write errors. */
+errcode_t e4_resize_inode_create(e4_fs *fs, int64_t now);
 /* e4_inode_init() (ops.h) with flags for a filesystem's creator:
  * E4_INODE_INIT_GENERATION: i_generation is generation as given, 0
  * included (mke2fs writes its inodes with generation 0; e4_inode_init()

@@ -503,13 +503,34 @@ out:
 /* ---- the resize inode (format doc section 1.4) ------------------------- */
 #define RESIZE_CHUNK	64	/* reserved GDT blocks per write */
 
+/* The groups holding a copy (at most max, one indirect block's worth),
+ * as the shift from the primary's blocks: a copy is the primary's block
+ * shifted by whole groups, which is what mke2fs, e2fsck and the kernel
+ * agree on (with 1 KiB-block bigalloc that is one block past the group's
+ * reserved GDT start).  Returns how many. */
+static uint32_t resize_backups(e4_fs *fs, e4_blk_t *backups, uint32_t max)
+{
+	uint32_t nb = 0;
+
+	for (e4_group_t grp = 1; grp < fs->geom.group_count && nb < max; grp++)
+		if (e4_group_has_super(fs, grp))
+			backups[nb++] = (e4_blk_t)grp * fs->geom.blocks_per_group;
+	return nb;
+}
+
+/* The first primary reserved GDT block's superblock block. */
+static e4_blk_t resize_sb0(const struct e4_geom *g)
+{
+	return (g->first_data_block == 0 && g->block_size == 1024) ? 1 : g->first_data_block;
+}
+
 errcode_t e4_resize_inode_build(e4_fs *fs, e4_blk_t dind_blk, struct ext4_inode *inode,
 				uint64_t *blocks_used)
 {
 	const struct e4_geom *g = &fs->geom;
 	unsigned bs = g->block_size;
 	uint32_t apb = bs / 4, rsv = e4_le16(fs->sb->s_reserved_gdt_blocks);
-	e4_blk_t sb0 = (g->first_data_block == 0 && bs == 1024) ? 1 : g->first_data_block;
+	e4_blk_t sb0 = resize_sb0(g);
 	uint32_t *dind = NULL, *ind = NULL, nb = 0;
 	e4_blk_t *backups = NULL;
 	uint64_t used = 1, size;
@@ -525,13 +546,7 @@ errcode_t e4_resize_inode_build(e4_fs *fs, e4_blk_t dind_blk, struct ext4_inode 
 		err = E4_ERR_NO_MEMORY;
 		goto out;
 	}
-	/* the groups holding a copy (at most one indirect block's worth):
-	 * a copy is the primary's block shifted by whole groups, which is
-	 * what mke2fs, e2fsck and the kernel agree on (with 1 KiB-block
-	 * bigalloc that is one block past the group's reserved GDT start) */
-	for (e4_group_t grp = 1; grp < g->group_count && nb < apb; grp++)
-		if (e4_group_has_super(fs, grp))
-			backups[nb++] = (e4_blk_t)grp * g->blocks_per_group;
+	nb = resize_backups(fs, backups, apb);
 	/* the reserved blocks are consecutive: written RESIZE_CHUNK at a time */
 	for (uint32_t k0 = 0; k0 < rsv && !err; k0 += RESIZE_CHUNK) {
 		uint32_t cnt = rsv - k0 < RESIZE_CHUNK ? rsv - k0 : RESIZE_CHUNK;
@@ -566,6 +581,99 @@ out:
 	free(dind);
 	free(ind);
 	free(backups);
+	return err;
+}
+
+/* The map of inode (the resize inode) against what
+ * e4_resize_inode_build() makes: 0 when it is not. */
+static int resize_map_ok(e4_fs *fs, const struct ext4_inode *inode, uint32_t *buf,
+			 const e4_blk_t *backups, uint32_t nb, errcode_t *err)
+{
+	const struct e4_geom *g = &fs->geom;
+	uint32_t apb = g->block_size / 4, rsv = e4_le16(fs->sb->s_reserved_gdt_blocks);
+	e4_blk_t dind = e4_le32(inode->i_block[EXT4_DIND_BLOCK]), sb0 = resize_sb0(g);
+	uint32_t *ind = buf + apb;
+
+	for (int i = 0; i < EXT4_N_BLOCKS; i++)
+		if (i != EXT4_DIND_BLOCK && inode->i_block[i])
+			return 0;
+	if ((e4_le32(inode->i_flags) & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL)) ||
+	    dind < g->first_data_block || dind >= g->blocks_count || rsv > apb)
+		return 0;
+	if ((*err = e4_read_block(fs, dind, buf)))
+		return 0;
+	for (uint32_t k = 0; k < rsv; k++) {
+		e4_blk_t pri = sb0 + 1 + g->desc_blocks + k;
+
+		if (e4_le32(buf[(g->desc_blocks + k) % apb]) != pri)
+			return 0;
+		if ((*err = e4_read_block(fs, pri, ind)))
+			return 0;
+		for (uint32_t n = 0; n < nb; n++)
+			if (e4_le32(ind[n]) != backups[n] + pri)
+				return 0;
+	}
+	return 1;
+}
+
+errcode_t e4_resize_inode_check(e4_fs *fs, const struct ext4_inode *inode, int *valid)
+{
+	const struct e4_geom *g = &fs->geom;
+	uint32_t apb = g->block_size / 4, rsv = e4_le16(fs->sb->s_reserved_gdt_blocks), nb;
+	uint64_t used, size = ((uint64_t)apb * apb + apb + EXT4_NDIR_BLOCKS) * g->block_size;
+	uint32_t *buf = malloc(2 * (size_t)g->block_size);
+	e4_blk_t *backups = malloc(apb * sizeof(*backups));
+	errcode_t err = 0;
+
+	*valid = 0;
+	if (!buf || !backups) {
+		err = E4_ERR_NO_MEMORY;
+		goto out;
+	}
+	if (e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_META_BG)) {
+		err = E4_ERR_INVALID_ARGUMENT;
+		goto out;
+	}
+	nb = resize_backups(fs, backups, apb);
+	used = (1 + (uint64_t)rsv * (1 + nb)) << g->cluster_bits;
+	*valid = resize_map_ok(fs, inode, buf, backups, nb, &err) && !err &&
+		 e4_inode_size(inode) == size &&
+		 e4_inode_blocks(fs, inode) == used * (g->block_size / 512);
+out:
+	free(buf);
+	free(backups);
+	return err;
+}
+
+errcode_t e4_resize_inode_create(e4_fs *fs, int64_t now)
+{
+	const struct e4_geom *g = &fs->geom;
+	struct e4_time t = { now, 0 };
+	union e4_inode_buf ib;
+	e4_blk_t dind, goal = resize_sb0(g) + 1 + g->desc_blocks +
+			      e4_le16(fs->sb->s_reserved_gdt_blocks);
+	uint64_t got, used = 0;
+	errcode_t err;
+
+	if (!(fs->flags & E4_OPEN_RW))
+		return E4_ERR_READ_ONLY;
+	if (!e4_has_compat(fs, EXT4_FEATURE_COMPAT_RESIZE_INODE) ||
+	    e4_has_incompat(fs, EXT4_FEATURE_INCOMPAT_META_BG))
+		return E4_ERR_INVALID_ARGUMENT;
+	err = e4_inode_init_flags(fs, EXT4_RESIZE_INO, EXT4_S_IFREG | 0600, 0, 0, &t, 0,
+				  E4_INODE_INIT_GENERATION, &ib);
+	if (!err)
+		err = e4_alloc_blocks(fs, goal, 1, 1, &dind, &got);
+	if (err)
+		return err;
+	err = e4_resize_inode_build(fs, dind, &ib.inode, &used);
+	if (!err)
+		err = e4_inode_blocks_set(fs, &ib.inode,
+					  (used << g->cluster_bits) * (g->block_size / 512));
+	if (!err)
+		err = e4_inode_write(fs, EXT4_RESIZE_INO, &ib);
+	if (!err)
+		err = e4_alloc_flush(fs);
 	return err;
 }
 
