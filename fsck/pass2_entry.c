@@ -152,6 +152,17 @@ static int salvage(struct pass2 *p, struct blk *k, unsigned *off, unsigned prev,
 
 /* ---- '.' and '..' ---------------------------------------------------------- */
 
+/* '.' or '..' (nl bytes) stored in the record at off, the padding after
+ * it to the 4-byte boundary NUL (the check after them asks for a NUL:
+ * a block with garbage there would be said again on the next run). */
+static void put_dot_name(struct blk *k, unsigned off, const char *name, unsigned nl)
+{
+	static const char zeros[4];
+
+	e4_dirent_put_name(k->b, k->bsz, off, name, nl);
+	e4_dirent_put_name(k->b, k->bsz, off + nl, zeros, (4 - nl % 4) % 4);
+}
+
 /* The first or second record is not name ("." or ".."): make it so,
  * when that loses no entry: the record is unused, names nothing valid or
  * a directory (a directory's second name is not kept: for '..' the
@@ -191,7 +202,7 @@ static int make_dot(struct pass2 *p, struct blk *k, unsigned off, struct e4_dire
 	} else {
 		put(k, off, ino, d->rec_len, nl, p->filetype ? EXT4_FT_DIR : 0);
 	}
-	e4_dirent_put_name(k->b, k->bsz, off, name, nl);
+	put_dot_name(k, off, name, nl);
 	k->changed = 1;
 	e4_dirent_raw_at(k->b, k->bsz, off, d);
 	return 1;
@@ -547,7 +558,7 @@ static errcode_t dotdot_absorbed(struct pass2 *p, struct blk *k)
 	    !put(k, 12, EXT4_ROOT_INO, d.rec_len - 12, 2, p->filetype ? EXT4_FT_DIR : 0))
 		return 0;
 	put(k, 0, d.inode, 12, 1, d.file_type);
-	e4_dirent_put_name(k->b, k->bsz, 12, "..", 2);
+	put_dot_name(k, 12, "..", 2);
 	if (k->last == 0)
 		k->last = 12;
 	p->dots = 2;
